@@ -1,0 +1,44 @@
+// Terminal I/O for the CLI: where output goes, whether we are on a TTY or in CI, and the logger stages use.
+
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  /** Interactive terminal on stderr: progress redraws in place. */
+  isTTY: boolean;
+  /** In CI (`CI` set): progress stays quiet, plain lines only. */
+  ci: boolean;
+  /** `--json`: human output goes to stderr only when needed; the machine result is the only stdout. */
+  json: boolean;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+export function processIO(json = false): CliIO {
+  return {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    isTTY: Boolean(process.stderr.isTTY),
+    ci: Boolean(process.env.CI),
+    json,
+  };
+}
+
+/** Logger writing to stderr; quiet in JSON mode except warnings. */
+export function makeLogger(io: CliIO, verbose = false): Logger {
+  return {
+    info: (m) => {
+      if (!io.json) io.err(`${m}\n`);
+    },
+    warn: (m) => io.err(`warning: ${m}\n`),
+    debug: (m) => {
+      if (verbose) io.err(`debug: ${m}\n`);
+    },
+  };
+}
+
+/** A logger that drops everything: for tests and library use. */
+export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };

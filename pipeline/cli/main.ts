@@ -1,0 +1,40 @@
+// CLI entry: builds the commander program from one module per command; takes argv and I/O so tests can drive it.
+import { Command, CommanderError } from 'commander';
+import { NnblocksError } from '../diagnostics.ts';
+import { processIO, type CliIO } from './io.ts';
+import { commands } from './commands/index.ts';
+
+export interface CliEnv {
+  /** Makes the I/O for one command run; `json` comes from that command's --json flag. */
+  io(json: boolean): CliIO;
+  /** Set by a command to report failure without throwing. */
+  setExitCode(code: number): void;
+}
+
+export async function runCli(argv: string[], makeIO: (json: boolean) => CliIO = processIO): Promise<number> {
+  let exitCode = 0;
+  const env: CliEnv = { io: makeIO, setExitCode: (c) => (exitCode = c) };
+  const program = new Command('nnblocks')
+    .description('Turn PyTorch repositories into a searchable, citable catalog of validated neural-network blocks.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => makeIO(false).out(s), writeErr: (s) => makeIO(false).err(s) })
+    .showHelpAfterError();
+  for (const register of commands) register(program, env);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit through here with code 0.
+      return err.exitCode;
+    }
+    const io = makeIO(false);
+    if (err instanceof NnblocksError) {
+      io.err(`nnblocks ${err.stage}: ${err.message}\n`);
+      if (err.hint) io.err(`  hint: ${err.hint}\n`);
+      return 2;
+    }
+    io.err(`nnblocks: internal error: ${(err as Error).stack ?? err}\n`);
+    return 70;
+  }
+  return exitCode;
+}

@@ -1,0 +1,52 @@
+// Diagnostics as data: problems in upstream code or infrastructure that a stage records instead of throwing.
+
+/** A byte range plus 1-based line range inside one file. Nothing tree-sitter-shaped crosses a stage boundary. */
+export interface Span {
+  startByte: number;
+  endByte: number;
+  /** 1-based, inclusive. */
+  startLine: number;
+  /** 1-based, inclusive. */
+  endLine: number;
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Diagnostic {
+  /** Stable machine code, kebab-case, e.g. `syntax-error`, `source-unreachable`, `unresolved-name`. */
+  code: string;
+  severity: Severity;
+  /** Stage that recorded it: sources, parse, index, discover, resolve, assemble, validate, dedup, spec. */
+  stage: string;
+  message: string;
+  /** What the user can do about it. */
+  hint?: string;
+  /** Source id, when the problem belongs to one source. */
+  source?: string;
+  /** Path relative to the source root. */
+  path?: string;
+  span?: Span;
+}
+
+/** Collects diagnostics; stages push into it and never throw for upstream problems. */
+export class DiagnosticSink {
+  readonly items: Diagnostic[] = [];
+  add(d: Diagnostic): void {
+    this.items.push(d);
+  }
+  get errorCount(): number {
+    return this.items.filter((d) => d.severity === 'error').length;
+  }
+}
+
+/** Thrown only for our own bugs or broken infrastructure; carries the stage and a hint that says what to do. */
+export class NnblocksError extends Error {
+  constructor(
+    message: string,
+    readonly stage: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'NnblocksError';
+  }
+}

@@ -1,0 +1,206 @@
+// The parse stage's output: plain, JSON-serializable facts about one Python module, computed from its text alone.
+//
+// Everything downstream (index, discover, resolve, assemble, spec, dedup) works on these records; nothing
+// tree-sitter-shaped leaves the parse stage. Facts are stored in SQLite keyed by git blob SHA-1, so they must
+// depend on the file's bytes only (never on its path, source or neighbours).
+
+import type { Diagnostic, Span } from '../diagnostics.ts';
+
+/** Bump when extraction changes: the index reparses every blob whose facts carry an older version. */
+export const PARSER_VERSION = 1;
+
+export interface ModuleFacts {
+  parserVersion: number;
+  /** How the bytes were decoded: `utf-8`, a PEP 263 coding name, or `latin-1` (fallback, with a diagnostic). */
+  encoding: string;
+  /** Number of lines in the decoded text. */
+  lineCount: number;
+  /** Module-level statements in source order. Compound statements (if/try/with/for) are one statement each. */
+  statements: TopStatement[];
+  /** Every import statement in the file, module-level or nested in a function/class, in source order. */
+  imports: ImportFact[];
+  /** Every class definition (top-level and nested), in source order. */
+  classes: ClassFact[];
+  /** Module-level functions (`def`/`async def` at top level, possibly inside module-level if/try). */
+  functions: FunctionFact[];
+  /** `__all__` when assigned at module level; null when the module never assigns it. */
+  all: AllFact | null;
+  /** Syntax errors (tree-sitter ERROR/MISSING nodes), decoding notes, etc. Stage is `parse`, path unset. */
+  diagnostics: Diagnostic[];
+}
+
+export type StatementKind =
+  | 'class'
+  | 'function'
+  | 'import'
+  | 'assign'
+  | 'if'
+  | 'try'
+  | 'with'
+  | 'for'
+  | 'while'
+  | 'expression'
+  | 'delete'
+  | 'other';
+
+/** One module-level statement. The unit that the assembler copies verbatim. */
+export interface TopStatement {
+  /** Position in `ModuleFacts.statements`. */
+  index: number;
+  kind: StatementKind;
+  /** Covers decorators and the whole body. Byte offsets are into the UTF-8 encoding of the decoded text. */
+  span: Span;
+  /**
+   * Module-level names this statement binds: class/def names, assignment targets (including tuple unpacking,
+   * annotated/augmented assignment, for/with targets, walrus at module level), import aliases (for
+   * `import a.b` the bound name is `a`), names bound anywhere inside a module-level if/try/with/for block,
+   * and names a nested function binds through a `global` declaration.
+   */
+  binds: string[];
+  /**
+   * Free module-level (global or builtin) names read when this statement itself executes at import time:
+   * decorators, base classes and class keywords, default values and annotations of functions (unless
+   * `from __future__ import annotations`), the whole class body except method bodies, right-hand sides,
+   * if/try conditions and bodies, a comprehension's first iterable, etc.
+   */
+  eager: NameRef[];
+  /**
+   * Free module-level names read only later, when a function or method defined here runs: function bodies,
+   * method bodies, lambda bodies. Class-scope skip applies: a method never sees class-level names.
+   */
+  deferred: NameRef[];
+  /**
+   * Names whose existing object this statement mutates without rebinding it, e.g. `REGISTRY['x'] = X`,
+   * `REGISTRY.update(...)`, `__all__ += [...]`, `__all__.extend(...)`, `obj.attr = v`, `register(X)` at
+   * module level is NOT a mutation (it's a call; see `sideEffect`).
+   */
+  mutates: string[];
+  /** True for a statement that binds nothing and is not an import/def/class (a bare call, an assert, ...). */
+  sideEffect: boolean;
+  /** True when the statement contains a syntax error (ERROR/MISSING node); the assembler won't copy it silently. */
+  hasError: boolean;
+}
+
+/** A free name read by a statement, with every occurrence so that the assembler can rename it at exact bytes. */
+export interface NameRef {
+  name: string;
+  occurrences: NameOccurrence[];
+}
+
+export interface NameOccurrence {
+  startByte: number;
+  endByte: number;
+  /**
+   * The attribute chain read off the name at this occurrence, outermost last, at most 4 long:
+   * `helpers.f(x)` → ['f']; `torchvision.ops.boxes.nms` → ['ops', 'boxes', 'nms']; a bare `x` → [].
+   */
+  attrs: string[];
+}
+
+export interface ImportedName {
+  /** `import a.b.c` → 'a.b.c'; `from x import y` → 'y'. */
+  name: string;
+  /** The `as` alias, if any. */
+  asname?: string;
+  /** The name this binds in its scope: asname, else `y` for from-imports, else the first dotted part ('a'). */
+  bound: string;
+}
+
+export interface ImportFact {
+  kind: 'import' | 'from';
+  /** For `from` imports: the module after the dots ('' for `from . import x`). For `import` it is ''. */
+  module: string;
+  /** Number of leading dots for relative `from` imports; 0 otherwise. */
+  level: number;
+  /** Imported names; empty for a star import. */
+  names: ImportedName[];
+  star: boolean;
+  /** The import statement itself (for function-local imports, the nested statement, not its function). */
+  span: Span;
+  /** Index of the top-level statement that contains this import. */
+  statementIndex: number;
+  /** Where the names get bound: the module namespace, or a function/class body (function-local imports). */
+  scope: 'module' | 'function' | 'class';
+  /** Qualified name of the enclosing function/class for non-module scopes, e.g. 'Foo.forward'. */
+  scopeQualname?: string;
+  /**
+   * Guard around the import: inside `try:` whose handlers catch ImportError/ModuleNotFoundError/Exception
+   * ('try'), inside `if TYPE_CHECKING:` ('type-checking'), inside another `if` ('if'), or none.
+   */
+  guard?: 'try' | 'type-checking' | 'if';
+  /** True for `from __future__ import ...`. */
+  future: boolean;
+}
+
+export type ParamKind = 'positional-only' | 'positional' | 'var-positional' | 'keyword-only' | 'var-keyword';
+
+/** A JSON value when the default is a literal: number, string, bool, None (null), tuple/list of literals. */
+export type LiteralValue = number | string | boolean | null | LiteralValue[];
+
+export interface ParamFact {
+  name: string;
+  kind: ParamKind;
+  /** Annotation source text, if any. */
+  annotation?: string;
+  /** Default value source text, if any. */
+  default?: string;
+  /** Set when `default` is a literal (negative numbers, -1.0, tuples of literals included); `undefined` otherwise. */
+  defaultLiteral?: LiteralValue;
+}
+
+export interface FunctionFact {
+  name: string;
+  /** 'Foo.forward', 'helper', 'outer.<locals>.inner' (as Python's __qualname__). */
+  qualname: string;
+  span: Span;
+  async: boolean;
+  /** Decorator source texts without '@', in order. */
+  decorators: string[];
+  params: ParamFact[];
+  /** Return annotation source text. */
+  returns?: string;
+  /**
+   * The body only raises NotImplementedError (after an optional docstring / `pass` / `...`), or the function
+   * is decorated with `abstractmethod` / `abc.abstractmethod`.
+   */
+  abstract: boolean;
+  /** Index of the top-level statement that contains this definition. */
+  statementIndex: number;
+}
+
+export interface BaseFact {
+  /** Source text of the base expression. */
+  text: string;
+  /**
+   * Dotted name when the base is a name or attribute chain (`nn.Module` → 'nn.Module'); for a subscript
+   * (`Generic[T]`) the dotted name of the subscripted value; null for anything else (a call, ...).
+   */
+  dotted: string | null;
+}
+
+export interface ClassFact {
+  name: string;
+  /** As Python's __qualname__: 'Outer.Inner', 'make.<locals>.Local'. */
+  qualname: string;
+  span: Span;
+  /** Line of the `class` keyword (decorators may start earlier). */
+  line: number;
+  bases: BaseFact[];
+  /** Class keywords other than bases, e.g. metaclass=ABCMeta. */
+  keywords: { name: string; text: string }[];
+  decorators: string[];
+  /** Methods defined directly in the class body (including inside if/try in the body). */
+  methods: FunctionFact[];
+  /** Names assigned directly in the class body (class attributes), in order. */
+  attributes: string[];
+  /** True when the class is defined at module level (possibly inside module-level if/try), so importable. */
+  topLevel: boolean;
+  statementIndex: number;
+}
+
+export interface AllFact {
+  /** Names from literal lists/tuples, `+=` and `.extend/.append` with literals, in order, de-duplicated. */
+  names: string[];
+  /** True when some part of `__all__` couldn't be read statically (computed, or extended from a variable). */
+  dynamic: boolean;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Dependency-free setup, run before `npm run catalog`, `npm test` and `npm run bench`: installs what is missing
+// (npm dependencies; as root on Debian, the system packages) so both Quick start commands work on a fresh clone.
+// It is plain JavaScript on purpose: it must run before any npm dependency (tsx, TypeScript) exists.
+// Second runs are fast: each check is a file stamp or a `dpkg-query`, and nothing installed is installed again.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quiet = process.argv.includes('--quiet');
+const log = (msg) => {
+  if (!quiet) process.stderr.write(`setup: ${msg}\n`);
+};
+
+/** Debian packages the pipeline and its tests use: torch for validation, bwrap for the sandbox, chromium for browser tests. */
+const APT_PACKAGES = ['python3-torch', 'python3-torchvision', 'bubblewrap', 'git', 'chromium'];
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (res.error) throw res.error;
+  return res.status ?? 1;
+}
+
+function missingAptPackages() {
+  if (!existsSync('/usr/bin/dpkg-query')) return [];
+  return APT_PACKAGES.filter((pkg) => {
+    const res = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+    return !(res.status === 0 && res.stdout.includes('install ok installed'));
+  });
+}
+
+function ensureAptPackages() {
+  if (!existsSync('/usr/bin/dpkg-query')) {
+    log(`not a Debian system: install the equivalents of ${APT_PACKAGES.join(', ')} yourself (see \`npx nnblocks doctor\`)`);
+    return;
+  }
+  const missing = missingAptPackages();
+  if (missing.length === 0) return;
+  const cmd = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+    process.stderr.write(
+      `setup: missing Debian packages: ${missing.join(', ')}\n` +
+        `setup: run this as root, then run the command again:\n\n    sudo sh -c '${cmd}'\n\n`,
+    );
+    process.exit(1);
+  }
+  log(`installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (run('apt-get', ['update', '-q'], { env }) !== 0) fail('apt-get update failed');
+  if (run('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...missing], { env }) !== 0) {
+    fail(`apt-get install failed; try by hand: ${cmd}`);
+  }
+}
+
+function lockHash() {
+  const lock = join(root, 'package-lock.json');
+  const pkg = readFileSync(join(root, 'package.json'));
+  const h = createHash('sha256').update(pkg);
+  if (existsSync(lock)) h.update(readFileSync(lock));
+  return h.update(process.version).digest('hex');
+}
+
+/** Native addons must load in this Node: a copied node_modules from another Node version would not. */
+function nativeAddonsLoad() {
+  const probe = "require('better-sqlite3'); const P=require('tree-sitter'); new P().setLanguage(require('tree-sitter-python'));";
+  return spawnSync(process.execPath, ['-e', probe], { cwd: root, stdio: 'ignore' }).status === 0;
+}
+
+function ensureNodeModules() {
+  const stamp = join(root, 'node_modules', '.nnblocks-setup');
+  const want = lockHash();
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && nativeAddonsLoad()) return;
+  // `npm install` rather than `npm ci`: the lock file as this registry serves it lacks other platforms' optional
+  // packages (rollup, pagefind binaries), which `npm ci` rejects as out of sync; `npm install` keeps the locked versions.
+  log('installing npm dependencies (npm install; native addons build from source, ~2-3 min)');
+  if (run('npm', ['install', '--no-audit', '--no-fund']) !== 0) fail('npm dependencies failed to install; see the npm output above');
+  if (!nativeAddonsLoad()) {
+    log('native addons do not load; rebuilding them');
+    if (run('npm', ['rebuild', 'better-sqlite3', 'tree-sitter', 'tree-sitter-python']) !== 0 || !nativeAddonsLoad()) {
+      fail('better-sqlite3 / tree-sitter do not load; run `npm rebuild` and check that g++ and make are installed');
+    }
+  }
+  writeFileSync(stamp, want);
+}
+
+function fail(message) {
+  process.stderr.write(`setup: ${message}\n`);
+  process.exit(1);
+}
+
+ensureAptPackages();
+ensureNodeModules();
