@@ -1,7 +1,13 @@
 // The list of CLI commands; each module registers one command on the program.
 import type { Command } from 'commander';
 import type { CliEnv } from '../main.ts';
+import { registerIndex } from './index-cmd.ts';
+import { registerBlocks } from './blocks.ts';
+import { registerExtract } from './extract.ts';
+import { registerSources } from './sources.ts';
+import { registerDoctor } from './doctor.ts';
+import { registerChanges } from './changes.ts';
 
 export type RegisterCommand = (program: Command, env: CliEnv) => void;
 
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [registerSources, registerDoctor, registerIndex, registerBlocks, registerExtract, registerChanges];

@@ -1,0 +1,191 @@
+// Emits one dependency-closed Python module for a block: upstream statements copied verbatim (decorators kept),
+// imports preserved and grouped (future, stdlib, third-party), definitions before use, each with a provenance line.
+// The only edits to upstream text are at exact byte spans: renames on a name clash and nested imports of internal
+// names (which can't work without the repository) turned into assignments to the emitted definitions.
+import type { Diagnostic } from '../diagnostics.ts';
+import type { IndexedModule } from '../index/types.ts';
+import type { Closure, IncludedStmt } from '../resolve/closure.ts';
+import { planNames } from './names.ts';
+import { orderNodes, type OrderNode } from './order.ts';
+import { STDLIB } from './stdlib.ts';
+
+export interface SourceLabel {
+  /** e.g. 'torchvision 0.14.1a0 (https://github.com/pytorch/vision, tag v0.14.1)' or a commit. */
+  revision: string;
+  license: string | null;
+}
+
+export interface EmittedDefinition {
+  name: string;
+  module: string;
+  path: string;
+  sourceId: string;
+  lines: [number, number];
+}
+
+export interface Assembled {
+  code: string;
+  className: string;
+  /** Internal statements copied, in emitted order (the block's own class included). */
+  definitions: EmittedDefinition[];
+  diagnostics: Diagnostic[];
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export function emitModule(
+  blockId: string,
+  c: Closure,
+  readText: (mod: IndexedModule) => Buffer,
+  labels: Map<string, SourceLabel>,
+): Assembled {
+  const diagnostics: Diagnostic[] = [];
+  const plan = planNames(c, (b) => {
+    const st = c.stmts.get(b.by);
+    return st?.mod.module?.split('.').pop() ?? 'ns';
+  });
+  const nameOf = (key: string) => plan.emitted.get(key)!;
+
+  const header = c.stmts.get(c.bindings.get(c.blockKey)!.by)!;
+  const futures = new Set<string>();
+  const stdlib: string[] = [];
+  const thirdParty: string[] = [];
+  const seenImportText = new Set<string>();
+  const nodes: OrderNode[] = [];
+  for (const st of c.stmts.values()) {
+    if (st.headerImport) {
+      for (const line of importLines(st, c, plan.emitted, readText)) {
+        if (seenImportText.has(line.text)) continue;
+        seenImportText.add(line.text);
+        if (line.future) line.text.split('\n').forEach((l) => futures.add(l));
+        else (STDLIB.has(line.top) ? stdlib : thirdParty).push(line.text);
+      }
+      continue;
+    }
+    nodes.push({ key: st.key, sortKey: `${st.mod.sourceId}\0${st.mod.path}\0${String(st.stmt).padStart(6, '0')}`, deps: st.eagerDeps });
+  }
+  for (const ns of c.namespaces.values()) {
+    const deps = new Set<string>();
+    for (const member of ns.members.values()) deps.add(c.bindings.get(member)!.by);
+    nodes.push({ key: ns.key, sortKey: `\uffff${ns.key}`, deps });
+  }
+  const { order, cycles } = orderNodes(nodes);
+  if (cycles.length) {
+    diagnostics.push({ code: 'import-time-cycle', severity: 'warning', stage: 'assemble', message: `${cycles.length} statement(s) read each other at import time; placed in upstream order` });
+  }
+
+  const body: string[] = [];
+  const definitions: EmittedDefinition[] = [];
+  for (const key of order) {
+    const ns = c.namespaces.get(key);
+    if (ns) {
+      const members = [...ns.members].map(([attr, k]) => `${attr}=${nameOf(k)}`).join(', ');
+      body.push(`# nnblocks: namespace standing in for module object '${ns.key.split('\0')[2]}' (only the members used)\n${nameOf(key)} = _nnb_SimpleNamespace(${members})`);
+      continue;
+    }
+    const st = c.stmts.get(key)!;
+    const facts = st.mod.facts.statements[st.stmt];
+    const label = labels.get(st.mod.sourceId);
+    body.push(
+      `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}\n` +
+        statementText(st, c, plan, readText(st.mod), diagnostics),
+    );
+    definitions.push({
+      name: facts.binds.join(', ') || facts.kind,
+      module: st.mod.module ?? st.mod.path,
+      path: st.mod.path,
+      sourceId: st.mod.sourceId,
+      lines: [facts.span.startLine, facts.span.endLine],
+    });
+  }
+  if (c.namespaces.size) stdlib.push('from types import SimpleNamespace as _nnb_SimpleNamespace');
+
+  const license = labels.get(header.mod.sourceId)?.license ?? 'unknown';
+  const parts = [
+    `# ${blockId}\n# Assembled by nnblocks from upstream code for local use only; do not redistribute.\n# Upstream license: ${license}. Each definition below names its upstream file, lines and revision.`,
+  ];
+  if (futures.size) parts.push([...futures].join('\n'));
+  if (stdlib.length) parts.push(stdlib.join('\n'));
+  if (thirdParty.length) parts.push(thirdParty.join('\n'));
+  parts.push(body.join('\n\n\n'));
+  return { code: parts.join('\n\n') + '\n', className: nameOf(c.blockKey), definitions, diagnostics };
+}
+
+/** A statement's upstream text with renames and internal-import rewrites applied at their byte spans. */
+function statementText(st: IncludedStmt, c: Closure, plan: ReturnType<typeof planNames>, bytes: Buffer, diagnostics: Diagnostic[]): string {
+  const facts = st.mod.facts.statements[st.stmt];
+  const edits: Edit[] = [];
+  for (const ref of [...facts.eager, ...facts.deferred]) {
+    const key = st.refs.get(ref.name);
+    if (!key) continue;
+    const name = plan.emitted.get(key)!;
+    if (name === ref.name) continue;
+    for (const occ of ref.occurrences) edits.push({ start: occ.startByte, end: occ.endByte, text: name });
+  }
+  for (const rw of st.importRewrites) {
+    const assigns = rw.binds.filter((b) => plan.emitted.get(b.binding) !== b.bound).map((b) => `${b.bound} = ${plan.emitted.get(b.binding)}`);
+    edits.push({ start: rw.imp.span.startByte, end: rw.imp.span.endByte, text: assigns.length ? assigns.join('; ') : 'pass  # nnblocks: internal import, defined at module level' });
+  }
+  let text = bytes.subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
+  const base = facts.span.startByte;
+  // The statement's own definition name, when its binding was renamed to resolve a clash.
+  for (const [key, b] of c.bindings) {
+    if (b.by !== st.key || !plan.renamed.has(key) || b.kind !== 'def') continue;
+    const at = definitionNameOffset(text, facts.kind, b.name);
+    if (at < 0) {
+      diagnostics.push({ code: 'rename-failed', severity: 'warning', stage: 'assemble', source: st.mod.sourceId, path: st.mod.path, span: facts.span, message: `could not rename '${b.name}' in a ${facts.kind} statement to resolve a name clash` });
+      continue;
+    }
+    edits.push({ start: base + at, end: base + at + Buffer.byteLength(b.name), text: plan.emitted.get(key)! });
+  }
+  edits.sort((a, b) => b.start - a.start);
+  let buf = Buffer.from(text, 'utf8');
+  let last = Infinity;
+  for (const e of edits) {
+    if (e.end > last) continue; // overlapping edit (shouldn't happen): keep the first, stay valid
+    const s = e.start - base;
+    buf = Buffer.concat([buf.subarray(0, s), Buffer.from(e.text), buf.subarray(e.end - base)]);
+    last = e.start;
+  }
+  text = buf.toString('utf8');
+  return text;
+}
+
+/** Byte offset (in the statement's UTF-8 text) of the name a class/def/assignment binds. */
+function definitionNameOffset(text: string, kind: string, name: string): number {
+  const esc = name.replace(/[$]/g, '\\$&');
+  const re =
+    kind === 'class' ? new RegExp(`^\\s*class\\s+(${esc})\\b`, 'm') : kind === 'function' ? new RegExp(`^\\s*(?:async\\s+)?def\\s+(${esc})\\b`, 'm') : kind === 'assign' ? new RegExp(`^(${esc})\\b`) : null;
+  if (!re) return -1;
+  const m = re.exec(text);
+  if (!m) return -1;
+  const charIndex = m.index + m[0].length - name.length;
+  return Buffer.byteLength(text.slice(0, charIndex));
+}
+
+/** Import lines for a header import statement: verbatim, unless a name it binds was renamed. */
+function importLines(
+  st: IncludedStmt,
+  c: Closure,
+  emitted: Map<string, string>,
+  readText: (mod: IndexedModule) => Buffer,
+): { text: string; top: string; future: boolean }[] {
+  const facts = st.mod.facts.statements[st.stmt];
+  const imps = st.mod.facts.imports.filter((i) => i.statementIndex === st.stmt && i.scope === 'module');
+  const future = imps.some((i) => i.future);
+  const top = imps[0] ? (imps[0].kind === 'import' ? imps[0].names[0]?.name ?? '' : imps[0].module).split('.')[0] : '';
+  const mine = [...c.bindings.values()].filter((b) => b.by === st.key && b.kind === 'external');
+  if (mine.every((b) => emitted.get(b.key) === b.name)) {
+    return [{ text: readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8'), top, future }];
+  }
+  return mine.map((b) => {
+    const qualified = b.key.split('\0')[1];
+    const dot = qualified.lastIndexOf('.');
+    const text = dot < 0 ? `import ${qualified} as ${emitted.get(b.key)}` : `from ${qualified.slice(0, dot)} import ${qualified.slice(dot + 1)} as ${emitted.get(b.key)}`;
+    return { text, top: qualified.split('.')[0], future: false };
+  });
+}

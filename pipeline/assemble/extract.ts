@@ -1,0 +1,126 @@
+// Extraction: resolves each block's closure and writes one importable module per block plus `manifest.json`,
+// so that `sys.path.insert(0, importRoot); getattr(importlib.import_module(module), className)` loads it.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Diagnostic } from '../diagnostics.ts';
+import type { Block } from '../discover/discover.ts';
+import { gitBlobSha1, sha256 } from '../index/hash.ts';
+import type { IndexedModule } from '../index/types.ts';
+import { computeClosure } from '../resolve/closure.ts';
+import { Lookup } from '../resolve/lookup.ts';
+import type { Program } from '../resolve/program.ts';
+import { decodePython } from '../parse/decode.ts';
+import { STDLIB } from './stdlib.ts';
+import { emitModule, type EmittedDefinition, type SourceLabel } from './emit.ts';
+
+export interface Requirement {
+  name: string;
+  version: string | null;
+}
+
+export interface ManifestEntry {
+  id: string;
+  file: string;
+  importRoot: string;
+  module: string;
+  className: string;
+  requires: Requirement[];
+  /** sha256 of the emitted file: the validation cache keys on it. */
+  sha256: string;
+}
+
+export interface ExtractedBlock {
+  entry: ManifestEntry;
+  code: string;
+  definitions: EmittedDefinition[];
+  diagnostics: Diagnostic[];
+  ms: number;
+}
+
+export interface ExtractOptions {
+  outDir: string;
+  labels: Map<string, SourceLabel>;
+  /** Top-level import name → installed distribution version, when known (from the Python probe). */
+  versions?: Map<string, Requirement>;
+  /** Write files (false: assemble in memory only, e.g. for dedup/spec). */
+  write?: boolean;
+  onDone?: () => void;
+}
+
+/** A Python identifier for a block's emitted module, unique within one extraction. */
+export function moduleNameForBlock(block: Block): string {
+  const raw = `${block.sourceId}__${block.module.replace(/\./g, '_')}__${block.qualname.replace(/\./g, '_')}`;
+  const ident = raw.replace(/[^A-Za-z0-9_]/g, '_');
+  return /^[A-Za-z_]/.test(ident) ? ident : `b_${ident}`;
+}
+
+export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOptions): ExtractedBlock[] {
+  // One lookup per source: closures stop at their own source's boundary (another source stays an import).
+  const lookups = new Map<string, Lookup>();
+  const byKey = new Map<string, IndexedModule>();
+  for (const m of program.modules) byKey.set(`${m.sourceId}\0${m.path}`, m);
+  const texts = new Map<string, Buffer>();
+  const readText = (mod: IndexedModule): Buffer => {
+    let buf = texts.get(mod.absPath);
+    if (!buf) {
+      buf = readFileSync(mod.absPath);
+      // The facts' byte spans belong to the indexed blob: a file edited since indexing would be sliced wrongly.
+      if (gitBlobSha1(buf) !== mod.blob) {
+        throw new Error(`${mod.path} changed since it was indexed; run \`nnblocks index\` again`);
+      }
+      buf = Buffer.from(decodePython(buf).text, 'utf8');
+      texts.set(mod.absPath, buf);
+    }
+    return buf;
+  };
+  const importRoot = resolve(opts.outDir, 'blocks');
+  if (opts.write !== false) mkdirSync(importRoot, { recursive: true });
+  const used = new Set<string>();
+  const out: ExtractedBlock[] = [];
+  for (const block of blocks) {
+    const t0 = performance.now();
+    const mod = byKey.get(`${block.sourceId}\0${block.path}`)!;
+    let moduleName = moduleNameForBlock(block);
+    for (let i = 2; used.has(moduleName); i++) moduleName = `${moduleNameForBlock(block)}_${i}`;
+    used.add(moduleName);
+    const diagnostics: Diagnostic[] = [];
+    let code = '';
+    let className = block.name;
+    let definitions: EmittedDefinition[] = [];
+    let requires: Requirement[] = [];
+    try {
+      let lookup = lookups.get(block.sourceId);
+      if (!lookup) lookups.set(block.sourceId, (lookup = new Lookup(program, block.sourceId)));
+      const closure = computeClosure(program, lookup, mod, block.stmt, block.name);
+      const emitted = emitModule(block.id, closure, readText, opts.labels);
+      code = emitted.code;
+      className = emitted.className;
+      definitions = emitted.definitions;
+      diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);
+      requires = [...closure.externals]
+        .filter((top) => !STDLIB.has(top))
+        .sort()
+        .map((top) => opts.versions?.get(top) ?? { name: top, version: null });
+    } catch (err) {
+      diagnostics.push({ code: 'assemble-failed', severity: 'error', stage: 'assemble', source: block.sourceId, path: block.path, message: (err as Error).message });
+    }
+    const file = join(importRoot, `${moduleName}.py`);
+    if (opts.write !== false && code) writeFileSync(file, code);
+    out.push({
+      entry: { id: block.id, file, importRoot, module: moduleName, className, requires, sha256: sha256(code) },
+      code,
+      definitions,
+      diagnostics,
+      ms: performance.now() - t0,
+    });
+    opts.onDone?.();
+  }
+  return out;
+}
+
+export function writeManifest(outDir: string, blocks: ExtractedBlock[]): string {
+  const file = join(outDir, 'manifest.json');
+  const entries = blocks.filter((b) => b.code).map((b) => b.entry);
+  writeFileSync(file, JSON.stringify({ blocks: entries }, null, 2) + '\n');
+  return file;
+}

@@ -1,0 +1,38 @@
+// Chooses the name each needed binding gets in the emitted module. Upstream names are kept; when two different
+// bindings want one name (class `Block` in two modules), the later one gets a suffix and every reference to it
+// is rewritten at its exact bytes, so neither definition is dropped and each reference reaches the right one.
+import type { Binding, BindingKey, Closure } from '../resolve/closure.ts';
+
+export interface NamePlan {
+  /** Binding key → emitted name. */
+  emitted: Map<BindingKey, string>;
+  /** Binding keys whose emitted name differs from the upstream one. */
+  renamed: Set<BindingKey>;
+}
+
+const RESERVED = new Set(['_nnb_SimpleNamespace']);
+
+export function planNames(c: Closure, moduleLabel: (b: Binding) => string): NamePlan {
+  const emitted = new Map<BindingKey, string>();
+  const renamed = new Set<BindingKey>();
+  const taken = new Map<string, BindingKey>();
+  const block = c.bindings.get(c.blockKey)!;
+  const blockStmt = block.by;
+  // The block keeps its own name (the manifest promises it); imports keep theirs so they stay verbatim; then
+  // definitions of the block's own module, then the rest in a stable order.
+  const rank = (b: Binding) => (b.key === c.blockKey ? 0 : b.kind === 'external' ? 1 : b.by === blockStmt ? 2 : 3);
+  const ordered = [...c.bindings.values()].sort((a, b) => rank(a) - rank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const b of ordered) {
+    let name = b.name;
+    const holder = taken.get(name);
+    if ((holder !== undefined && holder !== b.key) || RESERVED.has(name)) {
+      const base = `${b.name}_${moduleLabel(b)}`.replace(/[^A-Za-z0-9_]/g, '_');
+      name = base;
+      for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+      renamed.add(b.key);
+    }
+    taken.set(name, b.key);
+    emitted.set(b.key, name);
+  }
+  return { emitted, renamed };
+}

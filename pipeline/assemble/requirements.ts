@@ -1,0 +1,37 @@
+// Maps the top-level packages an emitted module imports to installed distributions and versions, by asking the
+// Python interpreter once (importlib.metadata), so a manifest says e.g. { name: 'torch', version: '1.13.0a0' }.
+import { execFileSync } from 'node:child_process';
+import type { Requirement } from './extract.ts';
+import { STDLIB } from './stdlib.ts';
+
+const PROBE = `
+import json, sys
+from importlib import metadata
+tops = json.loads(sys.stdin.read())
+dists = metadata.packages_distributions()
+out = {}
+for t in tops:
+    for d in dists.get(t, []):
+        try:
+            out[t] = {"name": d, "version": metadata.version(d)}
+            break
+        except Exception:
+            pass
+print(json.dumps(out))
+`;
+
+/** Requirement per top-level import name; stdlib names are left out; unknown ones get version null. */
+export function requirementVersions(python: string | null, tops: string[]): Map<string, Requirement> {
+  const wanted = [...new Set(tops)].filter((t) => !STDLIB.has(t)).sort();
+  const out = new Map<string, Requirement>();
+  let found: Record<string, Requirement> = {};
+  if (python && wanted.length) {
+    try {
+      found = JSON.parse(execFileSync(python, ['-I', '-c', PROBE], { input: JSON.stringify(wanted), encoding: 'utf8', timeout: 60_000 }));
+    } catch {
+      found = {};
+    }
+  }
+  for (const t of wanted) out.set(t, found[t] ?? { name: t, version: null });
+  return out;
+}

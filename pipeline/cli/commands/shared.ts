@@ -1,0 +1,33 @@
+// Helpers shared by the pipeline commands: the common options and opening a run with I/O wired up.
+import type { Command } from 'commander';
+import { openRun, type RunContext } from '../../pipeline.ts';
+import { makeLogger, type CliIO } from '../io.ts';
+import { progressFactory } from '../progress.ts';
+import type { Diagnostic } from '../../diagnostics.ts';
+
+export const DEFAULT_CONFIG = 'content/corpus.json';
+
+export function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('-c, --config <file>', 'corpus config (JSON)', DEFAULT_CONFIG)
+    .option('--json', 'print one JSON document on stdout for machines');
+}
+
+export function open(io: CliIO, configPath: string): RunContext {
+  return openRun(configPath, makeLogger(io), progressFactory(io));
+}
+
+export function printJson(io: CliIO, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Diagnostics summary for humans: counts by code, then the first few errors in full. */
+export function printDiagnostics(io: CliIO, diagnostics: Diagnostic[], limit = 10): void {
+  if (diagnostics.length === 0) return;
+  const counts = new Map<string, number>();
+  for (const d of diagnostics) counts.set(`${d.severity} ${d.code}`, (counts.get(`${d.severity} ${d.code}`) ?? 0) + 1);
+  io.err(`diagnostics: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
+  for (const d of diagnostics.filter((x) => x.severity === 'error').slice(0, limit)) {
+    io.err(`  ${d.source ?? ''}${d.path ? ` ${d.path}${d.span ? `:${d.span.startLine}` : ''}` : ''}: ${d.message}${d.hint ? ` (${d.hint})` : ''}\n`);
+  }
+}

@@ -1,0 +1,44 @@
+// `nnblocks sources`: fetch or update every source of the corpus config, then show id, kind, ref, commit, files, status.
+import type { RegisterCommand } from './index.ts';
+import { loadConfig } from '../../config/load.ts';
+import { fetchSources } from '../../sources/fetch.ts';
+import type { SourceSnapshot } from '../../sources/types.ts';
+import { makeLogger } from '../io.ts';
+import { progressFactory } from '../progress.ts';
+import { renderTable } from '../table.ts';
+
+/** What the ref and commit columns show for each kind: git ref + commit, python tag + version, path commit. */
+function refCells(s: SourceSnapshot): [string, string] {
+  const commit = s.commit ? s.commit.slice(0, 12) + (s.dirty ? '+dirty' : '') : '';
+  if (s.kind === 'python') return [s.tag ?? '', s.version ? `${s.distribution} ${s.version}` : ''];
+  return [s.ref ?? '', commit];
+}
+
+// Options are declared here rather than through shared.ts so `nnblocks sources` never loads the later stages.
+export const registerSources: RegisterCommand = (program, env) => {
+  program
+    .command('sources')
+    .description('fetch or update the sources of the corpus config and list them')
+    .option('-c, --config <file>', 'corpus config (JSON)', 'content/corpus.json')
+    .option('--json', 'print one JSON document on stdout for machines')
+    .action(async (opts: { config: string; json?: boolean }) => {
+      const io = env.io(Boolean(opts.json));
+      const config = loadConfig(opts.config);
+      const result = await fetchSources(config, { log: makeLogger(io), progress: progressFactory(io) });
+      const failed = result.snapshots.filter((s) => s.status === 'failed');
+      if (failed.length) env.setExitCode(1);
+      if (opts.json) {
+        io.out(JSON.stringify({ config: config.configPath, cacheDir: config.cacheDir, snapshots: result.snapshots, diagnostics: result.diagnostics }, null, 2) + '\n');
+        return;
+      }
+      io.out(
+        renderTable(
+          ['id', 'kind', 'ref', 'commit', 'files', 'skipped', 'license', 'status'],
+          result.snapshots.map((s) => [s.id, s.kind, ...refCells(s), s.files.length, s.skipped.length, s.license.spdx ?? '?', s.status]),
+        ),
+      );
+      for (const d of result.diagnostics) io.err(`${d.severity} ${d.code} [${d.source ?? ''}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
+      const skipped = result.snapshots.flatMap((s) => s.skipped.map((k) => `  ${s.id}/${k.path}: ${k.reason}${k.detail ? ` (${k.detail})` : ''}`));
+      if (skipped.length) io.err(`skipped files:\n${skipped.slice(0, 20).join('\n')}${skipped.length > 20 ? `\n  ... and ${skipped.length - 20} more (see --json)` : ''}\n`);
+    });
+};

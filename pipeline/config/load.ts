@@ -1,0 +1,91 @@
+// Loads content/corpus.json: parse, validate (schema + semantic checks), then resolve defaults and absolute paths.
+//
+// Project root: when the config file sits in a folder named `content`, the project root is that folder's parent
+// (so `content/corpus.json` and `content/corpus.paper.json` share `<repo>/.nnblocks`); otherwise it is the
+// config file's own folder. `cacheDir`, `path` sources and a `python` containing a slash resolve against it.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { NnblocksError } from '../diagnostics.ts';
+import { DEFAULT_CACHE_DIR, DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES, type CorpusConfig, type CorpusConfigFile, type SourceConfig } from './types.ts';
+import { validateConfig, type ConfigProblem } from './validate.ts';
+
+export type { ConfigProblem } from './validate.ts';
+
+/** A config that cannot be used; lists every problem, each with its field path and fix. */
+export class ConfigError extends NnblocksError {
+  constructor(
+    readonly configPath: string,
+    readonly problems: ConfigProblem[],
+  ) {
+    const n = problems.length;
+    const lines = problems.map((p) => `  ${p.path}: ${p.message}\n    fix: ${p.fix}`);
+    super(`${configPath} has ${n} problem${n === 1 ? '' : 's'}:\n${lines.join('\n')}`, 'config', 'the schema with a description of every field is content/corpus.schema.json');
+    this.name = 'ConfigError';
+  }
+}
+
+export function projectRootFor(configPath: string): string {
+  const dir = dirname(resolve(configPath));
+  return basename(dir) === 'content' ? dirname(dir) : dir;
+}
+
+/** Line and column of a JSON.parse failure, when the engine reports a position. */
+function jsonErrorAt(text: string, err: Error): string {
+  const m = /position (\d+)/.exec(err.message);
+  if (!m) return '';
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
+export function loadConfig(path: string): CorpusConfig {
+  const configPath = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (err) {
+    throw new ConfigError(configPath, [{ path: '(file)', message: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, fix: 'pass an existing config with --config, e.g. content/corpus.json' }]);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(configPath, [{ path: '(file)', message: `is not valid JSON${jsonErrorAt(text, err as Error)}: ${(err as Error).message}`, fix: 'fix the JSON syntax (no trailing commas or comments)' }]);
+  }
+  return resolveConfig(data, configPath);
+}
+
+/** Validates already-parsed config data as if it had been read from `configPath`. */
+export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
+  const projectRoot = projectRootFor(configPath);
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(projectRoot, p));
+  const problems = validateConfig(data, projectRoot, abs);
+  if (problems.length) throw new ConfigError(configPath, problems);
+  const file = data as CorpusConfigFile;
+  const sources = file.sources.map((s): SourceConfig => {
+    const common = {
+      id: s.id,
+      include: s.include ?? [...DEFAULT_INCLUDE],
+      exclude: s.exclude ?? [],
+      symbols: s.symbols ?? [],
+      priority: s.priority ?? 1,
+      ...(s.domain !== undefined ? { domain: s.domain } : {}),
+      ...(s.importRoot !== undefined ? { importRoot: s.importRoot.replace(/\/+$/, '') } : {}),
+    };
+    if (s.kind === 'git') return { ...common, kind: 'git', url: s.url, ref: s.ref };
+    if (s.kind === 'python') return { ...common, kind: 'python', distribution: s.distribution };
+    return { ...common, kind: 'path', path: abs(s.path) };
+  });
+  return {
+    name: file.name,
+    configPath,
+    projectRoot,
+    ...(file.python !== undefined ? { python: file.python.includes('/') ? abs(file.python) : file.python } : {}),
+    cacheDir: abs(file.cacheDir ?? DEFAULT_CACHE_DIR),
+    maxFileBytes: file.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    sources,
+    ...(file.validate ? { validate: file.validate } : {}),
+    ...(file.dedup ? { dedup: file.dedup } : {}),
+    ...(file.site ? { site: file.site } : {}),
+  };
+}

@@ -1,0 +1,140 @@
+// Corpus config types: the JSON file as written (`CorpusConfigFile`) and the resolved form every stage reads.
+
+export type SourceKind = 'git' | 'python' | 'path';
+export type Priority = 1 | 2;
+
+/** Fields every source kind accepts. */
+export interface SourceCommonFile {
+  /** Slug naming the source everywhere (block ids, cache folder): lowercase letters, digits, `-`, `_`. */
+  id: string;
+  /** Globs over paths relative to the source root; default `["**\/*.py"]`. */
+  include?: string[];
+  /** Globs removed from the included set. */
+  exclude?: string[];
+  /** Glob-like patterns over block names, qualified names or ids: only matching blocks enter the catalog. */
+  symbols?: string[];
+  /** 1 = indexed first and preferred on name clashes; 2 = secondary. */
+  priority?: Priority;
+  /** Free-form area label shown on the site, e.g. `vision`, `detection`. */
+  domain?: string;
+  /** sys.path entry for the source's modules, relative to the source root; auto-detected when absent. */
+  importRoot?: string;
+}
+
+export interface GitSourceFile extends SourceCommonFile {
+  kind: 'git';
+  url: string;
+  /** Branch, tag or 40-hex commit. */
+  ref: string;
+}
+
+export interface PythonSourceFile extends SourceCommonFile {
+  kind: 'python';
+  /** Installed distribution name as pip knows it, e.g. `torchvision`. */
+  distribution: string;
+}
+
+export interface PathSourceFile extends SourceCommonFile {
+  kind: 'path';
+  /** Folder, relative to the project root or absolute. */
+  path: string;
+}
+
+export type SourceFile = GitSourceFile | PythonSourceFile | PathSourceFile;
+
+export interface InputSpec {
+  shape: number[];
+  dtype: string;
+  /** Exclusive upper bound for integer inputs (token ids, class indices). */
+  high?: number;
+}
+
+export interface ValidateOverride {
+  kwargs?: Record<string, unknown>;
+  inputs?: InputSpec[];
+}
+
+export interface ValidateConfig {
+  device?: 'auto' | 'cpu' | 'cuda';
+  timeoutMs?: number;
+  memoryBytes?: number;
+  workers?: number;
+  /** Keyed by block id or block name. */
+  overrides?: Record<string, ValidateOverride>;
+}
+
+export interface DedupConfig {
+  lexicalThreshold?: number;
+  structuralThreshold?: number;
+  seed?: number;
+}
+
+export interface SiteConfig {
+  /** Base path the site is served under, e.g. `/nnblocks/`. */
+  base?: string;
+  /** Absolute site URL, e.g. `https://example.org`. */
+  url?: string;
+}
+
+/** The config file as written by people. */
+export interface CorpusConfigFile {
+  $schema?: string;
+  name: string;
+  python?: string;
+  cacheDir?: string;
+  maxFileBytes?: number;
+  sources: SourceFile[];
+  validate?: ValidateConfig;
+  dedup?: DedupConfig;
+  site?: SiteConfig;
+}
+
+interface ResolvedCommon {
+  id: string;
+  include: string[];
+  exclude: string[];
+  symbols: string[];
+  priority: Priority;
+  domain?: string;
+  /** Still relative to the source root (a git or python root is only known after fetching). */
+  importRoot?: string;
+}
+
+export interface GitSource extends ResolvedCommon {
+  kind: 'git';
+  url: string;
+  ref: string;
+}
+export interface PythonSource extends ResolvedCommon {
+  kind: 'python';
+  distribution: string;
+}
+export interface PathSource extends ResolvedCommon {
+  kind: 'path';
+  /** Absolute folder. */
+  path: string;
+}
+export type SourceConfig = GitSource | PythonSource | PathSource;
+
+/** The resolved config: defaults filled, paths absolute. */
+export interface CorpusConfig {
+  name: string;
+  /** Absolute path of the config file. */
+  configPath: string;
+  /** Folder relative paths are resolved against: the parent of `content/` when the config lives there, else the config's folder. */
+  projectRoot: string;
+  /** Interpreter path (absolute when it contained a slash) or command name; undefined → discovery. */
+  python?: string;
+  /** Absolute; default `<projectRoot>/.nnblocks`. */
+  cacheDir: string;
+  /** Default 1 MiB. */
+  maxFileBytes: number;
+  sources: SourceConfig[];
+  validate?: ValidateConfig;
+  dedup?: DedupConfig;
+  site?: SiteConfig;
+}
+
+export const DEFAULT_CACHE_DIR = '.nnblocks';
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+export const DEFAULT_INCLUDE = ['**/*.py'];

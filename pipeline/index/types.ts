@@ -1,0 +1,41 @@
+// Records the index stage hands to discovery, resolution and the rest: one per importable Python file.
+import type { Diagnostic } from '../diagnostics.ts';
+import type { ModuleFacts } from '../parse/facts.ts';
+
+export interface IndexedModule {
+  sourceId: string;
+  /** Posix path relative to the source root. */
+  path: string;
+  absPath: string;
+  /** Dotted module name under the source's import root; null when Python can't import the file by name. */
+  module: string | null;
+  isPackage: boolean;
+  blob: string;
+  sha256: string;
+  size: number;
+  facts: ModuleFacts;
+}
+
+export interface SourceIndexStats {
+  id: string;
+  files: number;
+  bytes: number;
+  parsed: number;
+  reused: number;
+  diagnostics: number;
+}
+
+export interface IndexResult {
+  modules: IndexedModule[];
+  stats: {
+    files: number;
+    bytes: number;
+    parsed: number;
+    reused: number;
+    ms: number;
+    /** Bytes of all indexed files over the wall time of the step. */
+    mbPerSec: number;
+    perSource: SourceIndexStats[];
+  };
+  diagnostics: Diagnostic[];
+}

@@ -1,0 +1,82 @@
+// Runs the stages in order for the CLI commands: config → sources → index → program → discover (→ extract ...).
+// Each step returns typed records; commands print them. One Store per run, closed by the caller.
+import { join } from 'node:path';
+import type { Logger } from './cli/io.ts';
+import type { ProgressFactory } from './cli/progress.ts';
+import type { Diagnostic } from './diagnostics.ts';
+import { discoverBlocks, type DiscoverResult } from './discover/discover.ts';
+import { indexSources } from './index/index.ts';
+import { Store } from './index/store.ts';
+import type { IndexResult } from './index/types.ts';
+import { Program } from './resolve/program.ts';
+import { loadConfig } from './config/load.ts';
+import type { CorpusConfig } from './config/types.ts';
+import { fetchSources } from './sources/fetch.ts';
+import type { SourceSnapshot } from './sources/types.ts';
+import type { SourceLabel } from './assemble/emit.ts';
+
+export interface RunContext {
+  config: CorpusConfig;
+  store: Store;
+  log: Logger;
+  progress: ProgressFactory;
+}
+
+export interface Prepared {
+  snapshots: SourceSnapshot[];
+  index: IndexResult;
+  program: Program;
+  discovered: DiscoverResult;
+  diagnostics: Diagnostic[];
+  timings: Record<string, number>;
+}
+
+export function openRun(configPath: string, log: Logger, progress: ProgressFactory): RunContext {
+  const config = loadConfig(configPath);
+  const store = Store.open(config.cacheDir);
+  return { config, store, log, progress };
+}
+
+/** Sources, index, program and discovery: what every command after `sources` starts from. */
+export async function prepare(ctx: RunContext): Promise<Prepared> {
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const sources = await fetchSources(ctx.config, { log: ctx.log, progress: ctx.progress });
+  timings.sources = performance.now() - t;
+  t = performance.now();
+  const usable = sources.snapshots.filter((s) => s.status !== 'failed');
+  const index = await indexSources(usable, { store: ctx.store, log: ctx.log, progress: ctx.progress });
+  timings.index = performance.now() - t;
+  t = performance.now();
+  const program = new Program(index.modules, usable);
+  const symbols = new Map<string, string[]>();
+  for (const s of usable) if (s.symbols?.length) symbols.set(s.id, s.symbols);
+  const discovered = discoverBlocks(program, { symbols });
+  timings.discover = performance.now() - t;
+  return {
+    snapshots: sources.snapshots,
+    index,
+    program,
+    discovered,
+    diagnostics: [...sources.diagnostics, ...index.diagnostics, ...discovered.diagnostics],
+    timings,
+  };
+}
+
+/** How each source is named in provenance comments of emitted modules. */
+export function sourceLabels(snapshots: SourceSnapshot[]): Map<string, SourceLabel> {
+  const labels = new Map<string, SourceLabel>();
+  for (const s of snapshots) {
+    const revision = s.commit
+      ? `${s.repository ?? s.url ?? s.id} commit ${s.commit}${s.dirty ? ' (dirty)' : ''}`
+      : s.version
+        ? `${s.distribution ?? s.id} ${s.version}${s.repository ? ` (${s.repository}${s.tag ? ` tag ${s.tag}` : ''})` : ''}`
+        : s.root;
+    labels.set(s.id, { revision, license: s.license?.spdx ?? null });
+  }
+  return labels;
+}
+
+export function defaultOutDir(config: CorpusConfig): string {
+  return join(config.cacheDir, 'extracted');
+}

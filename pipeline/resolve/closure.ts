@@ -1,0 +1,262 @@
+// Dependency closure of one block: every top-level statement its code needs, found by following each free name
+// of each included statement (class bodies, methods, decorators, defaults, bases) to its binding, transitively.
+// Internal = defined in one of the block's own source's modules; anything else stays an import.
+import type { Diagnostic } from '../diagnostics.ts';
+import type { IndexedModule } from '../index/types.ts';
+import type { ImportFact, NameOccurrence } from '../parse/facts.ts';
+import { Lookup, type Target } from './lookup.ts';
+import type { Program } from './program.ts';
+
+/** Identity of one module-level binding the emitted file must provide. */
+export type BindingKey = string;
+
+export function stmtKey(mod: IndexedModule, stmt: number): string {
+  return `${mod.sourceId}\0${mod.path}\0${stmt}`;
+}
+
+export interface IncludedStmt {
+  key: string;
+  mod: IndexedModule;
+  stmt: number;
+  /** Plain module-level import of external names only: emitted in the grouped import header. */
+  headerImport: boolean;
+  /** Keys of statements/namespaces this one reads at import time (must be emitted before it). */
+  eagerDeps: Set<string>;
+  /** Free name in this statement → the binding it reaches (for renaming on a clash). */
+  refs: Map<string, BindingKey>;
+  /** Nested imports of internal names (function-local, or inside a module-level try/if) to rewrite. */
+  importRewrites: { imp: ImportFact; binds: { bound: string; binding: BindingKey }[] }[];
+}
+
+/** A module object used through attributes (`helpers.f`), emitted as a namespace holding exactly those members. */
+export interface NamespaceNode {
+  key: BindingKey;
+  /** Preferred emitted name: the alias the first reference used. */
+  alias: string;
+  /** Member name → binding key of a definition, or a nested namespace's key. */
+  members: Map<string, BindingKey>;
+}
+
+export interface Binding {
+  key: BindingKey;
+  /** The name the binding has upstream. */
+  name: string;
+  /** Statement key that creates it (a def, an assignment, an import statement), or the namespace key. */
+  by: string;
+  kind: 'def' | 'external' | 'namespace';
+}
+
+export interface Closure {
+  blockKey: BindingKey;
+  stmts: Map<string, IncludedStmt>;
+  namespaces: Map<BindingKey, NamespaceNode>;
+  bindings: Map<BindingKey, Binding>;
+  /** Top-level packages of external names reached (`torch`, `numpy`). */
+  externals: Set<string>;
+  diagnostics: Diagnostic[];
+}
+
+function defKey(mod: IndexedModule, stmt: number, name: string): BindingKey {
+  return `d\0${stmtKey(mod, stmt)}\0${name}`;
+}
+
+export function computeClosure(program: Program, lookup: Lookup, mod: IndexedModule, stmt: number, name: string): Closure {
+  const c: Closure = {
+    blockKey: defKey(mod, stmt, name),
+    stmts: new Map(),
+    namespaces: new Map(),
+    bindings: new Map(),
+    externals: new Set(),
+    diagnostics: [],
+  };
+  const queue: { mod: IndexedModule; stmt: number }[] = [];
+  const seenUnresolved = new Set<string>();
+
+  const include = (m: IndexedModule, s: number, headerImport = false): string => {
+    const key = stmtKey(m, s);
+    if (!c.stmts.has(key)) {
+      c.stmts.set(key, { key, mod: m, stmt: s, headerImport, eagerDeps: new Set(), refs: new Map(), importRewrites: [] });
+      queue.push({ mod: m, stmt: s });
+    }
+    return key;
+  };
+
+  /** Makes the binding that target `t` denotes available; returns its key, or null (builtin / unresolved). */
+  const provide = (t: Target, from: IndexedModule, alias: string): BindingKey | null => {
+    switch (t.kind) {
+      case 'builtin':
+        return null;
+      case 'unresolved': {
+        const k = `${from.path}\0${t.name}`;
+        if (!seenUnresolved.has(k)) {
+          seenUnresolved.add(k);
+          c.diagnostics.push({
+            code: 'unresolved-name',
+            severity: 'warning',
+            stage: 'resolve',
+            source: from.sourceId,
+            path: from.path,
+            message: `cannot resolve '${alias}': ${t.reason}`,
+            hint: 'a dynamic name (getattr, string registry, exec) or a module outside the configured sources; confidence: low',
+          });
+        }
+        return null;
+      }
+      case 'external': {
+        c.externals.add(t.qualified.split('.')[0]);
+        if (!t.via) return null; // a dotted use of an already-provided external module object
+        const viaStmt = t.via.mod.facts.statements[t.via.stmt];
+        const by = include(t.via.mod, t.via.stmt, viaStmt.kind === 'import');
+        // Named as the importing statement binds it (`from torch import nn as tnn` → tnn), whatever alias the
+        // referencing module used; references under another alias are renamed to it.
+        const key = `x\0${t.qualified}\0${t.via.name}`;
+        if (!c.bindings.has(key)) c.bindings.set(key, { key, name: t.via.name, by, kind: 'external' });
+        return key;
+      }
+      case 'def': {
+        const key = defKey(t.mod, t.stmt, t.name);
+        if (!c.bindings.has(key)) c.bindings.set(key, { key, name: t.name, by: include(t.mod, t.stmt), kind: 'def' });
+        return key;
+      }
+      case 'module':
+        return namespaceFor(t.sourceId, t.module, alias);
+    }
+  };
+
+  const namespaceFor = (sourceId: string, module: string, alias: string): BindingKey => {
+    const key = `n\0${sourceId}\0${module}`;
+    if (!c.namespaces.has(key)) {
+      c.namespaces.set(key, { key, alias, members: new Map() });
+      c.bindings.set(key, { key, name: alias, by: key, kind: 'namespace' });
+    }
+    return key;
+  };
+
+  /** `alias.a.b` on a module object: adds members level by level; returns the key of the outermost namespace. */
+  const addMembers = (nsKey: BindingKey, sourceId: string, module: string, attrs: string[], from: IndexedModule) => {
+    let curKey = nsKey;
+    let curModule = module;
+    for (const a of attrs) {
+      const t = lookup.attrs({ kind: 'module', sourceId, module: curModule }, [a], from.sourceId);
+      const ns = c.namespaces.get(curKey)!;
+      if (t.kind === 'module') {
+        const sub = namespaceFor(t.sourceId, t.module, a);
+        ns.members.set(a, sub);
+        curKey = sub;
+        curModule = t.module;
+        continue;
+      }
+      const member = provide(t, from, a);
+      if (member) ns.members.set(a, member);
+      return;
+    }
+  };
+
+  const resolveRef = (st: IncludedStmt, name: string, occurrences: NameOccurrence[], eager: boolean) => {
+    const t = lookup.name(st.mod, name);
+    if (t.kind === 'module') {
+      const nsKey = namespaceFor(t.sourceId, t.module, name);
+      st.refs.set(name, nsKey);
+      if (eager) st.eagerDeps.add(nsKey);
+      for (const occ of occurrences) {
+        if (occ.attrs.length === 0) {
+          c.diagnostics.push({
+            code: 'module-object-used',
+            severity: 'info',
+            stage: 'resolve',
+            source: st.mod.sourceId,
+            path: st.mod.path,
+            message: `module '${t.module}' is used as an object (not only through attributes); its namespace holds only the members used elsewhere`,
+          });
+          continue;
+        }
+        addMembers(nsKey, t.sourceId, t.module, occ.attrs, st.mod);
+      }
+      return;
+    }
+    const key = provide(t, st.mod, name);
+    if (!key) return;
+    st.refs.set(name, key);
+    if (eager) st.eagerDeps.add(c.bindings.get(key)!.by);
+  };
+
+  include(mod, stmt);
+  c.bindings.set(c.blockKey, { key: c.blockKey, name, by: stmtKey(mod, stmt), kind: 'def' });
+  while (queue.length) {
+    const { mod: m, stmt: s } = queue.shift()!;
+    const st = c.stmts.get(stmtKey(m, s))!;
+    const facts = m.facts.statements[s];
+    if (facts.hasError) {
+      c.diagnostics.push({ code: 'syntax-error-included', severity: 'error', stage: 'resolve', source: m.sourceId, path: m.path, span: facts.span, message: 'a needed statement contains a syntax error; the assembled module will not parse' });
+    }
+    if (st.headerImport) {
+      // Every name the verbatim import binds is taken in the emitted module, needed or not: register them all so
+      // that a clash with an internal definition is seen and renamed.
+      for (const imp of program.importsOf(m, s)) {
+        for (const n of imp.names) {
+          c.externals.add(externalTop(program, m, imp, n.name));
+          const base = imp.kind === 'import' ? null : program.absoluteFrom(m, imp);
+          const qualified = imp.kind === 'import' ? (n.asname ? n.name : n.name.split('.')[0]) : `${base}.${n.name}`;
+          const key = `x\0${qualified}\0${n.bound}`;
+          if (!c.bindings.has(key)) c.bindings.set(key, { key, name: n.bound, by: st.key, kind: 'external' });
+        }
+      }
+      continue;
+    }
+    for (const ref of facts.eager) if (!facts.binds.includes(ref.name)) resolveRef(st, ref.name, ref.occurrences, true);
+    for (const ref of facts.deferred) resolveRef(st, ref.name, ref.occurrences, false);
+    for (const ref of facts.deferred.concat(facts.eager)) {
+      // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
+      if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);
+    }
+    nestedImports(st);
+    // Statements elsewhere in the module that fill a needed registry: `MODELS['x'] = X`, `REGISTRY.update(...)`.
+    for (const other of m.facts.statements) {
+      if (other.index === s || other.mutates.length === 0) continue;
+      if (other.mutates.some((n) => facts.binds.includes(n) && program.lastBinding(m, n) === s)) include(m, other.index);
+    }
+  }
+  return c;
+
+  /** Imports nested in the statement: internal ones are rewritten to point at the emitted definitions. */
+  function nestedImports(st: IncludedStmt) {
+    const facts = st.mod.facts.statements[st.stmt];
+    for (const imp of st.mod.facts.imports) {
+      if (imp.statementIndex !== st.stmt || imp.star) continue;
+      if (imp.scope === 'module' && facts.kind === 'import') continue; // handled as a binding statement
+      const binds: { bound: string; binding: BindingKey }[] = [];
+      for (const n of imp.names) {
+        const t = importTarget(st.mod, imp, n.name, n.asname);
+        if (t.kind === 'external' || t.kind === 'builtin') {
+          c.externals.add(externalTop(program, st.mod, imp, n.name));
+          continue;
+        }
+        const key = provide(t, st.mod, n.bound);
+        if (key) {
+          binds.push({ bound: n.bound, binding: key });
+          st.eagerDeps.add(c.bindings.get(key)!.by);
+        }
+      }
+      if (binds.length) st.importRewrites.push({ imp, binds });
+    }
+  }
+
+  function importTarget(m: IndexedModule, imp: ImportFact, name: string, asname?: string): Target {
+    if (imp.kind === 'import') {
+      const moduleName = asname ? name : name.split('.')[0];
+      const src = lookup.sourceOf(moduleName, m.sourceId);
+      return src ? { kind: 'module', sourceId: src, module: moduleName } : { kind: 'external', qualified: moduleName, confidence: 'import' };
+    }
+    const base = program.absoluteFrom(m, imp);
+    if (base === null) return { kind: 'unresolved', name, reason: 'relative import above the top-level package' };
+    const src = lookup.sourceOf(base, m.sourceId);
+    if (!src) return { kind: 'external', qualified: `${base}.${name}`, confidence: 'import' };
+    return lookup.attrs({ kind: 'module', sourceId: src, module: base }, [name], m.sourceId);
+  }
+}
+
+function externalTop(program: Program, mod: IndexedModule, imp: ImportFact, name: string): string {
+  if (imp.kind === 'import') return name.split('.')[0];
+  const base = program.absoluteFrom(mod, imp) ?? imp.module;
+  return base.split('.')[0];
+}

@@ -1,0 +1,163 @@
+// Name lookup across modules with Python's import rules: follows aliases, relative imports, package re-exports,
+// star imports (honouring __all__) and attribute chains on module objects, to a definition or an external name.
+// Lookup never throws: it returns a small result union, like ruff's semantic model.
+import type { IndexedModule } from '../index/types.ts';
+import type { ImportFact } from '../parse/facts.ts';
+import { BUILTINS, MODULE_DUNDERS } from './builtins.ts';
+import type { Program } from './program.ts';
+
+export type Target =
+  /** A top-level statement of an indexed module binds the name (class, def, assignment, compound statement...). */
+  | { kind: 'def'; mod: IndexedModule; stmt: number; name: string }
+  /** A module object of an indexed source: `from . import helpers`, `import torchvision.ops as ops`. */
+  | { kind: 'module'; sourceId: string; module: string }
+  /** Not in any source: `torch.nn.Module`, `numpy`. `via` is the binding statement that imports it. */
+  | { kind: 'external'; qualified: string; via?: { mod: IndexedModule; stmt: number; name: string }; confidence: 'import' | 'star' }
+  | { kind: 'builtin'; name: string }
+  | { kind: 'unresolved'; name: string; reason: string };
+
+const MAX_DEPTH = 64;
+
+export class Lookup {
+  private readonly cache = new Map<string, Target>();
+
+  /**
+   * With a `boundary` source id, modules of other sources count as external (closure: internal means the block's
+   * own source; another configured source stays an import). Without one, lookup crosses sources (discovery).
+   */
+  constructor(
+    readonly program: Program,
+    readonly boundary?: string,
+  ) {}
+
+  /** The source providing module `name` as seen from `fromSource`, or undefined when it is external. */
+  sourceOf(name: string, fromSource: string): string | undefined {
+    const src = this.program.sourceOfModule(name, fromSource);
+    return src && (!this.boundary || src === this.boundary) ? src : undefined;
+  }
+
+  /** What `name` means at module level in `mod`, after the module has run. */
+  name(mod: IndexedModule, name: string): Target {
+    return this.nameIn(mod, name, new Set(), 0);
+  }
+
+  /** `nn.Module`, `torchvision.ops.boxes.nms`: the head name, then each attribute through module objects. */
+  dotted(mod: IndexedModule, dotted: string): Target {
+    const [head, ...attrs] = dotted.split('.');
+    return this.attrs(this.name(mod, head), attrs, mod.sourceId);
+  }
+
+  /** Follows attributes off a target: through module objects to definitions or submodules; external names grow. */
+  attrs(target: Target, attrs: string[], fromSource: string): Target {
+    let t = target;
+    for (const a of attrs) {
+      if (t.kind === 'external') t = { ...t, qualified: `${t.qualified}.${a}` };
+      else if (t.kind === 'module') t = this.memberOf(t.sourceId, t.module, a, fromSource, new Set(), 0);
+      else return t; // an attribute of a class or value: the definition itself is what is needed
+    }
+    return t;
+  }
+
+  private key(mod: IndexedModule, name: string): string {
+    return `${mod.sourceId}\0${mod.path}\0${name}`;
+  }
+
+  private nameIn(mod: IndexedModule, name: string, seen: Set<string>, depth: number): Target {
+    const key = this.key(mod, name);
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    if (seen.has(key) || depth > MAX_DEPTH) return { kind: 'unresolved', name, reason: 'import cycle' };
+    seen.add(key);
+    const t = this.compute(mod, name, seen, depth);
+    if (t.kind !== 'unresolved' || t.reason !== 'import cycle') this.cache.set(key, t);
+    return t;
+  }
+
+  private compute(mod: IndexedModule, name: string, seen: Set<string>, depth: number): Target {
+    const stmt = this.program.lastBinding(mod, name);
+    if (stmt >= 0) {
+      const imp = this.importBinding(mod, stmt, name);
+      if (!imp) return { kind: 'def', mod, stmt, name };
+      const via = this.viaImport(mod, imp, name, seen, depth);
+      // An external import (plain or guarded by try/if) is kept as the statement that binds it.
+      if (via.kind === 'external') return { ...via, via: { mod, stmt, name } };
+      return via;
+    }
+    // Star imports: the last one that provides the name wins (later ones shadow earlier ones).
+    const stars = mod.facts.imports.filter((i) => i.star && i.scope === 'module');
+    for (let i = stars.length - 1; i >= 0; i--) {
+      const base = this.program.absoluteFrom(mod, stars[i]);
+      if (!base) continue;
+      const target = this.sourceOf(base, mod.sourceId) ? this.program.findModule(base, mod.sourceId) : undefined;
+      if (target) {
+        if (!this.exports(target, name)) continue;
+        const t = this.nameIn(target, name, seen, depth + 1);
+        if (t.kind !== 'unresolved') return t;
+      } else if (!this.sourceOf(base, mod.sourceId)) {
+        // External star import: we can't list its names; a free name nothing else binds most likely comes from it.
+        if (!BUILTINS.has(name)) {
+          return { kind: 'external', qualified: `${base}.${name}`, via: { mod, stmt: stars[i].statementIndex, name }, confidence: 'star' };
+        }
+      }
+    }
+    if (BUILTINS.has(name) || MODULE_DUNDERS.has(name)) return { kind: 'builtin', name };
+    return { kind: 'unresolved', name, reason: `no binding of '${name}' in ${mod.module ?? mod.path}` };
+  }
+
+  /** The module-scope import inside statement `stmt` that binds `name`, if the binding comes from an import. */
+  private importBinding(mod: IndexedModule, stmt: number, name: string): { imp: ImportFact; index: number } | null {
+    const imps = this.program.importsOf(mod, stmt);
+    for (let i = imps.length - 1; i >= 0; i--) {
+      const idx = imps[i].names.findIndex((n) => n.bound === name);
+      if (idx >= 0) return { imp: imps[i], index: idx };
+    }
+    return null;
+  }
+
+  private viaImport(
+    mod: IndexedModule,
+    { imp, index }: { imp: ImportFact; index: number },
+    name: string,
+    seen: Set<string>,
+    depth: number,
+  ): Target {
+    const entry = imp.names[index];
+    if (imp.kind === 'import') {
+      // `import a.b.c as x` binds module a.b.c; `import a.b.c` binds the top package a.
+      const moduleName = entry.asname ? entry.name : entry.name.split('.')[0];
+      return this.moduleObject(moduleName, mod.sourceId);
+    }
+    const base = this.program.absoluteFrom(mod, imp);
+    if (base === null) return { kind: 'unresolved', name, reason: `relative import climbs above the top-level package in ${mod.module}` };
+    return this.memberOf(this.sourceOf(base, mod.sourceId) ?? '', base, entry.name, mod.sourceId, seen, depth + 1);
+  }
+
+  private moduleObject(moduleName: string, fromSource: string): Target {
+    const src = this.sourceOf(moduleName, fromSource);
+    if (src) return { kind: 'module', sourceId: src, module: moduleName };
+    return { kind: 'external', qualified: moduleName, confidence: 'import' };
+  }
+
+  /** `from base import member` / `base.member`: a binding in base's file, else its submodule, else unresolved. */
+  private memberOf(sourceId: string, base: string, member: string, fromSource: string, seen: Set<string>, depth: number): Target {
+    if (!sourceId) return { kind: 'external', qualified: `${base}.${member}`, confidence: 'import' };
+    const file = this.program.findModule(base, sourceId);
+    if (file) {
+      const t = this.nameIn(file, member, seen, depth);
+      if (t.kind !== 'unresolved') return t;
+    }
+    const sub = `${base}.${member}`;
+    if (this.sourceOf(sub, sourceId)) return this.moduleObject(sub, sourceId);
+    return { kind: 'unresolved', name: member, reason: `'${member}' is neither bound in ${base} nor a submodule of it` };
+  }
+
+  /**
+   * Whether a star import of `mod` may provide `name`: listed in a static `__all__`, else any public name (the
+   * caller then looks it up, which also follows `mod`'s own star imports: `from .resnet import *` in a package).
+   */
+  exports(mod: IndexedModule, name: string): boolean {
+    const all = mod.facts.all;
+    if (all && !all.dynamic) return all.names.includes(name);
+    return all?.names.includes(name) || !name.startsWith('_');
+  }
+}

@@ -1,0 +1,123 @@
+// The whole indexed corpus as Python would see it on sys.path: modules by dotted name, per source, with the
+// import-time bindings of each module precomputed (which top-level statement last binds each name).
+import type { IndexedModule } from '../index/types.ts';
+import type { ImportFact } from '../parse/facts.ts';
+
+export interface SourceInfo {
+  id: string;
+  priority: 1 | 2;
+}
+
+export class Program {
+  /** sourceId → module name → module. */
+  private readonly bySource = new Map<string, Map<string, IndexedModule>>();
+  /** sourceId → every package prefix that exists (so namespace packages without __init__ resolve). */
+  private readonly prefixes = new Map<string, Set<string>>();
+  /** Search order for a module not found in the importing source: priority, then id. */
+  private readonly order: string[];
+  private readonly bindingCache = new WeakMap<IndexedModule, Map<string, number>>();
+  private readonly importsByStmt = new WeakMap<IndexedModule, Map<number, ImportFact[]>>();
+
+  constructor(
+    readonly modules: IndexedModule[],
+    sources: SourceInfo[],
+  ) {
+    for (const m of modules) {
+      if (!m.module) continue;
+      let map = this.bySource.get(m.sourceId);
+      if (!map) this.bySource.set(m.sourceId, (map = new Map()));
+      // A package's __init__.py and a same-named module can't both exist in Python; keep the first seen.
+      if (!map.has(m.module)) map.set(m.module, m);
+      let pre = this.prefixes.get(m.sourceId);
+      if (!pre) this.prefixes.set(m.sourceId, (pre = new Set()));
+      const parts = m.module.split('.');
+      for (let i = 1; i < parts.length; i++) pre.add(parts.slice(0, i).join('.'));
+      if (m.isPackage) pre.add(m.module);
+    }
+    this.order = [...sources].sort((a, b) => a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((s) => s.id);
+  }
+
+  /** Sources to search for a module imported from `fromSource`: its own first (its own copy wins), then the rest. */
+  private searchOrder(fromSource: string): string[] {
+    return [fromSource, ...this.order.filter((s) => s !== fromSource)];
+  }
+
+  /** The module file for a dotted name, or undefined (external, or a namespace package with no file). */
+  findModule(name: string, fromSource: string): IndexedModule | undefined {
+    for (const s of this.searchOrder(fromSource)) {
+      const m = this.bySource.get(s)?.get(name);
+      if (m) return m;
+    }
+    return undefined;
+  }
+
+  /** The source that provides module or package `name` (a file or a namespace-package folder), if any. */
+  sourceOfModule(name: string, fromSource: string): string | undefined {
+    for (const s of this.searchOrder(fromSource)) {
+      if (this.bySource.get(s)?.has(name) || this.prefixes.get(s)?.has(name)) return s;
+    }
+    return undefined;
+  }
+
+  /** True when `name` is a package (regular or namespace) in some source. */
+  isPackage(name: string, fromSource: string): boolean {
+    const src = this.sourceOfModule(name, fromSource);
+    if (!src) return false;
+    const m = this.bySource.get(src)?.get(name);
+    return m ? m.isPackage : true;
+  }
+
+  /** Module names directly or transitively under a package, in one source (for star-imports of packages). */
+  modulesOf(sourceId: string): Map<string, IndexedModule> {
+    return this.bySource.get(sourceId) ?? new Map();
+  }
+
+  /**
+   * Index of the top-level statement that binds `name` last in module `mod`, or -1. The last binding is what
+   * functions see after the module finished executing: `x = 1` ... `x = 2` → the second.
+   */
+  lastBinding(mod: IndexedModule, name: string): number {
+    let map = this.bindingCache.get(mod);
+    if (!map) {
+      map = new Map();
+      for (const st of mod.facts.statements) for (const b of st.binds) map.set(b, st.index);
+      this.bindingCache.set(mod, map);
+    }
+    return map.get(name) ?? -1;
+  }
+
+  /** Module-scope imports of one top-level statement (a plain import, or imports nested in a module-level if/try). */
+  importsOf(mod: IndexedModule, stmtIndex: number): ImportFact[] {
+    let map = this.importsByStmt.get(mod);
+    if (!map) {
+      map = new Map();
+      for (const imp of mod.facts.imports) {
+        if (imp.scope !== 'module') continue;
+        const list = map.get(imp.statementIndex) ?? [];
+        list.push(imp);
+        map.set(imp.statementIndex, list);
+      }
+      this.importsByStmt.set(mod, map);
+    }
+    return map.get(stmtIndex) ?? [];
+  }
+
+  /** Absolute module name targeted by a `from` import in `mod` (relative levels resolved). Null if it climbs too high. */
+  absoluteFrom(mod: IndexedModule, imp: ImportFact): string | null {
+    if (imp.level === 0) return imp.module;
+    return resolveRelative(mod.module ?? '', mod.isPackage, imp.level, imp.module);
+  }
+}
+
+/**
+ * `from ..x import y` inside package module `a.b.c` (a file) → 'a.x'. In a package's __init__ the package itself is
+ * the anchor: `from . import y` in `a/b/__init__.py` → 'a.b'.
+ */
+export function resolveRelative(module: string, isPackage: boolean, level: number, rest: string): string | null {
+  const parts = module ? module.split('.') : [];
+  const pkg = isPackage ? parts : parts.slice(0, -1);
+  const up = level - 1;
+  if (up > pkg.length || (up === pkg.length && !rest)) return null;
+  const base = pkg.slice(0, pkg.length - up);
+  return [...base, ...(rest ? rest.split('.') : [])].join('.');
+}

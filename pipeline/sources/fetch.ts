@@ -1,0 +1,178 @@
+// The sources stage: brings every configured source onto the machine (git, installed python distribution, local
+// folder) and lists its files safely. Upstream problems become diagnostics; one failing source never stops the rest.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../cli/io.ts';
+import type { ProgressFactory } from '../cli/progress.ts';
+import type { Diagnostic } from '../diagnostics.ts';
+import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
+import { lookupPython, type PythonLookup } from '../config/python.ts';
+import { checkoutInfo, syncGit, type GitState } from './git.ts';
+import { licenseFromDebianCopyright, licenseFromFiles, licenseFromMetadata, NO_LICENSE } from './license.ts';
+import { LockTimeout, withLock } from './lock.ts';
+import { locateDistribution, normalizeRepoUrl, tagForVersion, upstreamRepository } from './python-dist.ts';
+import type { LicenseInfo, SourceSnapshot, SourcesResult, SourceStatus } from './types.ts';
+import { detectImportRoot, walkSource } from './walk.ts';
+
+export interface SourcesContext {
+  log: Logger;
+  progress: ProgressFactory;
+  /** Sources fetched at once (default 4): network-bound, so a few in parallel hide latency. */
+  concurrency?: number;
+}
+
+/** What the last run recorded per source (`<cacheDir>/sources/<id>/state.json`): decides unchanged/updated/stale. */
+interface SavedState {
+  kind: SourceConfig['kind'];
+  git?: GitState;
+  /** python: installed version; path: commit or a fingerprint of the listed files. */
+  revision?: string;
+}
+
+function readState(dir: string): SavedState | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as SavedState;
+  } catch {
+    return undefined;
+  }
+}
+
+type Fetched = Omit<SourceSnapshot, 'id' | 'kind' | 'priority' | 'domain' | 'files' | 'skipped' | 'importRoot' | 'symbols'> & {
+  tops?: string[];
+  revision?: string;
+  git?: GitState;
+};
+
+function statusFor(prev: SavedState | undefined, kind: string, revision: string): SourceStatus {
+  if (!prev || prev.kind !== kind) return 'fetched';
+  return prev.revision === revision ? 'unchanged' : 'updated';
+}
+
+async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | undefined): Promise<Fetched> {
+  const out = await syncGit(src, dir, prev?.kind === 'git' ? prev.git : undefined);
+  const license = out.status === 'failed' ? NO_LICENSE : (licenseFromFiles(out.root) ?? NO_LICENSE);
+  return {
+    status: out.status,
+    root: out.root,
+    url: src.url,
+    ref: src.ref,
+    ...(out.state ? { commit: out.state.commit, git: out.state } : {}),
+    ...(normalizeRepoUrl(src.url) ? { repository: normalizeRepoUrl(src.url)! } : {}),
+    license,
+    diagnostics: out.diagnostics,
+  };
+}
+
+function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedState | undefined): Fetched {
+  const failed = (d: Diagnostic): Fetched => ({ status: 'failed', root: '', distribution: src.distribution, license: NO_LICENSE, diagnostics: [{ ...d, source: src.id, stage: 'sources' }] });
+  if (!python.ok) return failed(python.diagnostic);
+  const found = locateDistribution(python.python.path, src.distribution, src.id);
+  if (!found.ok) return failed(found.diagnostic);
+  const d = found.dist;
+  // License: files shipped with the metadata (dist-info/licenses) or the package, then Debian's copyright
+  // (exact SPDX, where metadata often only says "BSD"), then the metadata itself.
+  const meta = licenseFromMetadata(d);
+  const debian = d.root.startsWith('/usr/lib/python3/') ? licenseFromDebianCopyright(`/usr/share/doc/python3-${d.name.toLowerCase()}/copyright`) : null;
+  let license: LicenseInfo =
+    (d.metaDir ? (licenseFromFiles(join(d.metaDir, 'licenses'), (n) => join(d.metaDir!, 'licenses', n)) ?? licenseFromFiles(d.metaDir, (n) => join(d.metaDir!, n))) : null) ??
+    licenseFromFiles(join(d.root, d.tops[0]), (n) => `${d.tops[0]}/${n}`) ??
+    debian ??
+    meta ??
+    NO_LICENSE;
+  if (license === debian && meta) license = { ...debian, method: `${debian.method}; ${meta.method}${meta.spdx === debian.spdx ? ' agrees' : ' disagrees'}` };
+  const repository = upstreamRepository(d);
+  const tag = tagForVersion(d.version);
+  return {
+    status: statusFor(prev, 'python', d.version),
+    root: d.root,
+    tops: d.tops,
+    revision: d.version,
+    distribution: d.name,
+    version: d.version,
+    ...(repository ? { repository } : {}),
+    ...(tag ? { tag } : {}),
+    license,
+    diagnostics: [],
+  };
+}
+
+async function fetchPathSource(src: PathSource): Promise<Fetched> {
+  if (!existsSync(src.path)) {
+    return { status: 'failed', root: src.path, license: NO_LICENSE, diagnostics: [{ code: 'source-missing', severity: 'error', stage: 'sources', source: src.id, message: `folder ${src.path} does not exist`, hint: 'correct `path` in the config' }] };
+  }
+  const info = await checkoutInfo(src.path);
+  const repository = info?.origin ? normalizeRepoUrl(info.origin) : null;
+  return {
+    status: 'fetched', // decided after listing files (see fetchOne)
+    root: src.path,
+    ...(info?.commit ? { commit: info.commit } : {}),
+    ...(info ? { dirty: info.dirty } : {}),
+    ...(repository ? { repository } : {}),
+    license: licenseFromFiles(src.path) ?? NO_LICENSE,
+    diagnostics: [],
+  };
+}
+
+async function fetchOne(src: SourceConfig, config: CorpusConfig, python: () => PythonLookup, log: Logger): Promise<SourceSnapshot> {
+  const dir = join(config.cacheDir, 'sources', src.id);
+  const base = { id: src.id, kind: src.kind, priority: src.priority, ...(src.domain ? { domain: src.domain } : {}), ...(src.symbols.length ? { symbols: src.symbols } : {}) };
+  try {
+    return await withLock(dir, async () => {
+      const prev = readState(dir);
+      const got = src.kind === 'git' ? await fetchGitSource(src, dir, prev) : src.kind === 'python' ? fetchPythonSource(src, python(), prev) : await fetchPathSource(src);
+      const { tops, revision: rev, git: gitState, ...fields } = got;
+      if (fields.status === 'failed') return { ...base, ...fields, root: fields.root || dir, importRoot: fields.root || dir, files: [], skipped: [] };
+      const listed = walkSource(fields.root, { include: src.include, exclude: src.exclude, maxFileBytes: config.maxFileBytes, ...(tops ? { tops } : {}) });
+      let revision = rev;
+      if (src.kind === 'path') {
+        // A clean checkout is identified by its commit; anything else by what its files look like now.
+        revision = fields.commit && !fields.dirty ? fields.commit : createHash('sha256').update(JSON.stringify(listed.files)).digest('hex');
+        fields.status = statusFor(prev, 'path', revision);
+      }
+      if (fields.status !== 'stale') {
+        const state: SavedState = { kind: src.kind, ...(gitState ? { git: gitState, revision: gitState.commit } : {}), ...(revision ? { revision } : {}) };
+        writeFileSync(join(dir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
+      }
+      const importRoot = resolve(fields.root, detectImportRoot(listed.files, src.importRoot));
+      if (listed.skipped.length) log.debug(`${src.id}: skipped ${listed.skipped.length} files`);
+      return { ...base, ...fields, importRoot, files: listed.files, skipped: listed.skipped };
+    });
+  } catch (err) {
+    if (!(err instanceof LockTimeout)) throw err;
+    return {
+      ...base,
+      status: 'failed',
+      root: dir,
+      importRoot: dir,
+      files: [],
+      skipped: [],
+      license: NO_LICENSE,
+      diagnostics: [{ code: 'source-locked', severity: 'error', stage: 'sources', source: src.id, message: `another nnblocks run holds the source cache lock: ${err.message}`, hint: 'wait for the other run to finish; if it crashed on another host, delete the .lock file' }],
+    };
+  }
+}
+
+export async function fetchSources(config: CorpusConfig, ctx: SourcesContext): Promise<SourcesResult> {
+  const progress = ctx.progress('sources', config.sources.length);
+  let py: PythonLookup | undefined;
+  // Only python sources need the interpreter; probing it (importing torch) costs seconds.
+  const python = () => (py ??= lookupPython(config));
+  const snapshots: SourceSnapshot[] = new Array(config.sources.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < config.sources.length) {
+      const i = next++;
+      snapshots[i] = await fetchOne(config.sources[i], config, python, ctx.log);
+      const s = snapshots[i];
+      ctx.log.debug(`${s.id}: ${s.status}, ${s.files.length} files`);
+      progress.tick();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(ctx.concurrency ?? 4, config.sources.length)) }, worker));
+  const counts = new Map<string, number>();
+  for (const s of snapshots) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+  progress.done(`${snapshots.length} sources (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`);
+  // Diagnostics are returned, not logged: each command decides how to show them (table footer, JSON).
+  return { snapshots, diagnostics: snapshots.flatMap((s) => s.diagnostics) };
+}

@@ -1,0 +1,72 @@
+// Records of the sources stage: one snapshot per configured source, JSON-serializable, read by every later stage.
+import type { Diagnostic } from '../diagnostics.ts';
+import type { Priority, SourceKind } from '../config/types.ts';
+
+/**
+ * fetched: first copy made in this cache; updated: the ref moved (or the config changed what is checked out);
+ * unchanged: the copy already matched; stale: upstream unreachable, an earlier copy is reused;
+ * failed: no usable copy (files is empty).
+ */
+export type SourceStatus = 'fetched' | 'updated' | 'unchanged' | 'stale' | 'failed';
+
+export type SkipReason = 'too-large' | 'symlink-escape' | 'symlink-dir' | 'not-regular' | 'unreadable';
+
+export interface SourceFileEntry {
+  /** Posix path relative to `root`. */
+  path: string;
+  size: number;
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: SkipReason;
+  /** e.g. the size, or where the symlink points. */
+  detail?: string;
+}
+
+export interface LicenseInfo {
+  /** SPDX id, or null when nothing identifies the license. */
+  spdx: string | null;
+  /** How it was decided, e.g. `LICENSE file (BSD-3-Clause text)`, `package metadata License: BSD (mapped)`. */
+  method: string;
+  /** The license file, relative to `root` or absolute when outside it. */
+  file?: string;
+}
+
+export interface SourceSnapshot {
+  id: string;
+  kind: SourceKind;
+  priority: Priority;
+  domain?: string;
+  status: SourceStatus;
+  /** Absolute folder the file paths are relative to. */
+  root: string;
+  /** Absolute sys.path entry for this source's modules. */
+  importRoot: string;
+  /** Python files after include/exclude, size cap, symlink and non-regular checks; sorted by path. */
+  files: SourceFileEntry[];
+  skipped: SkippedFile[];
+  /** git: clone URL and configured ref. */
+  url?: string;
+  ref?: string;
+  /** git and git-checkout path sources: the checked-out commit. */
+  commit?: string;
+  /** path sources in a git checkout: uncommitted changes under the folder. */
+  dirty?: boolean;
+  /** python: distribution name and installed version. */
+  distribution?: string;
+  version?: string;
+  /** Upstream repository URL (https, no `.git`). */
+  repository?: string;
+  /** python: the upstream tag matching the installed version. */
+  tag?: string;
+  license: LicenseInfo;
+  symbols?: string[];
+  diagnostics: Diagnostic[];
+}
+
+export interface SourcesResult {
+  snapshots: SourceSnapshot[];
+  /** Every snapshot's diagnostics plus stage-level ones. */
+  diagnostics: Diagnostic[];
+}

@@ -1,0 +1,96 @@
+// Lists a source's Python files safely: include/exclude globs, a size cap, and no trust in the tree itself —
+// a symlink is never followed out of the source root, non-regular files are skipped, and each skip is recorded.
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { folderMayMatch, makePathFilter } from '../util/glob.ts';
+import type { SkippedFile, SourceFileEntry } from './types.ts';
+
+export interface WalkOptions {
+  include: string[];
+  exclude: string[];
+  maxFileBytes: number;
+  /** Entries below the root to walk (a python distribution's top-level packages); default: the whole root. */
+  tops?: string[];
+}
+
+export interface WalkResult {
+  files: SourceFileEntry[];
+  skipped: SkippedFile[];
+}
+
+export function walkSource(root: string, opts: WalkOptions): WalkResult {
+  const keep = makePathFilter(opts.include, opts.exclude);
+  const realRoot = realpathSync(root);
+  const files: SourceFileEntry[] = [];
+  const skipped: SkippedFile[] = [];
+  const inside = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+  const isPy = (rel: string) => rel.endsWith('.py') && keep(rel);
+
+  const addFile = (rel: string, size: number) => {
+    if (size > opts.maxFileBytes) skipped.push({ path: rel, reason: 'too-large', detail: `${size} bytes > maxFileBytes ${opts.maxFileBytes}` });
+    else files.push({ path: rel, size });
+  };
+
+  const visit = (rel: string) => {
+    const abs = join(root, rel);
+    let st;
+    try {
+      // The root itself may be a symlink (a `path` source pointing at a linked folder): that one is followed.
+      st = rel === '' ? statSync(abs) : lstatSync(abs);
+    } catch {
+      return; // a top-level entry that does not exist (e.g. a module listed in top_level.txt but not installed)
+    }
+    if (st.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = realpathSync(abs);
+      } catch {
+        if (isPy(rel)) skipped.push({ path: rel, reason: 'not-regular', detail: 'dangling symlink' });
+        return;
+      }
+      // Escapes are recorded whatever the globs say: they are how a hostile tree would reach outside.
+      if (!inside(target)) return void skipped.push({ path: rel, reason: 'symlink-escape', detail: target });
+      const tst = statSync(target);
+      if (tst.isDirectory()) {
+        // Inside-root folder links would list files twice or loop; the real folder is walked anyway.
+        if (folderMayMatch(opts.include, rel)) skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
+      } else if (tst.isFile()) {
+        if (isPy(rel)) addFile(rel, tst.size);
+      } else if (isPy(rel)) skipped.push({ path: rel, reason: 'not-regular', detail: 'symlink to a special file' });
+      return;
+    }
+    if (st.isDirectory()) {
+      if (rel !== '' && !folderMayMatch(opts.include, rel)) return;
+      let names: string[];
+      try {
+        names = readdirSync(abs).sort();
+      } catch (err) {
+        return void skipped.push({ path: rel, reason: 'unreadable', detail: (err as Error).message });
+      }
+      for (const name of names) {
+        if (name === '.git' || name === '__pycache__') continue;
+        visit(rel ? `${rel}/${name}` : name);
+      }
+      return;
+    }
+    if (!isPy(rel)) return;
+    if (st.isFile()) addFile(rel, st.size);
+    else skipped.push({ path: rel, reason: 'not-regular', detail: 'fifo, socket or device' });
+  };
+
+  for (const top of opts.tops ?? ['']) visit(top);
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, skipped };
+}
+
+/**
+ * The sys.path entry, relative to the root: the configured one, else `src` for a src layout (a package under
+ * `src/` and none at the top level), else the root itself.
+ */
+export function detectImportRoot(files: SourceFileEntry[], configured?: string): string {
+  if (configured !== undefined) return configured;
+  const topPackages = new Set(files.filter((f) => /^[^/]+\/__init__\.py$/.test(f.path)).map((f) => f.path.split('/')[0]));
+  // A sparse include (`src/transformers/models/bert`) may list no `__init__.py` at all: every file under src/ counts too.
+  const srcLayout = files.length > 0 && (files.some((f) => /^src\/[^/]+\/__init__\.py$/.test(f.path)) || files.every((f) => f.path.startsWith('src/')));
+  return srcLayout && [...topPackages].every((p) => p === 'src') ? 'src' : '';
+}

@@ -1,0 +1,158 @@
+// Corpus config: every mistake is reported with its field path, what is wrong and the fix; defaults and paths resolve.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type ConfigProblem } from '../../pipeline/config/load.ts';
+import { tempDir } from '../helpers/tree.ts';
+
+/** Writes `data` as `<tmp>/content/corpus.json` and returns the problems loadConfig reports (or [] when it loads). */
+function problemsOf(data: unknown, raw?: string): ConfigProblem[] {
+  const dir = join(tempDir('nnb-cfg-'), 'content');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'corpus.json');
+  writeFileSync(file, raw ?? JSON.stringify(data, null, 2));
+  try {
+    loadConfig(file);
+    return [];
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+}
+
+const ok = { id: 'ok', kind: 'python', distribution: 'torchvision' };
+
+describe('config errors name the field path, the problem and the fix', () => {
+  it('a git source without ref', () => {
+    // `then: { required: [ref] }` of the git branch reports the concrete field, not a vague if/then failure.
+    expect(problemsOf({ name: 'x', sources: [{ id: 'vision', kind: 'git', url: 'https://github.com/pytorch/vision.git' }] })).toEqual([
+      { path: 'sources[0].ref', message: 'is missing (a git source needs it)', fix: expect.stringContaining('a tag ("v0.14.1") or a full 40-character commit SHA') },
+    ]);
+  });
+
+  it('a priority outside 1|2', () => {
+    expect(problemsOf({ name: 'x', sources: [ok, { ...ok, id: 'b', priority: 3 }] })).toEqual([
+      { path: 'sources[1].priority', message: 'must be one of 1, 2 (got 3)', fix: 'use 1 (primary) or 2 (secondary)' },
+    ]);
+  });
+
+  it('two sources with the same id', () => {
+    expect(problemsOf({ name: 'x', sources: [ok, { ...ok, id: 'b' }, ok] })).toEqual([
+      { path: 'sources[2].id', message: '"ok" is already the id of sources[0]', fix: expect.stringContaining('give every source its own id') },
+    ]);
+  });
+
+  it('a misspelt field gets a did-you-mean', () => {
+    expect(problemsOf({ name: 'x', sources: [{ ...ok, inlcude: ['**/*.py'] }] })).toEqual([
+      { path: 'sources[0].inlcude', message: 'is not a known field', fix: 'did you mean "include"? rename it' },
+    ]);
+  });
+
+  it('an include glob that can never select a Python file', () => {
+    expect(problemsOf({ name: 'x', sources: [{ ...ok, include: ['torchvision/**/*.py', 'docs/*.md'] }] })).toEqual([
+      { path: 'sources[0].include[1]', message: expect.stringContaining('can never match a Python (.py) file'), fix: 'end it with ".py", e.g. "docs/*.py"' },
+    ]);
+  });
+
+  it('a ref that is no branch, tag or commit', () => {
+    // A ref starting with "-" would be read by git as an option: the schema refuses it.
+    expect(problemsOf({ name: 'x', sources: [{ id: 'a', kind: 'git', url: 'https://h.org/r.git', ref: '--upload-pack=x' }] })).toEqual([
+      { path: 'sources[0].ref', message: 'has the wrong form (got "--upload-pack=x")', fix: expect.stringContaining('use a branch ("main")') },
+    ]);
+  });
+
+  it('a field of another source kind, a missing folder and an escaping importRoot', () => {
+    const problems = problemsOf({ name: 'x', sources: [{ ...ok, url: 'https://h.org/r.git' }, { id: 'p', kind: 'path', path: 'no/such/folder', importRoot: '../up' }] });
+    expect(problems.map((p) => p.path)).toEqual(['sources[0].url', 'sources[1].importRoot', 'sources[1].path']);
+    expect(problems[0]).toMatchObject({ message: 'only applies to git sources, but this source is kind "python"', fix: 'remove "url", or set "kind": "git"' });
+    expect(problems[2].message).toMatch(/no\/such\/folder does not exist \(relative paths resolve against /);
+  });
+
+  it('nested sections: enum, quoted keys and wrong types', () => {
+    const problems = problemsOf({
+      name: 'x',
+      sources: [ok],
+      validate: { device: 'gpu', overrides: { 'torchvision.ops.MLP': { inputs: [{ shape: [1, 'x'], dtype: 'float' }] } } },
+      dedup: { lexicalThreshold: 1.5 },
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: 'validate.device', message: 'must be one of "auto", "cpu", "cuda" (got "gpu")', fix: 'use "auto", "cpu" or "cuda"' },
+        { path: 'validate.overrides["torchvision.ops.MLP"].inputs[0].shape[1]', message: 'must be an integer (got "x")', fix: 'use a list of whole numbers such as [1, 3, 224, 224]' },
+        { path: 'dedup.lexicalThreshold', message: 'must be <= 1 (got 1.5)', fix: 'use a number between 0 and 1, e.g. 0.8' },
+      ]),
+    );
+    expect(problems).toHaveLength(3);
+  });
+
+  it('all problems at once, in one error message', () => {
+    const dir = join(tempDir('nnb-cfg-'), 'c.json');
+    writeFileSync(dir, JSON.stringify({ sources: [{ id: 'Bad Id', kind: 'svn' }] }));
+    let message = '';
+    try {
+      loadConfig(dir);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('has 3 problems');
+    expect(message).toContain('name: is missing');
+    expect(message).toContain('sources[0].id: has the wrong form (got "Bad Id")\n    fix: use a lowercase slug');
+    expect(message).toContain('sources[0].kind: must be one of "git", "python", "path" (got "svn")');
+  });
+
+  it('invalid JSON reports the line', () => {
+    const problems = problemsOf(null, '{\n  "name": "x",\n  "sources": [],\n}\n');
+    expect(problems).toHaveLength(1);
+    expect(problems[0].path).toBe('(file)');
+    expect(problems[0].message).toMatch(/is not valid JSON at line 4/);
+  });
+});
+
+describe('resolved config', () => {
+  it('fills defaults and resolves paths against the project root (parent of content/)', () => {
+    const root = tempDir('nnb-cfg-');
+    mkdirSync(join(root, 'content'));
+    mkdirSync(join(root, 'models'));
+    writeFileSync(join(root, 'content', 'corpus.json'), JSON.stringify({ name: 'x', sources: [{ id: 'm', kind: 'path', path: 'models' }, { id: 'g', kind: 'git', url: 'file:///r', ref: 'main', priority: 2 }] }));
+    const c = loadConfig(join(root, 'content', 'corpus.json'));
+    expect(c.projectRoot).toBe(root);
+    expect(c.cacheDir).toBe(join(root, '.nnblocks'));
+    expect(c.maxFileBytes).toBe(1024 * 1024);
+    expect(c.sources[0]).toEqual({ id: 'm', kind: 'path', path: join(root, 'models'), include: ['**/*.py'], exclude: [], symbols: [], priority: 1 });
+    expect(c.sources[1]).toMatchObject({ kind: 'git', priority: 2, include: ['**/*.py'] });
+  });
+
+  it('outside a content/ folder the config folder is the project root', () => {
+    const root = tempDir('nnb-cfg-');
+    writeFileSync(join(root, 'my.json'), JSON.stringify({ name: 'x', cacheDir: 'cache', sources: [ok] }));
+    expect(loadConfig(join(root, 'my.json')).cacheDir).toBe(join(root, 'cache'));
+  });
+
+  it('the shipped configs load', () => {
+    const def = loadConfig('content/corpus.json');
+    expect(def.sources).toEqual([expect.objectContaining({ id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'] })]);
+    const paper = loadConfig('content/corpus.paper.json');
+    expect(paper.sources.length).toBeGreaterThanOrEqual(19);
+    expect(paper.sources.every((s) => s.kind === 'git')).toBe(true);
+    expect(paper.sources.map((s) => s.id)).toEqual(expect.arrayContaining(['torchvision', 'timm', 'transformers', 'mmdetection', 'detectron2', 'yolov5', 'pyg', 'mmcv']));
+  });
+
+  it('every field in the schema has a description and a fix hint, for editors and error messages', () => {
+    const schema = JSON.parse(readFileSync('content/corpus.schema.json', 'utf8'));
+    const missing: string[] = [];
+    const visit = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      if (n.properties) {
+        for (const [k, v] of Object.entries(n.properties as Record<string, Record<string, unknown>>)) {
+          const target = v.$ref ? schema.$defs[(v.$ref as string).split('/').pop()!] : v;
+          if (!target.description) missing.push(`${at}.${k}: description`);
+          if (!target['x-fix'] && !target.properties) missing.push(`${at}.${k}: x-fix`);
+        }
+      }
+      for (const [k, v] of Object.entries(n)) if (typeof v === 'object' && k !== 'if') visit(v, `${at}/${k}`);
+    };
+    visit(schema, '#');
+    expect(missing).toEqual([]);
+  });
+});

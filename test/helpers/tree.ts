@@ -1,0 +1,40 @@
+// Test fixtures: file trees written inline in a test, into temp folders and (when asked) committed as git repos.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export type Tree = Record<string, string | Buffer>;
+
+export function tempDir(prefix = 'nnb-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Writes `tree` (posix paths → contents; `dedent`ed strings recommended) under `dir` (a new temp dir by default). */
+export function writeTree(tree: Tree, dir = tempDir()): string {
+  for (const [path, content] of Object.entries(tree)) {
+    const file = join(dir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  return dir;
+}
+
+/** Writes `tree` and commits it into a fresh git repo; returns the folder and the commit SHA. */
+export function gitRepo(tree: Tree, dir = tempDir('nnb-repo-')): { dir: string; commit: string } {
+  writeTree(tree, dir);
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'fixture');
+  return { dir, commit: git('rev-parse', 'HEAD') };
+}
+
+/** Removes the common leading indentation of a template string, so fixtures can be indented with the test. */
+export function py(strings: TemplateStringsArray, ...values: unknown[]): string {
+  const raw = strings.reduce((acc, s, i) => acc + s + (i < values.length ? String(values[i]) : ''), '');
+  const lines = raw.replace(/^\n/, '').split('\n');
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^ */)![0].length));
+  return lines.map((l) => l.slice(indent)).join('\n').replace(/\s+$/, '') + '\n';
+}

@@ -1,0 +1,561 @@
+// Resolver cases in the ruff/stack-graphs style: a tiny multi-file package, the block to close over, the
+// definitions the closure must contain and must not contain (as 'module:name'), and why.
+import { py, type Tree } from '../helpers/tree.ts';
+
+export interface ResolverCase {
+  name: string;
+  why: string;
+  files: Tree;
+  /** Block as 'module:Class'. */
+  block: string;
+  has?: string[];
+  hasNot?: string[];
+  /** Substrings the emitted code must contain / not contain. */
+  code?: string[];
+  notCode?: string[];
+  /** Diagnostic codes expected. */
+  diagnostics?: string[];
+}
+
+const NN = 'import torch\nimport torch.nn as nn\n';
+const pkg = (files: Record<string, string>): Tree => ({ 'pkg/__init__.py': '', ...files });
+
+export const cases: ResolverCase[] = [
+  {
+    name: 'helper used in forward is included, unused one is not',
+    why: 'free names of methods are the references; nothing else is pulled in',
+    files: pkg({ 'pkg/m.py': NN + py`
+      def helper(x):
+          return x * 2
+      def unused():
+          return 1
+      class Block(nn.Module):
+          def forward(self, x):
+              return helper(x)
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:helper', 'pkg.m:Block'],
+    hasNot: ['pkg.m:unused'],
+  },
+  {
+    name: 'class-scope skip',
+    why: 'a method does not see class-level names: `act` in forward is the module-level function',
+    files: pkg({ 'pkg/m.py': NN + py`
+      def act(x):
+          return x
+      class Block(nn.Module):
+          act = None
+          def forward(self, x):
+              return act(x)
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:act'],
+  },
+  {
+    name: 'class attribute read in the class body stays in the class',
+    why: 'class-level names are visible to later class-level statements, not to the module',
+    files: pkg({ 'pkg/m.py': NN + py`
+      width = 99
+      class Block(nn.Module):
+          width = 4
+          doubled = width * 2
+          def forward(self, x):
+              return x
+    ` }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:width'],
+  },
+  {
+    name: 'default argument',
+    why: 'defaults are evaluated in the enclosing (module) scope at definition time',
+    files: pkg({ 'pkg/m.py': NN + py`
+      DEFAULT_K = 3
+      class Block(nn.Module):
+          def __init__(self, k=DEFAULT_K):
+              super().__init__()
+              self.k = k
+          def forward(self, x):
+              return x
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:DEFAULT_K'],
+  },
+  {
+    name: 'class decorator',
+    why: 'decorators are evaluated in the enclosing scope and kept verbatim',
+    files: pkg({ 'pkg/m.py': NN + py`
+      def tag(cls):
+          cls.tagged = True
+          return cls
+      @tag
+      class Block(nn.Module):
+          def forward(self, x):
+              return x
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:tag'],
+    code: ['@tag'],
+  },
+  {
+    name: 'base class in the same module',
+    why: 'bases are needed at import time and come before the class',
+    files: pkg({ 'pkg/m.py': NN + py`
+      class Block(nn.Module):
+          pass
+      class Base(nn.Module):
+          def forward(self, x):
+              return x
+      Block.__bases__ = (Base,) if False else Block.__bases__
+      class Child(Base):
+          pass
+    ` }),
+    block: 'pkg.m:Child',
+    has: ['pkg.m:Base'],
+    hasNot: ['pkg.m:Block'],
+  },
+  {
+    name: 'base class through a relative import',
+    why: '`from .base import Base` is followed to the defining module; the import itself is dropped',
+    files: pkg({
+      'pkg/base.py': NN + 'class Base(nn.Module):\n    def forward(self, x):\n        return x\n',
+      'pkg/m.py': 'from .base import Base\n\nclass Child(Base):\n    pass\n',
+    }),
+    block: 'pkg.m:Child',
+    has: ['pkg.base:Base'],
+    notCode: ['from .base import'],
+  },
+  {
+    name: 'aliased from-import',
+    why: '`from .x import y as z`: references to z reach y',
+    files: pkg({
+      'pkg/x.py': 'def y(t):\n    return t\n',
+      'pkg/m.py': NN + 'from .x import y as z\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return z(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.x:y'],
+  },
+  {
+    name: 'parent-relative import',
+    why: '`from ..util import helper` climbs one package',
+    files: pkg({
+      'pkg/util.py': 'def helper(t):\n    return t\n',
+      'pkg/sub/__init__.py': '',
+      'pkg/sub/m.py': NN + 'from ..util import helper\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return helper(t)\n',
+    }),
+    block: 'pkg.sub.m:Block',
+    has: ['pkg.util:helper'],
+  },
+  {
+    name: 'package __init__ re-export',
+    why: '`from pkg import Conv` where pkg/__init__ re-exports it from a submodule',
+    files: {
+      'pkg/__init__.py': 'from .layers import Conv\n',
+      'pkg/layers.py': NN + 'class Conv(nn.Module):\n    def forward(self, x):\n        return x\n',
+      'pkg/m.py': NN + 'from pkg import Conv\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.c = Conv()\n    def forward(self, x):\n        return self.c(x)\n',
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.layers:Conv'],
+  },
+  {
+    name: 'star import honours __all__',
+    why: 'only names in __all__ come through `from .ops import *`',
+    files: pkg({
+      'pkg/ops.py': '__all__ = ["a"]\n\ndef a(t):\n    return t\n\ndef b(t):\n    return t\n',
+      'pkg/m.py': NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return a(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.ops:a'],
+    hasNot: ['pkg.ops:b'],
+  },
+  {
+    name: 'star import without __all__ gives public names',
+    why: 'without __all__, a star import binds every public module-level name',
+    files: pkg({
+      'pkg/ops.py': 'def public(t):\n    return t\n',
+      'pkg/m.py': NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return public(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.ops:public'],
+  },
+  {
+    name: 'star import: a name outside __all__ is unresolved',
+    why: '__all__ = ["a"] hides b; a reference to b is reported, not guessed',
+    files: pkg({
+      'pkg/ops.py': '__all__ = ["a"]\n\ndef a(t):\n    return t\n\ndef b(t):\n    return t\n',
+      'pkg/m.py': NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return b(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.ops:b'],
+    diagnostics: ['unresolved-name'],
+  },
+  {
+    name: 'module object access',
+    why: '`from . import helpers` then `helpers.f(...)`: f is pulled in, g is not, a namespace stands in',
+    files: pkg({
+      'pkg/helpers.py': 'def f(t):\n    return t\n\ndef g(t):\n    return t\n',
+      'pkg/m.py': NN + 'from . import helpers\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return helpers.f(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:f'],
+    hasNot: ['pkg.helpers:g'],
+    code: ['helpers = _nnb_SimpleNamespace(f=f)'],
+  },
+  {
+    name: 'aliased absolute module import',
+    why: '`import pkg.helpers as H` then `H.f`',
+    files: pkg({
+      'pkg/helpers.py': 'def f(t):\n    return t\n',
+      'pkg/m.py': NN + 'import pkg.helpers as H\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return H.f(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:f'],
+  },
+  {
+    name: 'dotted access through the top package',
+    why: '`import pkg` then `pkg.helpers.f`: nested namespaces',
+    files: pkg({
+      'pkg/helpers.py': 'def f(t):\n    return t\n',
+      'pkg/m.py': NN + 'import pkg\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return pkg.helpers.f(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:f'],
+  },
+  {
+    name: 'function-local import',
+    why: 'a local import of an internal name is rewritten; its target is defined at module level',
+    files: pkg({
+      'pkg/helpers.py': 'def f(t):\n    return t\n',
+      'pkg/m.py': NN + 'class Block(nn.Module):\n    def forward(self, t):\n        from .helpers import f\n        return f(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:f'],
+    notCode: ['from .helpers import f'],
+  },
+  {
+    name: 'function-local external import stays',
+    why: 'external local imports are kept verbatim',
+    files: pkg({ 'pkg/m.py': NN + 'class Block(nn.Module):\n    def forward(self, t):\n        import math\n        return t * math.pi\n' }),
+    block: 'pkg.m:Block',
+    code: ['        import math'],
+  },
+  {
+    name: 'try/except ImportError fallback',
+    why: 'the statement that binds the name is kept whole, both alternatives',
+    files: pkg({
+      'pkg/m.py': NN + py`
+        try:
+            from torch.hub import load_state_dict_from_url
+        except ImportError:
+            from torch.utils.model_zoo import load_url as load_state_dict_from_url
+        class Block(nn.Module):
+            def forward(self, t):
+                load_state_dict_from_url
+                return t
+      `,
+    }),
+    block: 'pkg.m:Block',
+    code: ['except ImportError:'],
+  },
+  {
+    name: 'comprehension in a method',
+    why: 'the comprehension variable is local; the function it calls is global',
+    files: pkg({ 'pkg/m.py': NN + py`
+      x = 'module x'
+      def g(v):
+          return v
+      class Block(nn.Module):
+          def forward(self, t):
+              return sum(g(x) for x in [t])
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:g'],
+    hasNot: ['pkg.m:x'],
+  },
+  {
+    name: "comprehension's first iterable at class level",
+    why: 'the first iterable is evaluated in the class scope, which reads the module-level WIDTHS',
+    files: pkg({ 'pkg/m.py': NN + py`
+      WIDTHS = [1, 2]
+      class Block(nn.Module):
+          doubled = [w * 2 for w in WIDTHS]
+          def forward(self, t):
+              return t
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:WIDTHS'],
+  },
+  {
+    name: 'global declaration',
+    why: '`global COUNTER` in a method makes COUNTER the module-level binding',
+    files: pkg({ 'pkg/m.py': NN + py`
+      COUNTER = 0
+      class Block(nn.Module):
+          def forward(self, t):
+              global COUNTER
+              COUNTER += 1
+              return t
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:COUNTER'],
+  },
+  {
+    name: 'closure variable is not global',
+    why: 'an inner function reading its enclosing function’s local never reaches the module',
+    files: pkg({ 'pkg/m.py': NN + py`
+      scale = 'global'
+      class Block(nn.Module):
+          def forward(self, t):
+              scale = 2
+              def inner(v):
+                  return v * scale
+              return inner(t)
+    ` }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:scale'],
+  },
+  {
+    name: 'nonlocal',
+    why: '`nonlocal n` refers to the enclosing function, not the module-level n',
+    files: pkg({ 'pkg/m.py': NN + py`
+      n = 'global'
+      class Block(nn.Module):
+          def forward(self, t):
+              n = 0
+              def bump():
+                  nonlocal n
+                  n += 1
+              bump()
+              return t
+    ` }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:n'],
+  },
+  {
+    name: 'module-level lambda',
+    why: 'a lambda bound at module level is a definition; its body reads relu6 later',
+    files: pkg({ 'pkg/m.py': NN + py`
+      def relu6(v):
+          return v
+      act = lambda v: relu6(v)
+      class Block(nn.Module):
+          def forward(self, t):
+              return act(t)
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:act', 'pkg.m:relu6'],
+  },
+  {
+    name: 'registry filled by assignment',
+    why: 'a statement that mutates a needed registry is kept with what it registers',
+    files: pkg({ 'pkg/m.py': NN + py`
+      class Foo(nn.Module):
+          def forward(self, t):
+              return t
+      REGISTRY = {}
+      REGISTRY['foo'] = Foo
+      class Block(nn.Module):
+          def forward(self, t):
+              return REGISTRY['foo']()(t)
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:REGISTRY', 'pkg.m:Foo'],
+    code: ["REGISTRY['foo'] = Foo"],
+  },
+  {
+    name: 'decorator writing to a registry',
+    why: 'the decorator is kept and so is the registry its body writes to',
+    files: pkg({ 'pkg/m.py': NN + py`
+      MODELS = {}
+      def register(cls):
+          MODELS[cls.__name__] = cls
+          return cls
+      @register
+      class Block(nn.Module):
+          def forward(self, t):
+              return t
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:register', 'pkg.m:MODELS'],
+  },
+  {
+    name: 'dataclass used as a default',
+    why: 'the default is evaluated at import time, so the dataclass and its import come first',
+    files: pkg({ 'pkg/m.py': NN + py`
+      from dataclasses import dataclass
+      @dataclass
+      class Cfg:
+          dim: int = 4
+      class Block(nn.Module):
+          def __init__(self, cfg=Cfg()):
+              super().__init__()
+              self.cfg = cfg
+          def forward(self, t):
+              return t
+    ` }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:Cfg'],
+    code: ['from dataclasses import dataclass'],
+  },
+  {
+    name: 'constant chain',
+    why: 'B = A * 2 needs A at import time',
+    files: pkg({ 'pkg/m.py': NN + 'A = 4\nB = A * 2\nC = 0\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return t * B\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:A', 'pkg.m:B'],
+    hasNot: ['pkg.m:C'],
+  },
+  {
+    name: 'transitive calls',
+    why: 'forward → f → g',
+    files: pkg({ 'pkg/m.py': NN + 'def g(t):\n    return t\n\ndef f(t):\n    return g(t)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:f', 'pkg.m:g'],
+  },
+  {
+    name: 'mutual recursion',
+    why: 'cycles terminate',
+    files: pkg({ 'pkg/m.py': NN + 'def f(t, n=2):\n    return g(t, n - 1) if n else t\n\ndef g(t, n):\n    return f(t, n)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:f', 'pkg.m:g'],
+  },
+  {
+    name: 'redefinition: the last binding wins',
+    why: 'functions see the module namespace after it ran',
+    files: pkg({ 'pkg/m.py': NN + 'def f(t):\n    return "first"\n\ndef f(t):\n    return "second"\n\nclass Block(nn.Module):\n    def forward(self, t):\n        f(t)\n        return t\n' }),
+    block: 'pkg.m:Block',
+    code: ['"second"'],
+    notCode: ['"first"'],
+  },
+  {
+    name: 'parameter shadows a global',
+    why: 'a parameter named like a module function is local',
+    files: pkg({ 'pkg/m.py': NN + 'def helper(t):\n    return t\n\nclass Block(nn.Module):\n    def forward(self, t, helper=None):\n        return helper\n' }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:helper'],
+  },
+  {
+    name: 'local assignment shadows a global',
+    why: 'any assignment in a function makes the name local there',
+    files: pkg({ 'pkg/m.py': NN + 'size = 3\n\nclass Block(nn.Module):\n    def forward(self, t):\n        size = 2\n        return t * size\n' }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:size'],
+  },
+  {
+    name: 'walrus in a comprehension binds in the function',
+    why: 'PEP 572: `(last := v)` inside a comprehension binds `last` in the enclosing function',
+    files: pkg({ 'pkg/m.py': NN + 'last = "global"\n\nclass Block(nn.Module):\n    def forward(self, t):\n        [(last := v) for v in [t]]\n        return last\n' }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:last'],
+  },
+  {
+    name: 'except-as and with-as targets are local',
+    why: 'handler and context-manager targets bind in the function',
+    files: pkg({ 'pkg/m.py': NN + 'err = 1\nctx = 2\n\nclass Block(nn.Module):\n    def forward(self, t):\n        try:\n            pass\n        except Exception as err:\n            print(err)\n        with open("/dev/null") as ctx:\n            ctx.read()\n        return t\n' }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:err', 'pkg.m:ctx'],
+  },
+  {
+    name: 'class keyword metaclass',
+    why: 'class keywords are evaluated at import time',
+    files: pkg({ 'pkg/m.py': NN + 'class Meta(type):\n    pass\n\nclass Block(nn.Module, metaclass=Meta):\n    def forward(self, t):\n        return t\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:Meta'],
+  },
+  {
+    name: 'annotations read at definition time',
+    why: 'without `from __future__ import annotations`, parameter annotations are evaluated eagerly',
+    files: pkg({ 'pkg/m.py': NN + 'from torch import Tensor\n\nclass Block(nn.Module):\n    def forward(self, t: Tensor) -> Tensor:\n        return t\n' }),
+    block: 'pkg.m:Block',
+    code: ['from torch import Tensor'],
+  },
+  {
+    name: 'external imports preserved in their original form',
+    why: '`import torch.nn.functional as F` stays an import, grouped with third-party imports',
+    files: pkg({ 'pkg/m.py': NN + 'import math\nimport torch.nn.functional as F\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return F.relu(t) * math.pi\n' }),
+    block: 'pkg.m:Block',
+    code: ['import torch.nn.functional as F', 'import math'],
+  },
+  {
+    name: 'absolute import of the own package',
+    why: '`from pkg.helpers import f` is internal',
+    files: pkg({
+      'pkg/helpers.py': 'def f(t):\n    return t\n',
+      'pkg/m.py': NN + 'from pkg.helpers import f\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:f'],
+    notCode: ['from pkg.helpers'],
+  },
+  {
+    name: 're-export chain through a star import',
+    why: 'pkg/__init__ star-imports a, which imports X from b',
+    files: {
+      'pkg/__init__.py': 'from .a import *\n',
+      'pkg/a.py': 'from .b import X\n__all__ = ["X"]\n',
+      'pkg/b.py': 'X = 7\n',
+      'pkg/m.py': NN + 'from pkg import X\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return t * X\n',
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.b:X'],
+  },
+  {
+    name: 'class attribute read from a module constant',
+    why: 'the class body runs at import time',
+    files: pkg({ 'pkg/m.py': NN + 'SIZE = 8\n\nclass Block(nn.Module):\n    size = SIZE\n    def forward(self, t):\n        return t\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:SIZE'],
+  },
+  {
+    name: 'name clash across modules',
+    why: 'two needed `Conv` classes: neither is dropped, each reference reaches its own',
+    files: pkg({
+      'pkg/a.py': NN + 'class Conv(nn.Module):\n    kind = "a"\n    def forward(self, t):\n        return t\n',
+      'pkg/b.py': NN + 'class Conv(nn.Module):\n    kind = "b"\n    def forward(self, t):\n        return t\n',
+      'pkg/m.py': NN + 'from .a import Conv\nfrom .b import Conv as ConvB\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x = Conv()\n        self.y = ConvB()\n    def forward(self, t):\n        return self.y(self.x(t))\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.a:Conv', 'pkg.b:Conv'],
+    code: ['kind = "a"', 'kind = "b"'],
+  },
+  {
+    name: 'the block keeps its name when a dependency shares it',
+    why: 'a helper module defines its own `Block`; the block is emitted under its own name',
+    files: pkg({
+      'pkg/other.py': NN + 'class Block(nn.Module):\n    def forward(self, t):\n        return t\n',
+      'pkg/m.py': NN + 'from . import other\n\nclass Block(other.Block):\n    pass\n',
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.other:Block', 'pkg.m:Block'],
+  },
+  {
+    name: 'decorated method needs its decorator',
+    why: 'method decorators are evaluated when the class body runs',
+    files: pkg({ 'pkg/m.py': NN + 'def traced(fn):\n    return fn\n\nclass Block(nn.Module):\n    @traced\n    def forward(self, t):\n        return t\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:traced'],
+  },
+  {
+    name: 'nested class inside the block',
+    why: 'methods of a nested class are also references of the block',
+    files: pkg({ 'pkg/m.py': NN + 'def deep(t):\n    return t\n\nclass Block(nn.Module):\n    class Inner:\n        def go(self, t):\n            return deep(t)\n    def forward(self, t):\n        return self.Inner().go(t)\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:deep'],
+  },
+  {
+    name: 'module dunders are not definitions',
+    why: '`__name__` is bound by the import system',
+    files: pkg({ 'pkg/m.py': NN + 'import logging\nlogger = logging.getLogger(__name__)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        logger.debug("x")\n        return t\n' }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:logger'],
+    code: ['import logging'],
+  },
+  {
+    name: 'if TYPE_CHECKING imports do not break extraction',
+    why: 'names used only in string annotations need nothing at runtime',
+    files: pkg({
+      'pkg/types.py': 'class Cfg:\n    pass\n',
+      'pkg/m.py': NN + 'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .types import Cfg\n\nclass Block(nn.Module):\n    def forward(self, t, cfg: "Cfg" = None):\n        return t\n',
+    }),
+    block: 'pkg.m:Block',
+  },
+];

@@ -1,0 +1,66 @@
+// `nnblocks sources` and `nnblocks doctor` driven through runCli with captured output, as a user would run them.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../pipeline/cli/main.ts';
+import type { CliIO } from '../../pipeline/cli/io.ts';
+import type { SourceSnapshot } from '../../pipeline/sources/types.ts';
+import { tempDir } from '../helpers/tree.ts';
+
+async function cli(argv: string[]) {
+  let out = '';
+  let err = '';
+  const io = (json: boolean): CliIO => ({ out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, ci: true, json });
+  const code = await runCli(argv, io);
+  return { code, out, err };
+}
+
+describe('nnblocks sources', () => {
+  it('--json reports torchvision 0.14.x from the installed distribution with its repository and tag', async () => {
+    const { code, out } = await cli(['sources', '--config', 'content/corpus.json', '--json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(out) as { snapshots: SourceSnapshot[]; diagnostics: unknown[] };
+    expect(result.diagnostics).toEqual([]);
+    const tv = result.snapshots[0];
+    expect(tv).toMatchObject({ id: 'torchvision', kind: 'python', distribution: 'torchvision', repository: 'https://github.com/pytorch/vision', tag: 'v0.14.1' });
+    expect(tv.version).toMatch(/^0\.14\./);
+    expect(['fetched', 'unchanged', 'updated']).toContain(tv.status);
+  });
+
+  it('prints a table with id, kind, ref, commit, files and status', async () => {
+    const { code, out } = await cli(['sources', '--config', 'content/corpus.json']);
+    expect(code).toBe(0);
+    expect(out.split('\n')[0]).toMatch(/^id\s+kind\s+ref\s+commit\s+files\s+skipped\s+license\s+status$/);
+    expect(out).toMatch(/torchvision\s+python\s+v0\.14\.1\s+torchvision 0\.14\.\S+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/);
+  });
+
+  it('a bad config exits 2 naming the field path and the fix', async () => {
+    const file = join(tempDir('nnb-cli-'), 'bad.json');
+    writeFileSync(file, JSON.stringify({ name: 'x', sources: [{ id: 'a', kind: 'git', url: 'https://h.org/r.git', ref: 'main', priority: 0 }] }));
+    const { code, err } = await cli(['sources', '--config', file]);
+    expect(code).toBe(2);
+    expect(err).toContain('sources[0].priority: must be one of 1, 2 (got 0)');
+    expect(err).toContain('fix: use 1 (primary) or 2 (secondary)');
+  });
+
+  it('a failed source sets exit code 1 and lists its diagnostic', async () => {
+    const dir = tempDir('nnb-cli-');
+    const file = join(dir, 'corpus.json');
+    writeFileSync(file, JSON.stringify({ name: 'x', sources: [{ id: 'gone', kind: 'git', url: `file://${dir}/missing`, ref: 'main' }] }));
+    const { code, err } = await cli(['sources', '--config', file]);
+    expect(code).toBe(1);
+    expect(err).toMatch(/error source-unreachable \[gone\]: cannot fetch/);
+  });
+});
+
+describe('nnblocks doctor', () => {
+  it('--json lists each tool, found or missing with the fixing command', async () => {
+    const { out } = await cli(['doctor', '--json']);
+    const result = JSON.parse(out) as { ok: boolean; checks: { name: string; found: boolean; fix?: string }[] };
+    expect(result.checks.map((c) => c.name)).toEqual(['node', 'git', 'python + torch', 'bubblewrap', 'chromium']);
+    // Whatever this machine lacks, each missing tool comes with a command to run.
+    for (const c of result.checks) expect(c.found || Boolean(c.fix)).toBe(true);
+    expect(result.checks.find((c) => c.name === 'node')!.found).toBe(true);
+    expect(result.checks.find((c) => c.name === 'git')!.found).toBe(true);
+  });
+});

@@ -1,0 +1,164 @@
+// git sources against real fixture repositories cloned through file:// URLs: first fetch, ref updates, pinned
+// commits, unreachable URLs with stale reuse, and two runs sharing one cache.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { noProgress } from '../../pipeline/cli/progress.ts';
+import { silentLogger } from '../../pipeline/cli/io.ts';
+import { resolveConfig } from '../../pipeline/config/load.ts';
+import { fetchSources } from '../../pipeline/sources/fetch.ts';
+import { gitRepo, py, tempDir, writeTree } from '../helpers/tree.ts';
+
+const MIT = 'MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy...\n';
+
+const FIXTURE = {
+  LICENSE: MIT,
+  'README.md': '# fixture\n',
+  'pkg/__init__.py': '',
+  'pkg/blocks.py': py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def forward(self, x):
+            return x
+  `,
+  'pkg/tests/test_blocks.py': 'def test(): pass\n',
+  'weights/model.bin': Buffer.alloc(4096, 1), // not code: the sparse checkout leaves it out
+};
+
+const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+
+function commitFile(repo: string, path: string, content: string): string {
+  writeTree({ [path]: content }, repo);
+  gitIn(repo, 'add', '-A');
+  gitIn(repo, 'commit', '-q', '-m', `add ${path}`);
+  return gitIn(repo, 'rev-parse', 'HEAD');
+}
+
+function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
+  return resolveConfig({ name: 't', cacheDir, sources }, join(tempDir('nnb-proj-'), 'corpus.json'));
+}
+
+const ctx = { log: silentLogger, progress: noProgress };
+const fetchHeadTime = (cacheDir: string, id: string) => statSync(join(cacheDir, 'sources', id, 'tree', '.git', 'FETCH_HEAD')).mtimeMs;
+
+describe('git sources', () => {
+  it('first fetch: shallow, code only, commit recorded, globs applied, license read', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', exclude: ['**/tests/**'] }]);
+    const { snapshots, diagnostics } = await fetchSources(c, ctx);
+    expect(diagnostics).toEqual([]);
+    const s = snapshots[0];
+    expect(s).toMatchObject({ id: 'fx', kind: 'git', status: 'fetched', commit: repo.commit, ref: 'main', url: `file://${repo.dir}`, priority: 1 });
+    expect(s.files.map((f) => f.path)).toEqual(['pkg/__init__.py', 'pkg/blocks.py']);
+    expect(s.license).toEqual({ spdx: 'MIT', method: 'LICENSE file (MIT text)', file: 'LICENSE' });
+    expect(s.root).toBe(join(c.cacheDir, 'sources', 'fx', 'tree'));
+    expect(s.importRoot).toBe(s.root);
+    expect(existsSync(join(s.root, 'weights', 'model.bin'))).toBe(false);
+    expect(existsSync(join(s.root, 'README.md'))).toBe(true);
+    expect(gitIn(s.root, 'rev-parse', '--is-shallow-repository')).toBe('true');
+  });
+
+  it('a branch is fetched again only when it moved', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    await fetchSources(c, ctx);
+    const fetchedAt = fetchHeadTime(c.cacheDir, 'fx');
+
+    // Unchanged branch: ls-remote says the same commit, so nothing is fetched (FETCH_HEAD untouched).
+    const again = await fetchSources(c, ctx);
+    expect(again.snapshots[0]).toMatchObject({ status: 'unchanged', commit: repo.commit });
+    expect(fetchHeadTime(c.cacheDir, 'fx')).toBe(fetchedAt);
+
+    // A new commit on the branch: the next run updates to it.
+    const next = commitFile(repo.dir, 'pkg/extra.py', 'X = 1\n');
+    const updated = await fetchSources(c, ctx);
+    expect(updated.snapshots[0]).toMatchObject({ status: 'updated', commit: next });
+    expect(updated.snapshots[0].files.map((f) => f.path)).toContain('pkg/extra.py');
+  });
+
+  it('a tag resolves to the commit it points at (annotated tags peeled)', async () => {
+    const repo = gitRepo(FIXTURE);
+    gitIn(repo.dir, 'tag', '-a', 'v1.0', '-m', 'release');
+    commitFile(repo.dir, 'pkg/later.py', 'Y = 2\n');
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'v1.0' }]);
+    expect((await fetchSources(c, ctx)).snapshots[0]).toMatchObject({ status: 'fetched', commit: repo.commit });
+    expect((await fetchSources(c, ctx)).snapshots[0]).toMatchObject({ status: 'unchanged', commit: repo.commit });
+  });
+
+  it('a pinned commit is never refetched: the second run works with the upstream gone', async () => {
+    const repo = gitRepo(FIXTURE);
+    commitFile(repo.dir, 'pkg/later.py', 'Y = 2\n');
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: repo.commit }]);
+    const first = await fetchSources(c, ctx);
+    expect(first.snapshots[0]).toMatchObject({ status: 'fetched', commit: repo.commit });
+    expect(first.snapshots[0].files.map((f) => f.path)).not.toContain('pkg/later.py');
+    renameSync(repo.dir, `${repo.dir}-moved`); // any network access would now fail
+    const second = await fetchSources(c, ctx);
+    expect(second.snapshots[0]).toMatchObject({ status: 'unchanged', commit: repo.commit, diagnostics: [] });
+  });
+
+  it('an unreachable URL is a diagnostic with git’s error; the other sources proceed', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([
+      { id: 'gone', kind: 'git', url: `file://${tempDir()}/no-such-repo`, ref: 'main' },
+      { id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' },
+    ]);
+    const { snapshots, diagnostics } = await fetchSources(c, ctx);
+    expect(snapshots.map((s) => s.status)).toEqual(['failed', 'fetched']);
+    expect(snapshots[0].files).toEqual([]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ code: 'source-unreachable', severity: 'error', source: 'gone', stage: 'sources', message: expect.stringMatching(/does not appear to be a git repository/), hint: expect.stringContaining('check the URL') }),
+    ]);
+  });
+
+  it('an earlier copy is reused and marked stale when the upstream becomes unreachable', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    await fetchSources(c, ctx);
+    renameSync(repo.dir, `${repo.dir}-moved`);
+    const { snapshots } = await fetchSources(c, ctx);
+    expect(snapshots[0]).toMatchObject({ status: 'stale', commit: repo.commit });
+    expect(snapshots[0].files.map((f) => f.path)).toContain('pkg/blocks.py');
+    expect(snapshots[0].diagnostics).toEqual([expect.objectContaining({ code: 'source-unreachable', severity: 'warning', hint: expect.stringContaining('earlier copy is used') })]);
+  });
+
+  it('a branch that does not exist upstream keeps the earlier copy', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    await fetchSources(c, ctx);
+    gitIn(repo.dir, 'branch', '-m', 'main', 'trunk');
+    const { snapshots } = await fetchSources(c, ctx);
+    expect(snapshots[0]).toMatchObject({ status: 'stale', commit: repo.commit, diagnostics: [expect.objectContaining({ code: 'source-ref-missing' })] });
+  });
+
+  it('two concurrent runs on one cache both succeed (one waits for the other’s lock)', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    const [a, b] = await Promise.all([fetchSources(c, ctx), fetchSources(c, ctx)]);
+    expect([a.snapshots[0].status, b.snapshots[0].status].sort()).toEqual(['fetched', 'unchanged']);
+    expect(a.snapshots[0].commit).toBe(repo.commit);
+    expect(b.snapshots[0].files).toEqual(a.snapshots[0].files);
+    expect(existsSync(join(c.cacheDir, 'sources', 'fx', '.lock'))).toBe(false);
+  });
+
+  it('a lock left by a dead process is taken over', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    const dead = spawnSync('true').pid!; // a pid that has exited
+    writeTree({ 'sources/fx/.lock': JSON.stringify({ pid: dead, host: (await import('node:os')).hostname(), at: '2020-01-01T00:00:00Z' }) }, c.cacheDir);
+    expect((await fetchSources(c, ctx)).snapshots[0].status).toBe('fetched');
+  });
+
+  it('changing the includes re-applies the sparse checkout without a new commit', async () => {
+    const repo = gitRepo({ ...FIXTURE, 'other/mod.py': 'Z = 3\n' });
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py'] }]);
+    const first = await fetchSources(c, ctx);
+    expect(existsSync(join(first.snapshots[0].root, 'other', 'mod.py'))).toBe(false);
+    const wider = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py', 'other/*.py'] }], c.cacheDir);
+    const second = await fetchSources(wider, ctx);
+    expect(second.snapshots[0]).toMatchObject({ status: 'updated', commit: repo.commit });
+    expect(second.snapshots[0].files.map((f) => f.path)).toContain('other/mod.py');
+  });
+});
