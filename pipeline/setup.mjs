@@ -15,8 +15,9 @@ const log = (msg) => {
   if (!quiet) process.stderr.write(`setup: ${msg}\n`);
 };
 
-/** Debian packages the pipeline and its tests use: torch for validation, bwrap for the sandbox, chromium for browser tests. */
-const APT_PACKAGES = ['python3-torch', 'python3-torchvision', 'bubblewrap', 'git', 'chromium'];
+/** Debian packages the pipeline and its tests use: torch for validation, bwrap for the sandbox, chromium for browser
+ * tests, shellcheck for the CI scripts' lint test. */
+const APT_PACKAGES = ['python3-torch', 'python3-torchvision', 'bubblewrap', 'git', 'chromium', 'shellcheck'];
 
 function run(cmd, args, opts = {}) {
   const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });

@@ -115,7 +115,14 @@ export function computeClosure(program: Program, lookup: Lookup, mod: IndexedMod
       }
       case 'def': {
         const key = defKey(t.mod, t.stmt, t.name);
-        if (!c.bindings.has(key)) c.bindings.set(key, { key, name: t.name, by: include(t.mod, t.stmt), kind: 'def' });
+        if (!c.bindings.has(key)) {
+          const by = include(t.mod, t.stmt);
+          c.bindings.set(key, { key, name: t.name, by, kind: 'def' });
+          // A conditional last binding (try/if) may not run: the earlier bindings it would replace come too, first.
+          for (const earlier of program.bindingChain(t.mod, t.name)) {
+            if (earlier !== t.stmt) c.stmts.get(by)!.eagerDeps.add(include(t.mod, earlier));
+          }
+        }
         return key;
       }
       case 'module':

@@ -8,6 +8,9 @@ export interface SourceInfo {
   priority: 1 | 2;
 }
 
+/** Compound statements whose bindings may not happen when the module runs. */
+const CONDITIONAL = new Set(['if', 'try', 'for', 'while', 'with']);
+
 export class Program {
   /** sourceId → module name → module. */
   private readonly bySource = new Map<string, Map<string, IndexedModule>>();
@@ -84,6 +87,22 @@ export class Program {
       this.bindingCache.set(mod, map);
     }
     return map.get(name) ?? -1;
+  }
+
+  /**
+   * Statements that must run for `name` to be bound after the module ran: the last binding, and when that one is
+   * conditional (inside if/try/for/while/with, which may not bind it) the earlier ones back to an unconditional one.
+   * `def f(): ...` then `try: ...; def f(): ... except OSError: pass` needs both.
+   */
+  bindingChain(mod: IndexedModule, name: string): number[] {
+    const chain: number[] = [];
+    for (let i = this.lastBinding(mod, name); i >= 0; i--) {
+      const st = mod.facts.statements[i];
+      if (!st.binds.includes(name)) continue;
+      chain.push(i);
+      if (!CONDITIONAL.has(st.kind)) break;
+    }
+    return chain.reverse();
   }
 
   /** Module-scope imports of one top-level statement (a plain import, or imports nested in a module-level if/try). */

@@ -558,4 +558,24 @@ export const cases: ResolverCase[] = [
     }),
     block: 'pkg.m:Block',
   },
+  {
+    name: 'conditional redefinition keeps the fallback',
+    why: 'a def replaced inside try may not be replaced at run time: both definitions come, the plain one first',
+    files: pkg({ 'pkg/m.py': NN + py`
+      def has_ops():
+          return False
+      try:
+          raise OSError('no native library')
+          def has_ops():
+              return True
+      except OSError:
+          pass
+      class Block(nn.Module):
+          def forward(self, t):
+              return t if not has_ops() else t
+    ` }),
+    block: 'pkg.m:Block',
+    code: ['return False', 'return True'],
+  },
 ];
+

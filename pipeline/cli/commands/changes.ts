@@ -1,8 +1,15 @@
 // `nnblocks changes`: compare the catalog just built with the previous published one and write the change feed
 // (changes.json and changes.atom). An unreachable previous catalog is a warning, never a failure.
+import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from './index.ts';
 import { writeChangeFeed } from '../../feed/feed.ts';
 import { printJson } from './shared.ts';
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('a positive number of milliseconds, e.g. 30000');
+  return n;
+}
 
 export const registerChanges: RegisterCommand = (program, env) => {
   program
@@ -12,7 +19,7 @@ export const registerChanges: RegisterCommand = (program, env) => {
     .option('--previous <url|file|dir>', 'previous catalog: site URL, /api/catalog.json URL or file, built site or catalog directory')
     .option('--site-url <url>', 'published site root for Atom links and ids (default: from --previous when it is a URL)')
     .option('--out <dir>', 'where to write the feed (default: the catalog directory)')
-    .option('--timeout <ms>', 'per-request timeout when fetching', (v) => Number.parseInt(v, 10), 30_000)
+    .option('--timeout <ms>', 'per-request timeout when fetching', positiveInt, 30_000)
     .option('--json', 'print one JSON document on stdout for machines')
     .action(async (opts: { catalog: string; previous?: string; siteUrl?: string; out?: string; timeout: number; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));

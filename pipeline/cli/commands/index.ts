@@ -6,8 +6,12 @@ import { registerBlocks } from './blocks.ts';
 import { registerExtract } from './extract.ts';
 import { registerSources } from './sources.ts';
 import { registerDoctor } from './doctor.ts';
+import { registerValidate } from './validate.ts';
+import { registerBuild } from './build.ts';
+import { registerMerge } from './merge.ts';
+import { registerDedup } from './dedup.ts';
 import { registerChanges } from './changes.ts';
 
 export type RegisterCommand = (program: Command, env: CliEnv) => void;
 
-export const commands: RegisterCommand[] = [registerSources, registerDoctor, registerIndex, registerBlocks, registerExtract, registerChanges];
+export const commands: RegisterCommand[] = [registerSources, registerDoctor, registerIndex, registerBlocks, registerExtract, registerValidate, registerDedup, registerBuild, registerMerge, registerChanges];

@@ -1,0 +1,33 @@
+// `nnblocks build`: runs every stage and writes the catalog (content/catalog/ by default), checked against the schemas.
+import { resolve } from 'node:path';
+import type { RegisterCommand } from './index.ts';
+import { buildCatalog, parseShard } from '../../build.ts';
+import { renderTable } from '../table.ts';
+import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
+
+export const registerBuild: RegisterCommand = (program, env) => {
+  withCommonOptions(program.command('build').description('run every stage and write the catalog data (neutral specs + provenance, no upstream code)'))
+    .option('-o, --out <dir>', 'catalog folder', 'content/catalog')
+    .option('--no-validate', 'skip validation (validation fields stay absent)')
+    .option('--no-sandbox', 'run upstream code without bubblewrap (not recommended)')
+    .option('--device <device>', 'auto | cpu | cuda', 'auto')
+    .option('--shard <K/N>', 'build only shard K of N into OUT/partial.json; finish with `nnblocks merge`')
+    .action(async (opts: { config: string; json?: boolean; out: string; validate: boolean; sandbox: boolean; device: 'auto' | 'cpu' | 'cuda'; shard?: string }) => {
+      const io = env.io(Boolean(opts.json));
+      const run = open(io, opts.config);
+      try {
+        const shard = opts.shard ? parseShard(opts.shard) : undefined;
+        const s = await buildCatalog(run, { outDir: resolve(opts.out), noValidate: !opts.validate, noSandbox: !opts.sandbox, device: opts.device, shard });
+        if (s.errors.length) env.setExitCode(1);
+        if (opts.json) return printJson(io, { ...s, timings: Object.fromEntries(Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])) });
+        io.out(renderTable(['stage', 'ms'], Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])));
+        const rate = s.validated ? ` (${((100 * s.passed) / s.validated).toFixed(1)}% of ${s.validated} validated)` : '';
+        io.out(`${s.blocks} blocks, ${s.passed} passed${rate}; unique: ${s.unique ? `${s.unique.exact} exact, ${s.unique.lexical} lexical, ${s.unique.structural} structural` : 'n/a'}\n`);
+        io.out(`catalog: ${s.catalogDir}\n`);
+        printDiagnostics(io, s.diagnostics);
+        for (const e of s.errors.slice(0, 20)) io.err(`schema: ${e}\n`);
+      } finally {
+        run.store.close();
+      }
+    });
+};

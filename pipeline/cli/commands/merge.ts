@@ -1,0 +1,23 @@
+// `nnblocks merge PARTS... --out DIR`: finishes the partials of a sharded build (de-duplication across all blocks,
+// summaries) into a catalog byte-identical to an unsharded build of the same inputs.
+import { resolve } from 'node:path';
+import type { RegisterCommand } from './index.ts';
+import { finishCatalog, readPartials } from '../../build.ts';
+import { printJson } from './shared.ts';
+
+export const registerMerge: RegisterCommand = (program, env) => {
+  program
+    .command('merge')
+    .description('merge the partial results of `nnblocks build --shard K/N` into the catalog')
+    .argument('<parts...>', 'folders (or partial.json files) written by the shards')
+    .option('-o, --out <dir>', 'catalog folder', 'content/catalog')
+    .option('--json', 'print one JSON document on stdout for machines')
+    .action((parts: string[], opts: { out: string; json?: boolean }) => {
+      const io = env.io(Boolean(opts.json));
+      const s = finishCatalog(readPartials(parts.map((p) => resolve(p))), resolve(opts.out));
+      if (s.errors.length) env.setExitCode(1);
+      if (opts.json) return printJson(io, s);
+      io.out(`${s.blocks} blocks from ${parts.length} partials; catalog: ${s.catalogDir}\n`);
+      for (const e of s.errors.slice(0, 20)) io.err(`schema: ${e}\n`);
+    });
+};

@@ -1,0 +1,76 @@
+// The change-feed stage: reads the catalog just built and the previous published one, diffs them, and writes
+// `changes.json` (checked against schemas/catalog/changes.schema.json) and `changes.atom` beside the catalog.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { Diagnostic } from '../diagnostics.ts';
+import { stableStringify } from '../spec/stable-json.ts';
+import { renderAtom } from './atom.ts';
+import { diffCatalogs } from './diff.ts';
+import { listingUrl, readCurrentCatalog, readPrevious, type ReadOptions } from './read-snapshot.ts';
+import type { ChangeFeed } from './types.ts';
+
+export const CHANGES_JSON = 'changes.json';
+export const CHANGES_ATOM = 'changes.atom';
+
+export interface FeedOptions {
+  /** The catalog just built (`content/catalog`). */
+  catalogDir: string;
+  /** The previous catalog: a directory, a built site, an `/api/catalog.json` file, or a URL; absent on a first build. */
+  previous?: string;
+  /** Site root for Atom links and ids; defaults to the previous URL's site root when that is a URL. */
+  siteUrl?: string;
+  /** Where to write the two files; defaults to `catalogDir`. */
+  outDir?: string;
+  read?: ReadOptions;
+}
+
+export interface FeedResult {
+  feed: ChangeFeed;
+  files: string[];
+  /** Schema violations of our own output (a bug if ever non-empty). */
+  errors: string[];
+}
+
+const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
+let validator: ValidateFunction | undefined;
+
+export function checkChangeFeed(value: unknown): string[] {
+  if (!validator) {
+    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    ajv.addSchema(JSON.parse(readFileSync(join(schemaDir, 'common.schema.json'), 'utf8')) as object);
+    validator = ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'changes.schema.json'), 'utf8')) as object);
+  }
+  if (validator(value)) return [];
+  return (validator.errors ?? []).slice(0, 20).map((e) => `${CHANGES_JSON}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+}
+
+/** `https://host/site/api/catalog.json` → `https://host/site/`; undefined for local paths. */
+export function siteUrlOf(previous: string | undefined): string | undefined {
+  if (!previous || !/^https?:\/\//i.test(previous)) return undefined;
+  try {
+    const href = listingUrl(previous).href;
+    return href.endsWith('/api/catalog.json') ? href.slice(0, -'api/catalog.json'.length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeChangeFeed(opts: FeedOptions): Promise<FeedResult> {
+  const current = readCurrentCatalog(opts.catalogDir);
+  let diagnostics: Diagnostic[] = [];
+  let previous = null;
+  if (opts.previous) {
+    const read = await readPrevious(opts.previous, opts.read);
+    previous = read.snapshot;
+    diagnostics = read.diagnostics;
+  }
+  const feed = diffCatalogs(previous, current, diagnostics);
+  const errors = checkChangeFeed(JSON.parse(JSON.stringify(feed)));
+  const outDir = opts.outDir ?? opts.catalogDir;
+  const files = [join(outDir, CHANGES_JSON), join(outDir, CHANGES_ATOM)];
+  writeFileSync(files[0], stableStringify(feed));
+  writeFileSync(files[1], renderAtom(feed, { siteUrl: opts.siteUrl ?? siteUrlOf(opts.previous) }));
+  return { feed, files, errors };
+}

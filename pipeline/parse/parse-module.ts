@@ -1,0 +1,27 @@
+// The parse stage's entry: bytes of one Python file → ModuleFacts. Pure and synchronous; safe in a worker thread
+// (each thread gets its own tree-sitter parser, reused across files).
+import { decodePython } from './decode.ts';
+import type { ModuleFacts } from './facts.ts';
+import { parseTree } from './grammar.ts';
+import { buildFacts } from './build-facts.ts';
+import { syntaxErrors } from './syntax-errors.ts';
+import { TextMap } from './text-map.ts';
+import { ModuleWalker } from './walk-stmt.ts';
+
+/** Decodes (UTF-8, PEP 263, latin-1 fallback) and extracts the facts of one module. */
+export function parseModule(bytes: Buffer | Uint8Array): ModuleFacts {
+  const decoded = decodePython(bytes);
+  const facts = parseText(decoded.text, decoded.encoding);
+  if (decoded.diagnostics.length) facts.diagnostics.unshift(...decoded.diagnostics);
+  return facts;
+}
+
+/** Extracts the facts of already-decoded text; spans are bytes of its UTF-8 encoding. */
+export function parseText(text: string, encoding = 'utf-8'): ModuleFacts {
+  const tree = parseTree(text);
+  const map = new TextMap(text);
+  const walker = new ModuleWalker(tree.walk(), text, map);
+  walker.module();
+  const errors = syntaxErrors(tree.rootNode, map);
+  return buildFacts(walker, map, encoding, errors.diagnostics, errors.ranges);
+}

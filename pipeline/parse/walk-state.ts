@@ -1,0 +1,277 @@
+// The walker's shared state: the tree cursor, node-type ids, the scope table and the raw records the walk fills.
+//
+// The walk is one pass of a TreeCursor over the tree (one native call per step, no node objects). Reads of names
+// are recorded with their scope; they are resolved after the walk, once every scope knows all its bindings.
+import type { ClassFact, FunctionFact, ImportFact, StatementKind } from './facts.ts';
+import { grammarIds, namedId, tokenId, type Cursor } from './grammar.ts';
+import { ScopeTable } from './scopes.ts';
+import type { TextMap } from './text-map.ts';
+
+/** Node-type ids of this grammar build, looked up once. */
+export const T = {
+  identifier: namedId('identifier'),
+  attribute: namedId('attribute'),
+  call: namedId('call'),
+  string: namedId('string'),
+  lambda: namedId('lambda'),
+  listComp: namedId('list_comprehension'),
+  setComp: namedId('set_comprehension'),
+  dictComp: namedId('dictionary_comprehension'),
+  genExpr: namedId('generator_expression'),
+  forIn: namedId('for_in_clause'),
+  ifClause: namedId('if_clause'),
+  walrus: namedId('named_expression'),
+  keywordArgument: namedId('keyword_argument'),
+  subscript: namedId('subscript'),
+  argumentList: namedId('argument_list'),
+  block: namedId('block'),
+  comment: namedId('comment'),
+  type: namedId('type'),
+  parameters: namedId('parameters'),
+  lambdaParameters: namedId('lambda_parameters'),
+  defaultParameter: namedId('default_parameter'),
+  typedParameter: namedId('typed_parameter'),
+  typedDefaultParameter: namedId('typed_default_parameter'),
+  listSplatPattern: namedId('list_splat_pattern'),
+  dictSplatPattern: namedId('dictionary_splat_pattern'),
+  keywordSeparator: namedId('keyword_separator'),
+  positionalSeparator: namedId('positional_separator'),
+  listSplat: namedId('list_splat'),
+  dictSplat: namedId('dictionary_splat'),
+  asPatternTarget: namedId('as_pattern_target'),
+  decorator: namedId('decorator'),
+  functionDefinition: namedId('function_definition'),
+  classDefinition: namedId('class_definition'),
+  expressionStatement: namedId('expression_statement'),
+  assignment: namedId('assignment'),
+  augmentedAssignment: namedId('augmented_assignment'),
+  ellipsis: namedId('ellipsis'),
+  passStatement: namedId('pass_statement'),
+  raiseStatement: namedId('raise_statement'),
+  dottedName: namedId('dotted_name'),
+  aliasedImport: namedId('aliased_import'),
+  wildcardImport: namedId('wildcard_import'),
+  relativeImport: namedId('relative_import'),
+  importPrefix: namedId('import_prefix'),
+  tuple: namedId('tuple'),
+  list: namedId('list'),
+  patternList: namedId('pattern_list'),
+  tuplePattern: namedId('tuple_pattern'),
+  listPattern: namedId('list_pattern'),
+  asPattern: namedId('as_pattern'),
+  exceptClause: namedId('except_clause'),
+  exceptGroupClause: namedId('except_group_clause'),
+  elseClause: namedId('else_clause'),
+  elifClause: namedId('elif_clause'),
+  finallyClause: namedId('finally_clause'),
+  withClause: namedId('with_clause'),
+  withItem: namedId('with_item'),
+  caseClause: namedId('case_clause'),
+  casePattern: namedId('case_pattern'),
+  classPattern: namedId('class_pattern'),
+  keywordPattern: namedId('keyword_pattern'),
+  splatPattern: namedId('splat_pattern'),
+  concatenatedString: namedId('concatenated_string'),
+  decoratedDefinition: namedId('decorated_definition'),
+  parenthesized: namedId('parenthesized_expression'),
+  expressionList: namedId('expression_list'),
+};
+
+/** Anonymous tokens the walker tells apart. */
+export const K = {
+  eq: tokenId('='),
+  colon: tokenId(':'),
+  arrow: tokenId('->'),
+  as: tokenId('as'),
+  for: tokenId('for'),
+  in: tokenId('in'),
+  dot: tokenId('.'),
+  import: tokenId('import'),
+  async: tokenId('async'),
+};
+
+export enum X {
+  Generic = 0,
+  Leaf,
+  Name,
+  Attribute,
+  Call,
+  Str,
+  Lambda,
+  Comprehension,
+  Walrus,
+  KeywordArgument,
+}
+
+/** Expression dispatch table: node-type id → X. */
+export const EXPR = new Uint8Array(0x10000);
+{
+  const leaf = grammarIds().leaf;
+  for (let i = 0; i < leaf.length; i++) if (leaf[i]) EXPR[i] = X.Leaf;
+  EXPR[T.identifier] = X.Name;
+  EXPR[T.attribute] = X.Attribute;
+  EXPR[T.call] = X.Call;
+  EXPR[T.string] = X.Str;
+  EXPR[T.lambda] = X.Lambda;
+  EXPR[T.listComp] = X.Comprehension;
+  EXPR[T.setComp] = X.Comprehension;
+  EXPR[T.dictComp] = X.Comprehension;
+  EXPR[T.genExpr] = X.Comprehension;
+  EXPR[T.walrus] = X.Walrus;
+  EXPR[T.keywordArgument] = X.KeywordArgument;
+}
+
+/** Method names whose call at import time mutates the receiver: `REGISTRY.update(...)`, `@MODELS.register`. */
+export const MUTATORS = new Set(['update', 'append', 'extend', 'register', 'register_module', 'add', 'setdefault']);
+
+/** Shared by reads without an attribute chain (most of them); replaced, never pushed to. */
+export const NO_ATTRS: string[] = [];
+
+/** A read of a name, recorded during the walk and resolved afterwards. */
+export interface RawRef {
+  name: string;
+  scope: number;
+  /** UTF-16 start and end in the decoded text. */
+  pos: number;
+  end: number;
+  /** NO_ATTRS until the first attribute is read off it. */
+  attrs: string[];
+  stmt: number;
+  /** Runs after import time (function/lambda body, or an annotation under `from __future__ import annotations`). */
+  deferred: boolean;
+}
+
+export interface RawStatement {
+  kind: StatementKind;
+  start: number;
+  end: number;
+  binds: Set<string>;
+  mutates: Set<string>;
+}
+
+/** An enclosing `try`/`if` while walking, to label the imports inside it. */
+export interface GuardFrame {
+  kind: 'try' | 'type-checking' | 'if';
+  /** For `try`: whether a handler catches ImportError (or a superclass, or everything). */
+  catches: boolean;
+  parent: GuardFrame | null;
+}
+
+export interface RawImport {
+  fact: ImportFact;
+  frame: GuardFrame | null;
+}
+
+/** `__all__` operations at module level, in order: text is the right-hand side or the call's argument list. */
+export interface AllOp {
+  op: 'assign' | 'extend' | 'append';
+  text: string;
+}
+
+export abstract class WalkState {
+  readonly scopes = new ScopeTable();
+  readonly refs: RawRef[] = [];
+  /** Reads that root a mutation (`X[k] = v`, `X.update(...)`): kept when they resolve to the module's X. */
+  readonly mutations: RawRef[] = [];
+  readonly statements: RawStatement[] = [];
+  readonly imports: RawImport[] = [];
+  readonly classes: ClassFact[] = [];
+  readonly functions: FunctionFact[] = [];
+  readonly allOps: AllOp[] = [];
+  /** Class facts by the id of their body scope (methods and attributes land there). */
+  protected readonly classByScope = new Map<number, ClassFact>();
+  protected stmt = 0;
+  protected guard: GuardFrame | null = null;
+  /** Set by `from __future__ import annotations`: annotations are then never evaluated at import time. */
+  protected futureAnnotations = false;
+  protected inAnnotation = false;
+  /** In a class body, where the binding being made becomes visible (after the assignment's right-hand side). */
+  protected bindPos = -1;
+
+  constructor(
+    protected readonly c: Cursor,
+    protected readonly text: string,
+    protected readonly map: TextMap,
+  ) {}
+
+  abstract block(scope: number): void;
+
+  /** Source text of the node under the cursor. */
+  protected nodeText(): string {
+    return this.text.slice(this.c.startIndex, this.c.endIndex);
+  }
+
+  /** The identifier under the cursor and its start. */
+  protected identifier(): { name: string; pos: number } {
+    const pos = this.c.startIndex;
+    return { name: this.text.slice(pos, this.identEnd(pos)), pos };
+  }
+
+  /** End of the identifier starting at `pos`: scanned in JS for ASCII names, asked of the cursor otherwise. */
+  protected identEnd(pos: number): number {
+    const text = this.text;
+    let i = pos;
+    for (;;) {
+      const ch = text.charCodeAt(i);
+      if ((ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57) || ch === 95) i++;
+      else if (ch >= 0x80) return this.c.endIndex;
+      else return i;
+    }
+  }
+
+  /** Records a read of the identifier under the cursor. */
+  protected ref(scope: number): RawRef | null {
+    const pos = this.c.startIndex;
+    const end = this.identEnd(pos);
+    if (end === pos) return null; // a MISSING identifier inserted by error recovery
+    const r: RawRef = {
+      name: this.text.slice(pos, end),
+      scope,
+      pos,
+      end,
+      attrs: NO_ATTRS,
+      stmt: this.stmt,
+      deferred: this.scopes.scopes[scope].deferred || (this.inAnnotation && this.futureAnnotations),
+    };
+    this.refs.push(r);
+    return r;
+  }
+
+  /** Appends to a read's attribute chain (at most 4 long). */
+  protected addAttr(r: RawRef, name: string): void {
+    if (r.attrs === NO_ATTRS) r.attrs = [name];
+    else if (r.attrs.length < 4) r.attrs.push(name);
+  }
+
+  /** Binds `name` in `scope`; a module-level binding is added to the current statement's `binds`. */
+  protected bindName(scope: number, name: string, pos: number, attribute: boolean): void {
+    if (name === '') return;
+    const s = this.scopes.scopes[scope];
+    const visibleFrom = s.kind === 'class' && this.bindPos >= 0 ? this.bindPos : pos;
+    if (this.scopes.bind(scope, name, visibleFrom)) this.statements[this.stmt].binds.add(name);
+    else if (attribute && s.kind === 'class') {
+      const cls = this.classByScope.get(scope);
+      if (cls && !cls.attributes.includes(name)) cls.attributes.push(name);
+    }
+  }
+
+  /** Binds the identifier under the cursor (`attribute`: counts as a class attribute when bound in a class body). */
+  protected bindHere(scope: number, attribute = true): void {
+    const { name, pos } = this.identifier();
+    this.bindName(scope, name, pos, attribute);
+  }
+
+  /** A mutation of `root` when this code runs at import time. */
+  protected mutation(scope: number, root: RawRef | null): void {
+    if (root && !this.scopes.scopes[scope].deferred) this.mutations.push(root);
+  }
+
+  /** Visits the children of the node under the cursor with `fn`, leaving the cursor where it was. */
+  protected eachChild(fn: (t: number) => void): void {
+    const c = this.c;
+    if (!c.gotoFirstChild()) return;
+    do fn(c.nodeTypeId);
+    while (c.gotoNextSibling());
+    c.gotoParent();
+  }
+}

@@ -1,0 +1,338 @@
+// Statements: the module's top-level statements (one record each), compound statements, assignments, imports
+// (with the scope and the try/if guard they sit in), global/nonlocal declarations and match statements.
+import type { ImportFact, ImportedName, StatementKind } from './facts.ts';
+import { MatchWalker } from './walk-match.ts';
+import { namedId } from './grammar.ts';
+import { EXPR, K, T, X, type GuardFrame } from './walk-state.ts';
+
+const enum S {
+  Other = 0,
+  Skip,
+  Expression,
+  Function,
+  Class,
+  Decorated,
+  Import,
+  From,
+  Future,
+  If,
+  Try,
+  Compound,
+  Delete,
+  Global,
+  Nonlocal,
+  Match,
+  TypeAlias,
+}
+
+const STMT = new Uint8Array(0x10000);
+const TOP_KIND = new Map<number, StatementKind>();
+for (const [name, s, kind] of [
+  ['expression_statement', S.Expression, 'expression'],
+  ['function_definition', S.Function, 'function'],
+  ['class_definition', S.Class, 'class'],
+  ['decorated_definition', S.Decorated, 'other'],
+  ['import_statement', S.Import, 'import'],
+  ['import_from_statement', S.From, 'import'],
+  ['future_import_statement', S.Future, 'import'],
+  ['if_statement', S.If, 'if'],
+  ['try_statement', S.Try, 'try'],
+  ['for_statement', S.Compound, 'for'],
+  ['while_statement', S.Compound, 'while'],
+  ['with_statement', S.Compound, 'with'],
+  ['delete_statement', S.Delete, 'delete'],
+  ['global_statement', S.Global, 'other'],
+  ['nonlocal_statement', S.Nonlocal, 'other'],
+  ['match_statement', S.Match, 'other'],
+  ['type_alias_statement', S.TypeAlias, 'other'],
+  ['comment', S.Skip, 'other'],
+] as const) {
+  STMT[namedId(name)] = s;
+  TOP_KIND.set(namedId(name), kind);
+}
+/** Clauses walked like their statement: `else:`, `finally:`, `elif c:`, `with a as b, c as d:`. */
+const CLAUSE = new Uint8Array(0x10000);
+for (const id of [T.elseClause, T.finallyClause, T.elifClause, T.withClause, T.withItem]) CLAUSE[id] = 1;
+
+const CATCHES_IMPORT_ERROR = /\b(?:ImportError|ModuleNotFoundError|Exception|BaseException)\b/;
+const TYPE_CHECKING = /^(?:[\w.]*\.)?TYPE_CHECKING$/;
+
+export class ModuleWalker extends MatchWalker {
+  /** Walks the whole module: one statement record per top-level statement (comments are not statements). */
+  module(): void {
+    const c = this.c;
+    if (!c.gotoFirstChild()) return;
+    do {
+      const t = c.nodeTypeId;
+      if (STMT[t] === S.Skip) continue;
+      this.stmt = this.statements.length;
+      this.statements.push({ kind: this.topKind(t), start: c.startIndex, end: c.endIndex, binds: new Set(), mutates: new Set() });
+      this.statement(0, t);
+    } while (c.gotoNextSibling());
+    c.gotoParent();
+  }
+
+  private topKind(t: number): StatementKind {
+    const c = this.c;
+    if (t === T.expressionStatement || t === T.decoratedDefinition) {
+      // `x = 1` is an assignment; `@dec class A` is a class: look at the first / the defining child.
+      let kind: StatementKind = t === T.expressionStatement ? 'expression' : 'other';
+      c.gotoFirstChild();
+      do {
+        const ct = c.nodeTypeId;
+        if (ct === T.assignment || ct === T.augmentedAssignment) kind = 'assign';
+        else if (ct === T.functionDefinition) kind = 'function';
+        else if (ct === T.classDefinition) kind = 'class';
+      } while (t === T.decoratedDefinition && c.gotoNextSibling());
+      c.gotoParent();
+      return kind;
+    }
+    return TOP_KIND.get(t) ?? 'other';
+  }
+
+  block(scope: number): void {
+    const c = this.c;
+    if (!c.gotoFirstChild()) return;
+    do this.statement(scope, c.nodeTypeId);
+    while (c.gotoNextSibling());
+    c.gotoParent();
+  }
+
+  private statement(scope: number, t: number): void {
+    switch (STMT[t]) {
+      case S.Skip:
+        return;
+      case S.Expression:
+        return this.expressionStatement(scope);
+      case S.Function:
+        return this.functionDef(scope, [], -1);
+      case S.Class:
+        return this.classDef(scope, [], -1);
+      case S.Decorated:
+        return this.decorated(scope);
+      case S.Import:
+      case S.From:
+      case S.Future:
+        return this.importStatement(scope);
+      case S.If:
+        return this.ifStatement(scope);
+      case S.Try:
+        return this.tryStatement(scope);
+      case S.Compound:
+        return this.compound(scope);
+      case S.Delete:
+        return this.eachChild((ct) => EXPR[ct] !== X.Leaf && this.deleteTarget(scope, ct));
+      case S.Global:
+        return this.eachChild((ct) => ct === T.identifier && this.scopes.declareGlobal(scope, this.identifier().name));
+      case S.Nonlocal:
+        return this.eachChild((ct) => ct === T.identifier && this.scopes.declareNonlocal(scope, this.identifier().name));
+      case S.Match:
+        return this.match(scope);
+      case S.TypeAlias: {
+        // `type Alias = list[int]` binds Alias; its value is evaluated lazily, read here as a plain expression.
+        let bound = false;
+        return this.eachChild((ct) => {
+          if (ct === T.type && !bound) {
+            bound = true;
+            this.eachChild((it) => it === T.identifier && this.bindHere(scope));
+          } else this.expr(scope, ct);
+        });
+      }
+      default:
+        // return/raise/assert/print/pass/break..., and ERROR nodes: every name in them is a read.
+        return this.children(scope);
+    }
+  }
+
+  private expressionStatement(scope: number): void {
+    this.eachChild((t) => {
+      if (t === T.assignment) this.assignment(scope, true);
+      else if (t === T.augmentedAssignment) this.augmented(scope);
+      else this.expr(scope, t);
+    });
+  }
+
+  /**
+   * `x = v`, `x: T = v`, `x: T`, `a = b = v`, `a, *b = v`. An annotation alone binds nothing. In a class body
+   * the name becomes visible after the right-hand side: `class A: x = x` reads the module's x.
+   */
+  private assignment(scope: number, outermost: boolean): void {
+    const c = this.c;
+    const saved = this.bindPos;
+    if (outermost && this.scopes.scopes[scope].kind === 'class') this.bindPos = c.endIndex;
+    c.gotoFirstChild();
+    const lt = c.nodeTypeId;
+    const left = lt === T.identifier ? this.identifier() : null;
+    if (left === null) this.target(scope, lt);
+    let expect = 0; // 1: annotation, 2: value
+    let assigned = false;
+    while (c.gotoNextSibling()) {
+      const t = c.nodeTypeId;
+      if (t === K.colon) expect = 1;
+      else if (t === K.eq) {
+        expect = 2;
+        // Targets bind left to right (`a = b = c` binds a, then b); in a class body only after the value.
+        if (left && !assigned) this.bindName(scope, left.name, left.pos, true);
+        assigned = true;
+      } else if (EXPR[t] === X.Leaf) continue;
+      else if (expect === 1) this.annotation(scope, false);
+      else if (t === T.assignment) this.assignment(scope, false);
+      else {
+        if (left?.name === '__all__' && scope === 0) this.allOps.push({ op: 'assign', text: this.nodeText() });
+        this.expr(scope, t);
+      }
+    }
+    c.gotoParent();
+    this.bindPos = saved;
+  }
+
+  /** `x += v` reads and rebinds x (and mutates it in place when it's a list: `__all__ += [...]`). */
+  private augmented(scope: number): void {
+    const c = this.c;
+    const saved = this.bindPos;
+    if (this.scopes.scopes[scope].kind === 'class') this.bindPos = c.endIndex;
+    c.gotoFirstChild();
+    const lt = c.nodeTypeId;
+    const isName = lt === T.identifier;
+    const read = isName ? this.ref(scope) : null;
+    const left = read ? { name: read.name, pos: read.pos } : null;
+    if (!isName) this.target(scope, lt);
+    while (c.gotoNextSibling()) {
+      const t = c.nodeTypeId;
+      if (EXPR[t] === X.Leaf) continue;
+      if (left?.name === '__all__' && scope === 0) this.allOps.push({ op: 'extend', text: this.nodeText() });
+      this.expr(scope, t);
+    }
+    c.gotoParent();
+    if (left) {
+      this.mutation(scope, read);
+      this.bindName(scope, left.name, left.pos, true);
+    }
+    this.bindPos = saved;
+  }
+
+  /** for/while/with and their clauses: `for` targets and `as` targets bind, blocks are statements. */
+  private compound(scope: number): void {
+    let target = false;
+    this.eachChild((t) => {
+      if (t === K.for) target = true;
+      else if (t === K.in) target = false;
+      else if (t === T.block) this.block(scope);
+      else if (CLAUSE[t]) this.compound(scope);
+      else if (t === T.asPattern) this.asPattern(scope);
+      else if (target) this.target(scope, t);
+      else this.expr(scope, t);
+    });
+  }
+
+  /** `open(p) as f`, `except E as e`: the value is read, what follows `as` binds. */
+  private asPattern(scope: number): void {
+    let after = false;
+    this.eachChild((t) => {
+      if (t === K.as) after = true;
+      else if (after) this.target(scope, t);
+      else this.expr(scope, t);
+    });
+  }
+
+  private withGuard(kind: GuardFrame['kind'], fn: () => void, frame?: GuardFrame): void {
+    const saved = this.guard;
+    this.guard = frame ?? { kind, catches: false, parent: saved };
+    fn();
+    this.guard = saved;
+  }
+
+  /** `if TYPE_CHECKING:` labels its imports 'type-checking'; any other if/elif/else labels them 'if'. */
+  private ifStatement(scope: number): void {
+    let kind: GuardFrame['kind'] = 'if';
+    this.eachChild((t) => {
+      if (t === T.block) this.withGuard(kind, () => this.block(scope));
+      else if (t === T.elifClause || t === T.elseClause) this.withGuard('if', () => this.compound(scope));
+      else if (EXPR[t] !== X.Leaf) {
+        if ((t === T.identifier || t === T.attribute) && TYPE_CHECKING.test(this.nodeText().replace(/\s+/g, ''))) kind = 'type-checking';
+        this.expr(scope, t);
+      }
+    });
+  }
+
+  /** Imports in a try body or its handlers are 'try'-guarded when a handler catches ImportError (or wider). */
+  private tryStatement(scope: number): void {
+    const frame: GuardFrame = { kind: 'try', catches: false, parent: this.guard };
+    this.eachChild((t) => {
+      if (t === T.block) this.withGuard('try', () => this.block(scope), frame);
+      else if (t === T.exceptClause || t === T.exceptGroupClause) this.withGuard('try', () => this.exceptClause(scope, frame), frame);
+      else if (CLAUSE[t]) this.compound(scope);
+    });
+  }
+
+  private exceptClause(scope: number, frame: GuardFrame): void {
+    let caught = false;
+    this.eachChild((t) => {
+      if (EXPR[t] === X.Leaf) return;
+      if (t === T.block) {
+        if (!caught) frame.catches = true; // bare `except:`
+        return this.block(scope);
+      }
+      caught = true;
+      if (CATCHES_IMPORT_ERROR.test(this.nodeText())) frame.catches = true;
+      if (t === T.asPattern) this.asPattern(scope);
+      else this.expr(scope, t);
+    });
+  }
+
+  /** `import a.b as c, d` / `from ..x import y as z, *` / `from __future__ import annotations`. */
+  private importStatement(scope: number): void {
+    const c = this.c;
+    const t0 = c.nodeTypeId;
+    const s = this.scopes.scopes[scope];
+    const fact: ImportFact = {
+      kind: STMT[t0] === S.Import ? 'import' : 'from',
+      module: STMT[t0] === S.Future ? '__future__' : '',
+      level: 0,
+      names: [],
+      star: false,
+      span: this.map.span(c.startIndex, c.endIndex),
+      statementIndex: this.stmt,
+      scope: s.kind === 'module' ? 'module' : s.kind === 'class' ? 'class' : 'function',
+      future: STMT[t0] === S.Future,
+    };
+    if (s.kind !== 'module') fact.scopeQualname = s.owner;
+    let names = fact.kind === 'import' || fact.future;
+    this.eachChild((t) => {
+      if (t === K.import) names = true;
+      else if (t === T.wildcardImport) fact.star = true;
+      else if (!names && (t === T.dottedName || t === T.relativeImport)) {
+        const text = this.nodeText().replace(/[\s\\]+/g, '');
+        const dots = /^\.*/.exec(text)![0].length;
+        fact.level = dots;
+        fact.module = text.slice(dots);
+      } else if (names && (t === T.dottedName || t === T.aliasedImport)) {
+        const n = t === T.dottedName ? this.importedName(fact.kind) : this.aliasedName(fact.kind);
+        fact.names.push(n);
+        this.bindName(scope, n.bound, c.startIndex, true);
+        if (fact.future && n.name === 'annotations' && scope === 0) this.futureAnnotations = true;
+      }
+    });
+    this.imports.push({ fact, frame: this.guard });
+  }
+
+  private importedName(kind: ImportFact['kind']): ImportedName {
+    const name = this.nodeText().replace(/[\s\\]+/g, '');
+    // `import a.b.c` binds `a`; `from x import y` binds `y`.
+    return { name, bound: kind === 'import' ? name.split('.')[0] : name };
+  }
+
+  private aliasedName(kind: ImportFact['kind']): ImportedName {
+    let n: ImportedName = { name: '', bound: '' };
+    let alias = false;
+    this.eachChild((t) => {
+      if (t === K.as) alias = true;
+      else if (t === T.dottedName && !alias) n = this.importedName(kind);
+      else if (t === T.identifier && alias) {
+        n.asname = this.identifier().name;
+        n.bound = n.asname;
+      }
+    });
+    return n;
+  }
+}

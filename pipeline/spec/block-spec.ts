@@ -1,0 +1,111 @@
+// Builds one block's neutral spec (blocks/<slug>.json) from the stage records: interface facts, composition,
+// dependencies, validation, de-duplication, provenance and citation. No function bodies, docstrings or comments.
+import type { ExtractedBlock } from '../assemble/extract.ts';
+import type { BlockDedup } from '../dedup/types.ts';
+import type { Block } from '../discover/discover.ts';
+import type { Diagnostic } from '../diagnostics.ts';
+import type { IndexedModule } from '../index/types.ts';
+import type { ClassFact } from '../parse/facts.ts';
+import type { SourceSnapshot } from '../sources/types.ts';
+import type { BlockSpec, Composition, DedupRecord, ValidationRecord } from './catalog-types.ts';
+import { CATALOG_FORMAT_VERSION } from './catalog-types.ts';
+import { categorize } from './category.ts';
+import { interfaceOf } from './interface.ts';
+import { citationOf, provenanceOf } from './provenance.ts';
+
+export interface SpecInput {
+  block: Block;
+  slug: string;
+  mod: IndexedModule;
+  /** The block's class, then its internal bases nearest first. */
+  classes: ClassFact[];
+  snapshot: SourceSnapshot;
+  extracted?: ExtractedBlock;
+  validation?: ValidationRecord;
+  /** Layer types counted on the built module (validation) — else read statically. */
+  layers?: { type: string; count: number }[];
+  dedup?: BlockDedup;
+  /** Diagnostics recorded for this block by any stage. */
+  diagnostics: Diagnostic[];
+}
+
+/** Layer constructors named in the class body (`nn.Conv2d(`): the static composition when validation didn't build it. */
+export function staticLayers(classText: string): { type: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const m of classText.matchAll(/\bnn\.([A-Z][A-Za-z0-9_]*)\s*\(/g)) {
+    const t = `torch.nn.${m[1]}`;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1));
+}
+
+export function dedupRecord(d: BlockDedup): DedupRecord {
+  return {
+    exactGroup: d.exactGroup === d.id ? null : d.exactGroup,
+    lexicalCluster: d.lexicalCluster === d.id ? null : d.lexicalCluster,
+    structuralCluster: d.structuralCluster === d.id ? null : d.structuralCluster,
+    archHash: d.archHash,
+    nearest: d.nearest.slice(0, 10),
+    unique: { exact: d.unique.exact, lexical: d.unique.lexical, structural: d.unique.structural, architecture: d.unique.architecture ?? false },
+  };
+}
+
+export function blockSpec(input: SpecInput, composition: Composition): BlockSpec {
+  const { block, mod, snapshot } = input;
+  const iface = interfaceOf(input.classes, block.baseChain);
+  const { category, rule } = categorize({ name: block.name, bases: block.baseChain, layers: composition.layers.map((l) => l.type) });
+  const provenance = provenanceOf({
+    snapshot,
+    // Installed distributions keep the repository's layout under site-packages (`torchvision/ops/misc.py`).
+    path: block.path,
+    lines: [block.span.startLine, block.span.endLine],
+    blobSha1: mod.blob,
+    sha256: mod.sha256,
+  });
+  const internal = (input.extracted?.definitions ?? [])
+    .filter((d) => !(d.module === block.module && d.lines[0] === block.span.startLine))
+    .map((d) => ({ qualname: d.name, module: d.module, path: d.path, lines: d.lines }))
+    .sort((a, b) => (a.module < b.module ? -1 : a.module > b.module ? 1 : a.qualname < b.qualname ? -1 : a.qualname > b.qualname ? 1 : 0));
+  const distributions = (input.extracted?.entry.requires ?? [])
+    .map((r) => ({ name: r.name, version: r.version ?? 'unknown' }))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  const spec: BlockSpec = {
+    formatVersion: CATALOG_FORMAT_VERSION,
+    id: block.id,
+    slug: input.slug,
+    name: block.name,
+    qualname: block.qualname,
+    module: block.module,
+    sourceId: block.sourceId,
+    category,
+    categoryRule: rule,
+    interface: iface,
+    composition,
+    dependencies: { internal, distributions },
+    provenance,
+    citation: citationOf(block.name, block.module, input.slug, provenance),
+    diagnostics: [...input.diagnostics].sort((a, b) => (a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0)),
+  };
+  if (input.validation) spec.validation = input.validation;
+  if (input.dedup) spec.dedup = dedupRecord(input.dedup);
+  return spec;
+}
+
+/** A URL- and file-safe slug per id; on a case-folding collision, a short hash of the id keeps them apart. */
+export function slugsFor(ids: string[], hash: (s: string) => string): Map<string, string> {
+  const base = (id: string) =>
+    id
+      .toLowerCase()
+      .replace(/:/g, '.')
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .slice(0, 180) || 'block';
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(base(id), (counts.get(base(id)) ?? 0) + 1);
+  const out = new Map<string, string>();
+  for (const id of [...ids].sort()) {
+    const b = base(id);
+    out.set(id, counts.get(b)! > 1 ? `${b}-${hash(id).slice(0, 8)}` : b);
+  }
+  return out;
+}

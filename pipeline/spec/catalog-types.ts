@@ -1,0 +1,405 @@
+// The published catalog's data contract: the JSON files under `content/catalog/` (issue 7), read by the site.
+//
+// Files: `blocks/<slug>.json` (one BlockSpec each), `sources.json`, `clusters.json`, `stats.json`,
+// `build-info.json`. JSON Schemas for each live in `schemas/catalog/`; `check-catalog.ts` validates a directory.
+// Rules every file follows:
+// - No upstream function bodies, docstrings or comments: only facts (names, annotation and default *text*,
+//   shapes, counts, hashes). Upstream strings are data; consumers render them as escaped text.
+// - Deterministic: object keys sorted on write, lists in the order documented here; the only timestamp
+//   in the whole catalog is `build-info.json`'s `builtAt`.
+// - Anything keyed by an upstream name is a list of records, never an object keyed by that name
+//   (names like `__proto__` or `constructor` must survive every JSON consumer).
+// - Fields from stages that did not run are absent, never faked (`validation`, `dedup`).
+// The site imports this file (types only); nothing else from `pipeline/` crosses into `src/`.
+
+import type { Diagnostic } from '../diagnostics.ts';
+import type { LiteralValue, ParamKind } from '../parse/facts.ts';
+
+export type { Diagnostic, LiteralValue, ParamKind };
+
+/** Bump on any incompatible change; every file carries it and the schemas pin it. */
+export const CATALOG_FORMAT_VERSION = 1;
+
+/** Categories, assigned by the documented rules (docs/categories.md); the rule that fired is recorded per block. */
+export const CATEGORIES = [
+  'attention',
+  'convolution',
+  'transformer-block',
+  'mlp',
+  'recurrent',
+  'normalization',
+  'pooling',
+  'activation',
+  'embedding',
+  'loss',
+  'network',
+  'utility',
+  'other',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Human labels for categories (site and docs). */
+export const CATEGORY_LABELS: ReadonlyMap<Category, string> = new Map<Category, string>([
+  ['attention', 'Attention'],
+  ['convolution', 'Convolution'],
+  ['transformer-block', 'Transformer block'],
+  ['mlp', 'MLP'],
+  ['recurrent', 'Recurrent'],
+  ['normalization', 'Normalization'],
+  ['pooling', 'Pooling'],
+  ['activation', 'Activation'],
+  ['embedding', 'Embedding'],
+  ['loss', 'Loss'],
+  ['network', 'Network architecture'],
+  ['utility', 'Utility'],
+  ['other', 'Other'],
+]);
+
+/** De-duplication levels, from strictest to loosest. */
+export const DEDUP_LEVELS = ['exact', 'lexical', 'structural', 'architecture'] as const;
+export type DedupLevel = (typeof DEDUP_LEVELS)[number];
+
+/** Ids and slugs appear in URLs and file names: lowercase ASCII, digits, `.`, `_`, `-`; must start alphanumeric. */
+export const SLUG_PATTERN = '^[a-z0-9][a-z0-9._-]{0,199}$';
+
+// ---------------------------------------------------------------------------------------------------------
+// blocks/<slug>.json
+
+export interface BlockSpec {
+  formatVersion: typeof CATALOG_FORMAT_VERSION;
+  /** Stable, unique across the catalog: `<sourceId>:<module>.<qualname>`, e.g. `torchvision:torchvision.ops.misc.MLP`. */
+  id: string;
+  /** URL and file name (`blocks/<slug>.json`); matches SLUG_PATTERN; unique. */
+  slug: string;
+  /** The class name as written upstream (may be anything Python allows, `__proto__` included). */
+  name: string;
+  /** Python `__qualname__`, e.g. `SwinTransformerBlock` or `Outer.Inner`. */
+  qualname: string;
+  /** Dotted module, e.g. `torchvision.models.swin_transformer`. */
+  module: string;
+  sourceId: string;
+  category: Category;
+  /** Id of the rule that assigned the category, e.g. `name:attention` or `base:torch.nn.modules.conv._ConvNd`. */
+  categoryRule: string;
+  interface: BlockInterface;
+  composition: Composition;
+  dependencies: Dependencies;
+  /** Absent when validation did not run for this block. */
+  validation?: ValidationRecord;
+  /** Absent when de-duplication did not run. */
+  dedup?: DedupRecord;
+  provenance: Provenance;
+  citation: Citation;
+  /** Problems recorded for this block by any stage, ordered by stage then code. */
+  diagnostics: Diagnostic[];
+}
+
+export interface ParamSpec {
+  name: string;
+  kind: ParamKind;
+  /** Annotation source text, e.g. `Optional[int]`. */
+  annotation?: string;
+  /** Default value source text, e.g. `0.0`, `nn.GELU`, `None`. */
+  default?: string;
+  /** Set when the default is a literal (numbers, strings, booleans, None as null, tuples/lists of literals). */
+  defaultLiteral?: LiteralValue;
+  /**
+   * Inferred role, kebab-case, from a small vocabulary (KNOWN_PARAM_ROLES); absent when nothing matched.
+   * Example: `num_heads` → `heads`, `in_channels` → `channels`, `norm_layer` → `norm-layer`.
+   */
+  role?: string;
+}
+
+export const KNOWN_PARAM_ROLES = [
+  'channels',
+  'features',
+  'dimension',
+  'heads',
+  'kernel-size',
+  'stride',
+  'padding',
+  'dilation',
+  'groups',
+  'dropout',
+  'bias',
+  'epsilon',
+  'momentum',
+  'activation',
+  'norm-layer',
+  'depth',
+  'size',
+  'flag',
+] as const;
+
+export interface BlockInterface {
+  /** `__init__` parameters without `self`, in declaration order; the inherited signature when not overridden. */
+  constructorParams: ParamSpec[];
+  /** `forward`; null when neither the class nor a known base defines one. */
+  forward: {
+    /** Without `self`, in declaration order. */
+    params: ParamSpec[];
+    /** Return annotation source text. */
+    returns?: string;
+  } | null;
+  /** Base-class chain, nearest first, fully qualified (`torch.nn.Module` for external bases). */
+  bases: string[];
+  /** Names of methods defined directly in the class body, in source order. */
+  methods: string[];
+}
+
+export interface LayerCount {
+  /** Fully qualified layer type, e.g. `torch.nn.Linear`. */
+  type: string;
+  count: number;
+}
+
+export interface Composition {
+  /** Sorted by type. Empty when nothing is known. */
+  layers: LayerCount[];
+  /** `validation`: counted on the instantiated module; `static`: read from `__init__` assignments. */
+  from: 'validation' | 'static';
+}
+
+export interface InternalDependency {
+  /** Qualified name inside its module, e.g. `_get_relative_position_bias`. */
+  qualname: string;
+  module: string;
+  /** Path relative to the source root. */
+  path: string;
+  /** 1-based inclusive line range. */
+  lines: [number, number];
+}
+
+export interface Dependencies {
+  /** Definitions from the same source the block needs, sorted by module then qualname. */
+  internal: InternalDependency[];
+  /** Required distributions, sorted by name; version as installed when validated, else the pinned one. */
+  distributions: { name: string; version: string }[];
+}
+
+export type ValidationStatus = 'passed' | 'failed';
+export type StageStatus = 'ok' | 'failed' | 'skipped';
+
+export interface ValidationRecord {
+  status: ValidationStatus;
+  /** Kebab-case cause, e.g. `import-error`, `construct-error`, `forward-error`, `timeout`, `memory-limit`. */
+  failureClass?: string;
+  /** One line explaining the failure (an exception type and message); upstream text, render escaped. */
+  failureDetail?: string;
+  /** In execution order: e.g. assemble, import, construct, forward, replay. */
+  stages: { stage: string; status: StageStatus; ms: number }[];
+  /** Everything needed to replay the check: `npx nnblocks extract <id>` then run with these. */
+  recipe: ValidationRecipe;
+  /** Observed outputs of forward, in order; empty when forward did not run. */
+  outputs: { shape: number[]; dtype: string; checksum: string }[];
+  /** Parameter count (elements) of the constructed module. */
+  params: number;
+  /** Buffer count (elements). */
+  buffers: number;
+  /** e.g. `cpu`, `cuda:0`. */
+  device: string;
+  torchVersion: string;
+  /**
+   * Extracted block vs. the original import: `exact` (bit-identical outputs), `close` (within tolerance),
+   * `mismatch`, or `not-compared` (original not importable, or validation stopped earlier).
+   */
+  fidelity: 'exact' | 'close' | 'mismatch' | 'not-compared';
+}
+
+export interface ValidationRecipe {
+  seed: number;
+  /** Constructor keyword arguments, in constructor order. A list, since names are upstream names. */
+  kwargs: { name: string; value: LiteralValue }[];
+  /** Positional inputs to forward: random tensors of this shape/dtype (`high` bounds integer inputs). */
+  inputs: { shape: number[]; dtype: string; high?: number }[];
+}
+
+export interface DedupRecord {
+  /** Group of byte-identical (after normalization) definitions; null when alone. */
+  exactGroup: string | null;
+  lexicalCluster: string | null;
+  structuralCluster: string | null;
+  /** Hash of the instantiated layer graph; null when validation did not construct the module. */
+  archHash: string | null;
+  /** Most similar other blocks, highest similarity first (ties by id), at most 10; similarity in [0, 1]. */
+  nearest: { id: string; similarity: number }[];
+  /** Whether this block is the representative (or only member) of its group at each level. */
+  unique: Record<DedupLevel, boolean>;
+}
+
+export interface License {
+  /** SPDX id, or `NOASSERTION` when none was found. */
+  spdx: string;
+  /** How it was found. */
+  method: 'license-file' | 'package-metadata' | 'config' | 'none';
+}
+
+export interface PackageRelease {
+  distribution: string;
+  version: string;
+  /** The repository tag the release was built from, when known (pins the permalink). */
+  tag?: string;
+}
+
+export interface Provenance {
+  sourceId: string;
+  /** Repository URL, e.g. `https://github.com/pytorch/vision`. */
+  repository: string;
+  /** Full commit SHA when the source is a git checkout. */
+  commit?: string;
+  /** Set when the source is an installed distribution rather than a checkout. */
+  release?: PackageRelease;
+  /** Path relative to the repository root. */
+  path: string;
+  /** 1-based inclusive line range of the class definition. */
+  lines: [number, number];
+  /** Git blob SHA-1 of the file (`git hash-object`). */
+  blobSha1: string;
+  sha256: string;
+  /** `swh:1:cnt:<blobSha1>`. */
+  swhid: string;
+  /** `<swhid>;origin=<repository>[;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>`. */
+  swhidQualified: string;
+  /** Permalink pinned to the commit (or tag) with a line anchor. */
+  permalink: string;
+  license: License;
+}
+
+export interface Citation {
+  /** biblatex-software `@codefragment` entry with swhid, repository, license. */
+  bibtex: string;
+  /** CITATION.cff fragment (YAML text). */
+  cff: string;
+  /** Plain-text citation. */
+  text: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared summary records
+
+/** A binomial proportion with its 95% Wilson score interval. */
+export interface Proportion {
+  successes: number;
+  trials: number;
+  /** successes / trials; 0 when trials is 0. */
+  value: number;
+  low: number;
+  high: number;
+}
+
+export interface CategoryCount {
+  category: Category;
+  count: number;
+}
+
+export interface FailureCount {
+  failureClass: string;
+  count: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// sources.json
+
+export interface SourcesFile {
+  formatVersion: typeof CATALOG_FORMAT_VERSION;
+  /** Sorted by id. */
+  sources: SourceRecord[];
+}
+
+export interface SourceRecord {
+  /** Matches SLUG_PATTERN (it appears in URLs). */
+  id: string;
+  kind: 'git' | 'distribution' | 'local';
+  repository: string;
+  commit?: string;
+  release?: PackageRelease;
+  license: License;
+  counts: {
+    blocks: number;
+    /** Blocks with a validation record. */
+    validated: number;
+    passed: number;
+    failed: number;
+  };
+  /** passed / validated with a Wilson interval; null when nothing was validated. */
+  passRate: Proportion | null;
+  /** Sorted by count descending, then category. */
+  byCategory: CategoryCount[];
+  /** Sorted by count descending, then failure class. */
+  failureCauses: FailureCount[];
+  /** Blocks unique at each level (representatives); absent when dedup did not run. */
+  unique?: Record<DedupLevel, number>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// clusters.json
+
+export interface ClustersFile {
+  formatVersion: typeof CATALOG_FORMAT_VERSION;
+  /** Groups with two or more members, sorted by level (DEDUP_LEVELS order) then id. */
+  clusters: Cluster[];
+}
+
+export interface Cluster {
+  /** The id referenced by DedupRecord.exactGroup / lexicalCluster / structuralCluster / archHash. */
+  id: string;
+  level: DedupLevel;
+  /** Block id kept as the representative. */
+  representative: string;
+  /** Block ids, sorted. */
+  members: string[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// stats.json
+
+export interface StatsFile {
+  formatVersion: typeof CATALOG_FORMAT_VERSION;
+  blocks: number;
+  sources: number;
+  validation: {
+    validated: number;
+    passed: number;
+    failed: number;
+    /** passed / validated; null when nothing was validated. */
+    passRate: Proportion | null;
+  };
+  /** Blocks unique at each level; absent when dedup did not run. */
+  unique?: Record<DedupLevel, number>;
+  byCategory: CategoryCount[];
+  failureCauses: FailureCount[];
+  /** NN-RAG table-4 layout: one row per level, cumulative from strictest to loosest. Empty without dedup. */
+  dedupTable: DedupTableRow[];
+}
+
+export interface DedupTableRow {
+  level: DedupLevel;
+  /** What the level compares, e.g. `normalized source hash`, `token shingles (MinHash, J >= 0.9)`. */
+  method: string;
+  /** Blocks entering this level. */
+  before: number;
+  /** Blocks removed as duplicates at this level. */
+  removed: number;
+  /** Blocks remaining (unique) after this level. */
+  after: number;
+  /** after / total blocks, in [0, 1]. */
+  uniqueShare: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// build-info.json
+
+export interface BuildInfo {
+  formatVersion: typeof CATALOG_FORMAT_VERSION;
+  /** ISO 8601 UTC; the only timestamp in the catalog. */
+  builtAt: string;
+  nnblocksVersion: string;
+  /** Config file the build ran with, relative to the repository root. */
+  config?: string;
+  /** Wall time of the whole build. */
+  durationMs?: number;
+  /** Stages that ran, in order. */
+  stages?: { stage: string; ms: number }[];
+  /** e.g. `node v20.20.2`, `torch 2.6.0`. */
+  tools?: { name: string; version: string }[];
+}

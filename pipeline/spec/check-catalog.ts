@@ -1,0 +1,121 @@
+// Validates a catalog directory against schemas/catalog/*.schema.json plus the cross-file rules no schema can say
+// (slug = file name, unique ids, known sources, SWHID = blob hash, references that resolve).
+// Problems come back as a list of messages, never thrown: the build prints them and fails; tests assert on them.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { BlockSpec, ClustersFile, SourcesFile, StatsFile } from './catalog-types.ts';
+
+const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
+
+/** The catalog files with a schema each; `blocks/*.json` use `block`. */
+export const CATALOG_SCHEMAS = ['block', 'sources', 'clusters', 'stats', 'build-info'] as const;
+export type CatalogSchemaName = (typeof CATALOG_SCHEMAS)[number];
+
+let validators: Map<CatalogSchemaName, ValidateFunction> | undefined;
+
+/** Compiled once per process: compiling is ~50 ms, validating a block is microseconds. */
+export function catalogValidators(): Map<CatalogSchemaName, ValidateFunction> {
+  if (validators) return validators;
+  // strictRequired off: `if/then` and `anyOf` name properties declared in the parent schema, which strict mode flags.
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  ajv.addSchema(readJson(join(schemaDir, 'common.schema.json')) as object);
+  validators = new Map();
+  for (const name of CATALOG_SCHEMAS) {
+    validators.set(name, ajv.compile(readJson(join(schemaDir, `${name}.schema.json`)) as object));
+  }
+  return validators;
+}
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** Validates one parsed value against one schema; returns messages prefixed with `label`. */
+export function checkAgainstSchema(name: CatalogSchemaName, value: unknown, label: string): string[] {
+  const validate = catalogValidators().get(name)!;
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${label}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+}
+
+/**
+ * Checks every file of the catalog in `dir`. `build-info.json` is optional (a fixture may omit it);
+ * the other files are required. Errors are capped per file so a systematic bug doesn't print 10,000 lines.
+ */
+export function checkCatalog(dir: string): { errors: string[] } {
+  const errors: string[] = [];
+  const load = (file: string, schema: CatalogSchemaName, required: boolean): unknown => {
+    const path = join(dir, file);
+    if (!existsSync(path)) {
+      if (required) errors.push(`${file}: missing (the build writes it; rerun \`nnblocks build\`)`);
+      return undefined;
+    }
+    let value: unknown;
+    try {
+      value = readJson(path);
+    } catch (err) {
+      errors.push(`${file}: not JSON (${(err as Error).message})`);
+      return undefined;
+    }
+    errors.push(...checkAgainstSchema(schema, value, file).slice(0, 20));
+    return value;
+  };
+
+  const sources = load('sources.json', 'sources', true) as SourcesFile | undefined;
+  const clusters = load('clusters.json', 'clusters', true) as ClustersFile | undefined;
+  const stats = load('stats.json', 'stats', true) as StatsFile | undefined;
+  load('build-info.json', 'build-info', false);
+
+  const sourceIds = new Set((sources?.sources ?? []).map((s) => s.id));
+  const ids = new Set<string>();
+  const nearestRefs: { from: string; to: string }[] = [];
+  const blockDir = join(dir, 'blocks');
+  const files = existsSync(blockDir) ? readdirSync(blockDir).filter((f) => f.endsWith('.json')).sort() : [];
+  if (!existsSync(blockDir)) errors.push('blocks/: missing');
+
+  for (const file of files) {
+    const label = `blocks/${file}`;
+    let block: BlockSpec;
+    try {
+      block = readJson(join(blockDir, file)) as BlockSpec;
+    } catch (err) {
+      errors.push(`${label}: not JSON (${(err as Error).message})`);
+      continue;
+    }
+    const schemaErrors = checkAgainstSchema('block', block, label);
+    if (schemaErrors.length > 0) {
+      errors.push(...schemaErrors.slice(0, 20));
+      continue;
+    }
+    if (`${block.slug}.json` !== file) errors.push(`${label}: slug '${block.slug}' does not match the file name`);
+    if (ids.has(block.id)) errors.push(`${label}: duplicate id '${block.id}'`);
+    ids.add(block.id);
+    if (sources && !sourceIds.has(block.sourceId)) errors.push(`${label}: unknown source '${block.sourceId}'`);
+    if (block.provenance.sourceId !== block.sourceId) errors.push(`${label}: provenance.sourceId differs from sourceId`);
+    const p = block.provenance;
+    if (p.swhid !== `swh:1:cnt:${p.blobSha1}`) errors.push(`${label}: swhid does not match blobSha1`);
+    if (!p.swhidQualified.startsWith(`${p.swhid};`)) errors.push(`${label}: swhidQualified does not start with swhid`);
+    if (p.commit && !p.swhidQualified.includes(`;anchor=swh:1:rev:${p.commit}`)) {
+      errors.push(`${label}: swhidQualified lacks the commit anchor`);
+    }
+    if (p.lines[0] > p.lines[1]) errors.push(`${label}: provenance.lines is reversed`);
+    for (const n of block.dedup?.nearest ?? []) nearestRefs.push({ from: label, to: n.id });
+  }
+
+  for (const ref of nearestRefs) {
+    if (!ids.has(ref.to)) errors.push(`${ref.from}: dedup.nearest refers to unknown block '${ref.to}'`);
+  }
+  for (const c of clusters?.clusters ?? []) {
+    for (const m of c.members) if (!ids.has(m)) errors.push(`clusters.json: ${c.id} has unknown member '${m}'`);
+    if (!c.members.includes(c.representative)) errors.push(`clusters.json: ${c.id} representative is not a member`);
+  }
+  if (stats && stats.blocks !== files.length) {
+    errors.push(`stats.json: blocks is ${stats.blocks} but blocks/ holds ${files.length} files`);
+  }
+  if (stats && sources && stats.sources !== sources.sources.length) {
+    errors.push(`stats.json: sources is ${stats.sources} but sources.json lists ${sources.sources.length}`);
+  }
+  return { errors };
+}

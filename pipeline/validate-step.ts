@@ -1,0 +1,124 @@
+// The build's validation step: turns extracted blocks into validate items (own packages blocked, originals for
+// fidelity), runs the sandboxed runner with the SQLite-backed cache, and maps records to the catalog's form.
+import type { ExtractedBlock } from './assemble/extract.ts';
+import { lookupPython } from './config/python.ts';
+import type { Diagnostic } from './diagnostics.ts';
+import type { Prepared, RunContext } from './pipeline.ts';
+import type { ModuleTreeNode } from './dedup/types.ts';
+import type { LiteralValue, ValidationRecord as CatalogValidation } from './spec/catalog-types.ts';
+import { bwrapAvailable, summarize, validateBlocks, type ModuleTree, type ValidateItem, type ValidationRecord } from './validate/index.ts';
+
+export interface ValidationStepResult {
+  /** Catalog records of blocks that ran (passed or failed); skipped blocks have none. */
+  records: Map<string, CatalogValidation>;
+  /** Module trees of blocks that built, in the de-duplication stage's shape. */
+  trees: Map<string, ModuleTreeNode>;
+  raw: ValidationRecord[];
+  diagnostics: Diagnostic[];
+}
+
+export interface ValidationStepOptions {
+  noSandbox?: boolean;
+  device?: 'auto' | 'cpu' | 'cuda';
+  only?: (id: string) => boolean;
+}
+
+export async function runValidation(ctx: RunContext, p: Prepared, extracted: ExtractedBlock[], opts: ValidationStepOptions = {}): Promise<ValidationStepResult> {
+  const out: ValidationStepResult = { records: new Map(), trees: new Map(), raw: [], diagnostics: [] };
+  const py = lookupPython(ctx.config);
+  if (!py.ok) {
+    out.diagnostics.push({ ...py.diagnostic, stage: 'validate' });
+    return out;
+  }
+  const sandbox = !opts.noSandbox;
+  if (sandbox && !bwrapAvailable().ok) {
+    out.diagnostics.push({ code: 'no-sandbox', severity: 'warning', stage: 'validate', message: 'bubblewrap is not available: upstream code is not executed and no block is validated', hint: 'apt-get install bubblewrap, or pass --no-sandbox to run without one (not recommended)' });
+    return out;
+  }
+  const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
+  const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
+  // A block's own source's top-level packages are blocked, so the extracted module cannot lean on the repository.
+  const ownPackages = new Map<string, string[]>();
+  for (const m of p.index.modules) {
+    if (!m.module) continue;
+    const list = ownPackages.get(m.sourceId) ?? [];
+    const top = m.module.split('.')[0];
+    if (!list.includes(top)) list.push(top);
+    ownPackages.set(m.sourceId, list);
+  }
+  const overrides = ctx.config.validate?.overrides ?? {};
+  const items: ValidateItem[] = extracted
+    .filter((e) => e.code && (!opts.only || opts.only(e.entry.id)))
+    .map((e) => {
+      const b = blocks.get(e.entry.id)!;
+      const snap = snapshots.get(b.sourceId)!;
+      const o = overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
+      return {
+        id: b.id,
+        importRoot: e.entry.importRoot,
+        module: e.entry.module,
+        className: e.entry.className,
+        blockedPackages: [...(ownPackages.get(b.sourceId) ?? [])].sort(),
+        moduleHash: e.entry.sha256,
+        ...(o ? { overrides: { kwargs: o.kwargs, inputs: o.inputs } } : {}),
+        // The original is importable from its source's import root (installed distribution or checkout).
+        ...(b.qualname.includes('.') ? {} : { original: { importRoot: snap.importRoot, module: b.module, className: b.name } }),
+      };
+    });
+  const progress = ctx.progress('validate', items.length);
+  const v = ctx.config.validate ?? {};
+  const raw = await validateBlocks(items, {
+    python: py.python.path,
+    device: opts.device ?? v.device ?? 'auto',
+    sandbox,
+    timeoutMs: v.timeoutMs,
+    memoryBytes: v.memoryBytes,
+    workers: v.workers,
+    cache: { get: (k) => ctx.store.kvGet('validate', k), put: (k, val) => ctx.store.kvPut('validate', k, val) },
+    onProgress: (done) => progress.set(done),
+  });
+  const s = summarize(raw);
+  progress.done(`${s.byStatus.passed} passed, ${s.byStatus.failed} failed, ${s.byStatus.skipped} skipped`);
+  out.raw = raw;
+  for (const r of raw) {
+    if (r.status === 'skipped') {
+      out.diagnostics.push({ code: 'validation-skipped', severity: 'info', stage: 'validate', source: r.id.split(':')[0], message: `${r.id}: ${r.failureDetail ?? 'skipped'}` });
+      continue;
+    }
+    out.records.set(r.id, toCatalog(r));
+    if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree));
+  }
+  return out;
+}
+
+const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared' } as const;
+
+export function toCatalog(r: ValidationRecord): CatalogValidation {
+  const rec: CatalogValidation = {
+    status: r.status === 'passed' ? 'passed' : 'failed',
+    stages: r.stages.map((s) => ({ stage: s.stage, status: s.status === 'passed' ? 'ok' : 'failed', ms: Math.round(s.ms) })),
+    recipe: {
+      seed: r.recipe?.seed ?? 0,
+      kwargs: Object.entries(r.recipe?.kwargs ?? {}).map(([name, value]) => ({ name, value: value as LiteralValue })),
+      inputs: r.recipe?.inputs ?? [],
+    },
+    outputs: r.outputs.map((o) => ({ shape: o.shape, dtype: o.dtype, checksum: String(o.checksum) })),
+    params: r.params ?? 0,
+    buffers: r.buffers ?? 0,
+    device: r.device,
+    torchVersion: r.torchVersion ?? 'unknown',
+    fidelity: FIDELITY[r.fidelity.status],
+  };
+  if (r.failureClass) rec.failureClass = r.failureClass;
+  if (r.failureDetail) rec.failureDetail = r.failureDetail.slice(0, 300);
+  return rec;
+}
+
+/** The runner's tree (maps keyed by attribute name) as the ordered lists the de-duplication stage hashes. */
+export function toTreeNode(t: ModuleTree): ModuleTreeNode {
+  return {
+    type: t.type,
+    params: Object.entries(t.params).map(([name, shape]) => ({ name, shape })),
+    children: Object.entries(t.children).map(([name, c]) => ({ name, ...toTreeNode(c) })),
+  };
+}

@@ -1,0 +1,38 @@
+// Cache keys of validation results: a pure function of everything that can change a block's record.
+import { createHash } from 'node:crypto';
+import type { ValidateItem } from './types.ts';
+
+export interface CacheKeyParts {
+  /** sha256 of runner.py plus the record schema version: a new runner re-validates everything. */
+  runnerVersion: string;
+  torchVersion: string;
+  /** The resolved device (cpu or cuda), not `auto`. */
+  device: string;
+  timeoutMs: number;
+  memoryBytes: number;
+  sandbox: boolean;
+}
+
+/**
+ * sha256 over the assembled module's hash, the recipe overrides, the blocked packages, the original (fidelity),
+ * the torch version, the device, the limits and the runner version. The limits are in because they decide
+ * `timeout` and `memory` outcomes.
+ */
+export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
+  const material = [
+    'nnblocks-validate/1',
+    item.moduleHash,
+    item.module,
+    item.className,
+    [...item.blockedPackages].sort(),
+    item.overrides ?? null,
+    item.original ?? null,
+    parts.runnerVersion,
+    parts.torchVersion,
+    parts.device,
+    parts.timeoutMs,
+    parts.memoryBytes,
+    parts.sandbox,
+  ];
+  return createHash('sha256').update(JSON.stringify(material)).digest('hex');
+}

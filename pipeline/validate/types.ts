@@ -1,0 +1,153 @@
+// Types of the validate stage: what it receives per block, its options, and the JSON-serializable record it returns.
+
+/** One input of a recipe: float tensors are drawn with `randn`, integer tensors with `randint(0, high)`. */
+export interface InputSpec {
+  shape: number[];
+  /** A torch dtype name without the `torch.` prefix: float32, int64... */
+  dtype: string;
+  /** Exclusive upper bound for integer inputs (token ids, masks). */
+  high?: number;
+}
+
+/** Per-block overrides from the config: used instead of the inferred candidates. */
+export interface ValidateOverrides {
+  kwargs?: Record<string, unknown>;
+  inputs?: InputSpec[];
+}
+
+/** One assembled block to validate (produced by the assemble stage). */
+export interface ValidateItem {
+  /** e.g. 'torchvision:torchvision.models.resnet.BasicBlock'. */
+  id: string;
+  /** Absolute folder put on sys.path (bound read-only into the sandbox). */
+  importRoot: string;
+  /** Module name to import from importRoot. */
+  module: string;
+  className: string;
+  /** Top-level packages the import must not be able to use, e.g. ['torchvision']. */
+  blockedPackages: string[];
+  /** sha256 of the assembled file (part of the cache key). */
+  moduleHash: string;
+  overrides?: ValidateOverrides;
+  /** The original class, for fidelity; imported with its package unblocked. */
+  original?: { importRoot: string; module: string; className: string };
+}
+
+/** A cache the lead backs with SQLite; values are JSON records. */
+export interface ValidateCache {
+  get(key: string): string | undefined;
+  put(key: string, value: string): void;
+}
+
+export interface ValidateOptions {
+  /** Interpreter that imports torch, e.g. /usr/bin/python3. */
+  python: string;
+  device: 'auto' | 'cpu' | 'cuda';
+  /** false only with the user's --no-sandbox. */
+  sandbox: boolean;
+  /** Per-block wall clock; default 60_000. */
+  timeoutMs?: number;
+  /** RLIMIT_AS per block (not applied on CUDA); default 4 GiB. */
+  memoryBytes?: number;
+  /** Default os.availableParallelism(). */
+  workers?: number;
+  cache?: ValidateCache;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export type ValidationStatus = 'passed' | 'failed' | 'skipped';
+
+export const FAILURE_CLASSES = [
+  'syntax',
+  'compile',
+  'missing-module',
+  'unresolved-name',
+  'native-extension',
+  'needs-arguments',
+  'forward-error',
+  'backward-error',
+  'timeout',
+  'memory',
+  'crashed',
+  'sandbox-violation',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+export const STAGES = ['parse', 'compile', 'import', 'build', 'forward', 'backward'] as const;
+export type StageName = (typeof STAGES)[number];
+
+export interface StageRecord {
+  stage: StageName;
+  status: 'passed' | 'failed';
+  /** Wall time; for build and forward, summed over the candidates tried. */
+  ms: number;
+  /** Trimmed error text (the first candidate's, when several were tried). */
+  error?: string;
+}
+
+/** Everything needed to replay the recorded run; see docs/validate.md for the protocol. */
+export interface Recipe {
+  seed: number;
+  kwargs: Record<string, unknown>;
+  inputs: InputSpec[];
+}
+
+export interface OutputRecord {
+  shape: number[];
+  dtype: string;
+  /** Σ|x| in float64; a string ('nan', 'inf') when not finite. */
+  checksum: number | string;
+}
+
+export interface ModuleTree {
+  /** Qualified class name; torch.nn layers as `torch.nn.Conv2d`. */
+  type: string;
+  /** Direct parameters only, name → shape. */
+  params: Record<string, number[]>;
+  children: Record<string, ModuleTree>;
+  /** Set when the node budget (2000) ran out below this node. */
+  truncated?: boolean;
+}
+
+export interface Fidelity {
+  status: 'identical' | 'differs' | 'n/a';
+  reason?: string;
+}
+
+export interface ValidationRecord {
+  id: string;
+  status: ValidationStatus;
+  failureClass: FailureClass | null;
+  /** The missing module, the unresolved name, the signal, the violation or why it was skipped. */
+  failureDetail: string | null;
+  stages: StageRecord[];
+  recipe: Recipe | null;
+  outputs: OutputRecord[];
+  /** Number of parameter elements. */
+  params: number | null;
+  /** Number of buffer elements. */
+  buffers: number | null;
+  /** Parameter tensors that got a finite gradient, and those that got none. */
+  gradients: { withGrad: number; without: number } | null;
+  /** CPU: peak RSS the block added over the worker's; CUDA: torch.cuda.max_memory_allocated(). */
+  peakMemoryBytes: number | null;
+  device: string;
+  gpuName: string | null;
+  torchVersion: string | null;
+  moduleTree: ModuleTree | null;
+  fidelity: Fidelity;
+  stdoutTail: string;
+  stderrTail: string;
+  cached: boolean;
+}
+
+export interface ValidationSummary {
+  total: number;
+  byStatus: Record<ValidationStatus, number>;
+  byFailureClass: Partial<Record<FailureClass, number>>;
+  /** passed / (passed + failed); skipped blocks are not attempts. */
+  passRate: number | null;
+  /** Wilson score 95% interval of passRate. */
+  interval: { low: number; high: number } | null;
+  fidelity: Record<Fidelity['status'], number>;
+}

@@ -1,0 +1,191 @@
+// The site's one data module: every page reads the catalog JSON (content/catalog/, or $NNBLOCKS_CATALOG) here.
+//
+// Memory stays bounded at 10,000 blocks: only small summaries of all blocks are held (for listings, links
+// and the JSON index); a block's full spec is read from its file when its own page renders, then dropped.
+// The directory is resolved by astro.config.mjs, which sets NNBLOCKS_CATALOG to an absolute path.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  CATEGORIES,
+  CATEGORY_LABELS,
+  type BlockSpec,
+  type BuildInfo,
+  type Category,
+  type Cluster,
+  type ClustersFile,
+  type SourceRecord,
+  type SourcesFile,
+  type StatsFile,
+} from '../../pipeline/spec/catalog-types.ts';
+
+export type { BlockSpec, Category, Cluster, ParamSpec, Proportion, SourceRecord, StatsFile } from '../../pipeline/spec/catalog-types.ts';
+export type Status = 'passed' | 'failed' | 'unvalidated';
+
+/** What listings, links and /api/catalog.json need about every block (~200 bytes each). */
+export interface BlockSummary {
+  slug: string;
+  id: string;
+  name: string;
+  module: string;
+  sourceId: string;
+  category: Category;
+  status: Status;
+  /** Parameter count from validation; null when the module was never constructed. */
+  params: number | null;
+  license: string;
+}
+
+export function catalogDir(): string {
+  return resolve(process.env.NNBLOCKS_CATALOG || 'content/catalog');
+}
+
+function readJson<T>(file: string): T {
+  const path = join(catalogDir(), file);
+  if (!existsSync(path)) {
+    throw new Error(`nnblocks site: ${path} is missing. Hint: run \`npm run catalog\` first, or point NNBLOCKS_CATALOG at a catalog directory.`);
+  }
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
+}
+
+function statusOf(spec: BlockSpec): Status {
+  return spec.validation?.status ?? 'unvalidated';
+}
+
+let summaryCache: { list: BlockSummary[]; bySlug: Map<string, BlockSummary>; byId: Map<string, BlockSummary> } | undefined;
+
+function index() {
+  if (summaryCache) return summaryCache;
+  const dir = join(catalogDir(), 'blocks');
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+  const list = files.map((file): BlockSummary => {
+    const spec = JSON.parse(readFileSync(join(dir, file), 'utf8')) as BlockSpec;
+    return {
+      slug: spec.slug,
+      id: spec.id,
+      name: spec.name,
+      module: spec.module,
+      sourceId: spec.sourceId,
+      category: spec.category,
+      status: statusOf(spec),
+      params: spec.validation ? spec.validation.params : null,
+      license: spec.provenance.license.spdx,
+    };
+  });
+  list.sort(byName);
+  summaryCache = { list, bySlug: new Map(list.map((b) => [b.slug, b])), byId: new Map(list.map((b) => [b.id, b])) };
+  return summaryCache;
+}
+
+/** All blocks, sorted by name. */
+export function blocks(): BlockSummary[] {
+  return index().list;
+}
+
+export function blockBySlug(slug: string): BlockSummary | undefined {
+  return index().bySlug.get(slug);
+}
+
+export function blockById(id: string): BlockSummary | undefined {
+  return index().byId.get(id);
+}
+
+/** A block's full spec, read fresh: callers render it and let it go. */
+export function loadBlock(slug: string): BlockSpec {
+  return readJson<BlockSpec>(join('blocks', `${slug}.json`));
+}
+
+/** The block file's bytes as published (the JSON API serves them unchanged). */
+export function blockJsonText(slug: string): string {
+  return readFileSync(join(catalogDir(), 'blocks', `${slug}.json`), 'utf8');
+}
+
+let sourcesCache: Map<string, SourceRecord> | undefined;
+export function sources(): Map<string, SourceRecord> {
+  sourcesCache ??= new Map(readJson<SourcesFile>('sources.json').sources.map((s) => [s.id, s]));
+  return sourcesCache;
+}
+
+let statsCache: StatsFile | undefined;
+export function stats(): StatsFile {
+  statsCache ??= readJson<StatsFile>('stats.json');
+  return statsCache;
+}
+
+let clusterCache: Map<string, Cluster> | undefined;
+/** Clusters by id (the ids DedupRecord fields refer to). */
+export function clusters(): Map<string, Cluster> {
+  clusterCache ??= new Map(readJson<ClustersFile>('clusters.json').clusters.map((c) => [c.id, c]));
+  return clusterCache;
+}
+
+export function buildInfo(): BuildInfo | undefined {
+  return existsSync(join(catalogDir(), 'build-info.json')) ? readJson<BuildInfo>('build-info.json') : undefined;
+}
+
+export function categoryLabel(c: Category): string {
+  return CATEGORY_LABELS.get(c) ?? c;
+}
+
+/** Categories that have blocks, in the canonical order. */
+export function usedCategories(): Category[] {
+  const used = new Set(blocks().map((b) => b.category));
+  return CATEGORIES.filter((c) => used.has(c));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Sorting and paging for the browse listings (static pages: they must work without JavaScript).
+
+export const SORTS = ['name', 'params', 'status'] as const;
+export type Sort = (typeof SORTS)[number];
+export const SORT_LABELS = new Map<Sort, string>([
+  ['name', 'Name'],
+  ['params', 'Parameters'],
+  ['status', 'Status'],
+]);
+export const PAGE_SIZE = 100;
+
+function byName(a: BlockSummary, b: BlockSummary): number {
+  const x = a.name.toLowerCase();
+  const y = b.name.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+const STATUS_RANK = new Map<Status, number>([
+  ['passed', 0],
+  ['failed', 1],
+  ['unvalidated', 2],
+]);
+
+/** Returns a new sorted array; the input (already by name) breaks ties, so every order is total and stable. */
+export function sortBlocks(list: BlockSummary[], sort: Sort): BlockSummary[] {
+  if (sort === 'name') return list;
+  if (sort === 'params') return [...list].sort((a, b) => (b.params ?? -1) - (a.params ?? -1));
+  return [...list].sort((a, b) => STATUS_RANK.get(a.status)! - STATUS_RANK.get(b.status)!);
+}
+
+/** A listing scope: every block, one category, or one source. */
+export type Scope = { kind: 'all' } | { kind: 'category'; category: Category } | { kind: 'source'; sourceId: string };
+
+export function blocksIn(scope: Scope): BlockSummary[] {
+  if (scope.kind === 'all') return blocks();
+  if (scope.kind === 'category') return blocks().filter((b) => b.category === scope.category);
+  return blocks().filter((b) => b.sourceId === scope.sourceId);
+}
+
+export function scopeTitle(scope: Scope): string {
+  if (scope.kind === 'all') return 'All blocks';
+  if (scope.kind === 'category') return categoryLabel(scope.category);
+  return scope.sourceId;
+}
+
+const listingCache = new Map<string, BlockSummary[]>();
+/** A scope's blocks in a sort order, memoized: ~900 listing pages at 10k blocks share ~30 sorted lists. */
+export function listing(scope: Scope, sort: Sort): BlockSummary[] {
+  const key = `${JSON.stringify(scope)}|${sort}`;
+  let list = listingCache.get(key);
+  if (!list) {
+    list = sortBlocks(blocksIn(scope), sort);
+    listingCache.set(key, list);
+  }
+  return list;
+}

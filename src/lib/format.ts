@@ -1,0 +1,25 @@
+// Number and text formatting shared by pages and charts; pure functions, no locale surprises (fixed en-US).
+const grouped = new Intl.NumberFormat('en-US');
+
+export const count = (n: number): string => grouped.format(n);
+
+/** 1234567 → '1.23M'; small counts stay exact. */
+export function compact(n: number): string {
+  if (n < 10_000) return grouped.format(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  if (n < 1_000_000_000) return `${(n / 1e6).toFixed(2)}M`;
+  return `${(n / 1e9).toFixed(2)}B`;
+}
+
+export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)}%`;
+
+export const shape = (dims: number[]): string => `[${dims.join(', ')}]`;
+
+/** One line, at most `max` characters: upstream annotation or default text can span lines. */
+export function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Quote for a POSIX shell: ids carry `:` and upstream names. */
+export const shellQuote = (s: string): string => (/^[\w.:/@=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

@@ -1,0 +1,14 @@
+// /api/catalog.json: every block's summary with links, plus the source and headline records.
+import type { APIRoute } from 'astro';
+import { blocks, sources, stats } from '../../lib/catalog.ts';
+import { blockHref, blockJsonHref } from '../../lib/routes.ts';
+
+export const GET: APIRoute = () => {
+  const body = {
+    formatVersion: 1,
+    stats: stats(),
+    sources: [...sources().values()],
+    blocks: blocks().map((b) => ({ ...b, page: blockHref(b.slug), json: blockJsonHref(b.slug) })),
+  };
+  return new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } });
+};

@@ -1,0 +1,70 @@
+// The catalog format: the synthetic fixture validates against schemas/catalog/, the checker catches the
+// mistakes a builder could make, and the generator is deterministic (the benchmark relies on it).
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CATEGORIES, DEDUP_LEVELS } from '../../pipeline/spec/catalog-types.ts';
+import { checkCatalog } from '../../pipeline/spec/check-catalog.ts';
+import { wilsonProportion } from '../../pipeline/spec/proportion.ts';
+import { makeCatalog } from './fixtures/make-catalog.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'nnblocks-format-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('catalog format', () => {
+  it('accepts the synthetic catalog', () => {
+    const c = makeCatalog({ dir: join(work, 'ok'), blocks: 50 });
+    expect(checkCatalog(c.dir).errors).toEqual([]);
+  });
+
+  it('carries hostile names and HTML as data', () => {
+    const c = makeCatalog({ dir: join(work, 'hostile'), blocks: 20 });
+    const text = readFileSync(join(c.dir, 'blocks', `${c.hostile.slug}.json`), 'utf8');
+    const spec = JSON.parse(text);
+    expect(spec.name).toBe('__proto__');
+    // JSON.parse makes `__proto__` a plain own property only as a key; as a value it is just a string.
+    expect(Object.getPrototypeOf(spec)).toBe(Object.prototype);
+    expect(text).toContain('<script>alert(1)</script>');
+  });
+
+  it('is deterministic', () => {
+    const a = makeCatalog({ dir: join(work, 'a'), blocks: 30 });
+    const b = makeCatalog({ dir: join(work, 'b'), blocks: 30 });
+    for (const f of readdirSync(join(a.dir, 'blocks'))) {
+      expect(readFileSync(join(b.dir, 'blocks', f), 'utf8')).toBe(readFileSync(join(a.dir, 'blocks', f), 'utf8'));
+    }
+    expect(readFileSync(join(b.dir, 'stats.json'), 'utf8')).toBe(readFileSync(join(a.dir, 'stats.json'), 'utf8'));
+  });
+
+  it('reports schema and cross-file mistakes', () => {
+    const c = makeCatalog({ dir: join(work, 'bad'), blocks: 20 });
+    const file = join(c.dir, 'blocks', `${c.attention.slug}.json`);
+    const spec = JSON.parse(readFileSync(file, 'utf8'));
+    spec.provenance.swhid = `swh:1:cnt:${'0'.repeat(40)}`; // no longer the blob hash
+    spec.category = 'attention-ish'; // not a category
+    spec.extra = true; // unknown field: the contract is closed
+    writeFileSync(file, JSON.stringify(spec));
+    writeFileSync(join(c.dir, 'blocks', 'renamed.json'), JSON.stringify({ ...spec, category: 'attention', extra: undefined }));
+    const { errors } = checkCatalog(c.dir);
+    expect(errors.some((e) => e.includes('/category'))).toBe(true);
+    expect(errors.some((e) => e.includes('must NOT have additional properties'))).toBe(true);
+    expect(errors.some((e) => e.includes('renamed.json') && e.includes('does not match the file name'))).toBe(true);
+    expect(errors.some((e) => e.includes('swhid does not match blobSha1'))).toBe(true);
+    expect(errors.some((e) => e.startsWith('stats.json: blocks is 20'))).toBe(true);
+  });
+
+  it('keeps the schema enums in step with the TypeScript constants', () => {
+    const common = JSON.parse(readFileSync(join(__dirname, '../../schemas/catalog/common.schema.json'), 'utf8'));
+    expect(common.definitions.category.enum).toEqual([...CATEGORIES]);
+    expect(common.definitions.dedupLevel.enum).toEqual([...DEDUP_LEVELS]);
+  });
+
+  it('computes Wilson intervals', () => {
+    // 8/10: the textbook 95% Wilson interval is 0.490–0.943.
+    const p = wilsonProportion(8, 10);
+    expect(p.low).toBeCloseTo(0.4902, 3);
+    expect(p.high).toBeCloseTo(0.9433, 3);
+    expect(wilsonProportion(0, 0)).toEqual({ successes: 0, trials: 0, value: 0, low: 0, high: 0 });
+  });
+});

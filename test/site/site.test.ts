@@ -1,0 +1,167 @@
+// The catalog site, built once from a synthetic catalog under a GitHub-Pages-style base path, then driven in
+// Debian's Chromium: search, facets, block provenance, copy-to-clipboard, hostile strings, no upstream code.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BlockSpec } from '../../pipeline/spec/catalog-types.ts';
+import { buildSite } from '../../pipeline/site/build-site.ts';
+import { makeCatalog, type MadeCatalog } from './fixtures/make-catalog.ts';
+import { launchBrowser, type Browser } from './helpers/browser.ts';
+import { serveSite, type SiteServer } from './helpers/serve.ts';
+
+const BASE = '/nnblocks/';
+const artifacts = join(__dirname, '..', '..', 'test-artifacts', 'site');
+const work = mkdtempSync(join(tmpdir(), 'nnblocks-site-'));
+const dist = join(work, 'dist');
+let catalog: MadeCatalog;
+let server: SiteServer;
+let browser: Browser;
+let page: Page;
+const dialogs: string[] = [];
+
+const spec = (slug: string): BlockSpec => JSON.parse(readFileSync(join(catalog.dir, 'blocks', `${slug}.json`), 'utf8'));
+
+function* files(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+/** Runs `action` and waits until the search page has rendered a newer result set. */
+async function rendered(action: () => Promise<void>): Promise<void> {
+  const before = await page.evaluate(() => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0));
+  await action();
+  await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0) > n, before);
+}
+
+async function search(term: string): Promise<string[]> {
+  await page.goto(`${server.url}search/`);
+  await rendered(() => page.fill('#search-input', term));
+  return page.locator('.result-link').allTextContents();
+}
+
+beforeAll(async () => {
+  catalog = makeCatalog({ dir: join(work, 'catalog'), blocks: 60 });
+  await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE });
+  server = await serveSite(dist, BASE);
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.on('dialog', async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+  mkdirSync(artifacts, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('catalog site', () => {
+  it('finds the attention block when searching "attention"', async () => {
+    const titles = await search('attention');
+    expect(titles).toContain(catalog.attention.name);
+    await page.screenshot({ path: join(artifacts, 'search.png'), fullPage: true });
+  });
+
+  it('narrows results with a category filter', async () => {
+    const all = await search('attention');
+    // Transformer blocks match through their torch.nn.MultiheadAttention layers; the filter drops them.
+    await rendered(() => page.check('input[data-filter="category"][value="Transformer block"]'));
+    const facts = await page.locator('.facts').allTextContents();
+    expect(facts.length).toBeGreaterThan(0);
+    expect(facts.length).toBeLessThan(all.length);
+    for (const f of facts) expect(f.startsWith('Transformer block')).toBe(true);
+    expect(page.url()).toContain('category=Transformer+block');
+  });
+
+  it('shows the SWHID and the permalink on a block page', async () => {
+    const s = spec(catalog.attention.slug);
+    await page.goto(`${server.url}blocks/${catalog.attention.slug}/`);
+    await expect(page.locator('h1').textContent()).resolves.toBe(catalog.attention.name);
+    const swhid = page.locator('[data-swhid]');
+    expect(await swhid.textContent()).toBe(s.provenance.swhid);
+    expect(await swhid.getAttribute('href')).toBe(`https://archive.softwareheritage.org/${s.provenance.swhidQualified}`);
+    expect(await page.locator('[data-permalink]').getAttribute('href')).toBe(s.provenance.permalink);
+    expect(await page.locator('.stub').textContent()).toContain(`class ${s.name}(torch.nn.Module):`);
+    await page.screenshot({ path: join(artifacts, 'block.png'), fullPage: true });
+  });
+
+  it('copies the BibTeX entry to the clipboard', async () => {
+    const s = spec(catalog.attention.slug);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+    await page.goto(`${server.url}blocks/${catalog.attention.slug}/`);
+    await page.click('button[data-copy="cite-bibtex"]');
+    await expect(page.locator('button[data-copy="cite-bibtex"]').textContent()).resolves.toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(s.citation.bibtex);
+  });
+
+  it('renders the home page with headline figures', async () => {
+    await page.goto(server.url);
+    const figures = await page.locator('[aria-label="Headline figures"] .label').allTextContents();
+    expect(figures).toEqual(['blocks', 'sources', 'pass validation', 'unique architectures']);
+    expect(await page.locator('nav[aria-label="Main"]').count()).toBe(1);
+    await page.screenshot({ path: join(artifacts, 'home.png'), fullPage: true });
+  });
+
+  it('renders hostile strings as text, never as markup', async () => {
+    await page.goto(`${server.url}blocks/${catalog.hostile.slug}/`);
+    expect(await page.locator('h1').textContent()).toBe('__proto__');
+    const body = (await page.locator('main').textContent()) ?? '';
+    for (const payload of catalog.hostile.payloads) expect(body).toContain(payload);
+    const injected = await page.evaluate(() => [
+      ...[...document.scripts].filter((s) => (s.textContent ?? '').includes('alert(')).map((s) => s.outerHTML),
+      ...[...document.querySelectorAll('img')].map((i) => i.outerHTML),
+    ]);
+    expect(injected).toEqual([]);
+    // And through search, whose excerpts are HTML from Pagefind.
+    await search('alert');
+    expect(await page.locator('.excerpt img, .excerpt script').count()).toBe(0);
+    expect(await page.locator('.excerpt').first().textContent()).toContain('<script>alert(1)</script>');
+    expect(dialogs).toEqual([]);
+  });
+
+  it('publishes no upstream function-body line anywhere in the output', () => {
+    for (const file of files(dist)) {
+      if (/\.(pf_\w+|pagefind|wasm)$/.test(file)) continue; // gzipped index data; its source text is the HTML checked here
+      const text = readFileSync(file, 'utf8');
+      for (const line of catalog.upstreamBodyLines) expect(text.includes(line.trim()), `${file} contains an upstream line`).toBe(false);
+    }
+  });
+
+  it('serves browse listings, the JSON API and a 404 without JavaScript', async () => {
+    const listing = readFileSync(join(dist, 'blocks', 'index.html'), 'utf8');
+    expect(listing).toContain(`href="${BASE}blocks/${catalog.attention.slug}/"`);
+    expect(listing).toContain(`href="${BASE}browse/all/params/"`);
+    expect(readdirSync(join(dist, 'browse', 'category', 'attention'))).toEqual(['name', 'params', 'status']);
+    const api = await (await fetch(`${server.url}api/blocks/${catalog.attention.slug}.json`)).text();
+    expect(api).toBe(readFileSync(join(catalog.dir, 'blocks', `${catalog.attention.slug}.json`), 'utf8'));
+    const index = (await (await fetch(`${server.url}api/catalog.json`)).json()) as { blocks: { slug: string; json: string }[] };
+    expect(index.blocks).toHaveLength(60);
+    expect(index.blocks.find((b) => b.slug === catalog.attention.slug)?.json).toBe(`${BASE}api/blocks/${catalog.attention.slug}.json`);
+    const missing = await fetch(`${server.url}no/such/page/`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('Page not found');
+    for (const p of ['stats/index.html', `sources/torchvision/index.html`]) {
+      expect(readFileSync(join(dist, p), 'utf8')).toContain('<svg');
+    }
+  });
+
+  it('supports keyboard navigation and dark mode', async () => {
+    await page.goto(server.url);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.click('[data-theme-toggle]');
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await page.screenshot({ path: join(artifacts, 'home-dark.png') });
+    await page.click('[data-theme-toggle]');
+    await page.keyboard.press('/');
+    await page.waitForURL(/\/search\/$/);
+  });
+});

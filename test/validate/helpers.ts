@@ -1,0 +1,44 @@
+// Shared fixture plumbing for the validate tests: inline Python modules written to a temp folder, as ValidateItems.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { testPython } from '../helpers/python.ts';
+import { writeTree } from '../helpers/tree.ts';
+import type { ValidateItem, ValidateOptions, ValidationRecord } from '../../pipeline/validate/types.ts';
+
+/** Writes one module per fixture (`<name>.py`, class `Block` unless given) and returns items keyed by name. */
+export function fixtureItems(
+  fixtures: Record<string, string | { code: string; className?: string; blocked?: string[]; overrides?: ValidateItem['overrides']; original?: ValidateItem['original'] }>,
+  root?: string,
+): { root: string; items: ValidateItem[] } {
+  const tree: Record<string, string> = {};
+  for (const [name, f] of Object.entries(fixtures)) tree[`${name}.py`] = typeof f === 'string' ? f : f.code;
+  const dir = writeTree(tree, root);
+  const items = Object.entries(fixtures).map(([name, f]): ValidateItem => {
+    const spec = typeof f === 'string' ? { code: f } : f;
+    return {
+      id: `fixture:${name}`,
+      importRoot: dir,
+      module: name,
+      className: spec.className ?? 'Block',
+      blockedPackages: spec.blocked ?? ['upstream_pkg'],
+      moduleHash: createHash('sha256').update(spec.code).digest('hex'),
+      ...(spec.overrides ? { overrides: spec.overrides } : {}),
+      ...(spec.original ? { original: spec.original } : {}),
+    };
+  });
+  return { root: dir, items };
+}
+
+export function baseOptions(extra: Partial<ValidateOptions> = {}): ValidateOptions {
+  return { python: testPython(), device: 'cpu', sandbox: true, timeoutMs: 20_000, workers: 2, ...extra };
+}
+
+export function byName(records: ValidationRecord[]): Record<string, ValidationRecord> {
+  return Object.fromEntries(records.map((r) => [r.id.replace(/^fixture:/, ''), r]));
+}
+
+/** Host processes whose command line or name contains `needle` (ps, so no mocks of what is running). */
+export function processesMatching(needle: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid,comm,args'], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.includes(needle) && !l.includes('ps -eo'));
+}

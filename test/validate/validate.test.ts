@@ -1,0 +1,230 @@
+// The validate stage end to end on ordinary blocks: real runner.py, real bubblewrap, real torch.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateBlocks } from '../../pipeline/validate/validate.ts';
+import type { ValidationRecord } from '../../pipeline/validate/types.ts';
+import { py, writeTree } from '../helpers/tree.ts';
+import { baseOptions, byName, fixtureItems } from './helpers.ts';
+
+// An "upstream package" for fidelity and for the blocked-import case.
+const upstream = writeTree({
+  'upstream_pkg/__init__.py': '',
+  'upstream_pkg/layers.py': py`
+    import torch.nn as nn
+    class Stem(nn.Module):
+        def __init__(self, in_channels, out_channels):
+            super().__init__()
+            self.conv = nn.Conv2d(in_channels, out_channels, 3, padding=1)
+        def forward(self, x):
+            return self.conv(x).relu()
+    def helper(x):
+        return x * 2
+  `,
+});
+
+const STEM = py`
+  import torch.nn as nn
+  class Stem(nn.Module):
+      def __init__(self, in_channels, out_channels):
+          super().__init__()
+          self.conv = nn.Conv2d(in_channels, out_channels, 3, padding=1)
+      def forward(self, x):
+          return self.conv(x).relu()
+`;
+
+const fixtures = {
+  conv: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_channels=3, out_channels=8):
+            super().__init__()
+            self.conv = nn.Conv2d(in_channels, out_channels, 3, padding=1)
+            self.bn = nn.BatchNorm2d(out_channels)
+        def forward(self, x):
+            return self.bn(self.conv(x)).relu()
+  `,
+  linear: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(12, 24)
+            self.fc2 = nn.Linear(24, 5)
+            self.unused = nn.Linear(3, 3)
+        def forward(self, x):
+            return self.fc2(self.fc1(x).relu())
+  `,
+  embedding: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(50, 8)
+            self.norm = nn.LayerNorm(8)
+        def forward(self, tokens):
+            return self.norm(self.emb(tokens))
+  `,
+  needsArgs: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_channels: int, dim: int, num_heads: int, num_classes: int, use_bias: bool):
+            super().__init__()
+            assert dim % num_heads == 0
+            self.proj = nn.Conv2d(in_channels, dim, 1, bias=use_bias)
+            self.head = nn.Linear(dim, num_classes)
+        def forward(self, x):
+            return self.head(self.proj(x).mean((2, 3)))
+  `,
+  twoInputs: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q = nn.Linear(16, 16)
+        def forward(self, x, y):
+            return self.q(x) + y
+  `,
+  blockedImport: py`
+    import torch.nn as nn
+    from upstream_pkg.layers import helper
+    class Block(nn.Module):
+        def forward(self, x):
+            return helper(x)
+  `,
+  unresolved: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = MissingActivation()
+        def forward(self, x):
+            return self.act(x)
+  `,
+  forwardError: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+        def forward(self, x):
+            raise ValueError("shape mismatch on purpose")
+  `,
+  syntax: 'import torch.nn as nn\nclass Block(nn.Module):\n    def forward(self, x)\n        return x\n',
+  compile: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def forward(self, x):
+            return x
+    return 1
+  `,
+  overridden: {
+    code: py`
+      import torch.nn as nn
+      class Block(nn.Module):
+          def __init__(self, width):
+              super().__init__()
+              self.fc = nn.Linear(width, 2)
+          def forward(self, x):
+              return self.fc(x)
+    `,
+    overrides: { kwargs: { width: 7 }, inputs: [{ shape: [3, 7], dtype: 'float32' }] },
+  },
+  stem: { code: STEM, className: 'Stem', original: { importRoot: upstream, module: 'upstream_pkg.layers', className: 'Stem' } },
+  stemChanged: {
+    code: STEM.replace('padding=1', 'padding=1, bias=False'),
+    className: 'Stem',
+    original: { importRoot: upstream, module: 'upstream_pkg.layers', className: 'Stem' },
+  },
+};
+
+let rec: Record<string, ValidationRecord>;
+const progress: number[] = [];
+
+beforeAll(async () => {
+  const { items } = fixtureItems(fixtures);
+  const records = await validateBlocks(items, baseOptions({ onProgress: (done) => progress.push(done) }));
+  rec = byName(records);
+});
+
+describe('validateBlocks on ordinary blocks', () => {
+  it('passes a Conv block with a replayable recipe', () => {
+    const r = rec.conv;
+    expect(r.status).toBe('passed');
+    expect(r.failureClass).toBeNull();
+    expect(r.stages.map((s) => `${s.stage}:${s.status}`)).toEqual([
+      'parse:passed', 'compile:passed', 'import:passed', 'build:passed', 'forward:passed', 'backward:passed',
+    ]);
+    // Conv2d in_channels read off the built module; batch 2; constructor defaults kept.
+    expect(r.recipe).toEqual({ seed: 0, kwargs: {}, inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }] });
+    expect(r.outputs).toEqual([{ shape: [2, 8, 32, 32], dtype: 'float32', checksum: expect.any(Number) }]);
+    expect(r.params).toBe(3 * 8 * 9 + 8 + 8 + 8);
+    expect(r.buffers).toBe(8 + 8 + 1); // running mean, var, num_batches_tracked
+    expect(r.gradients).toEqual({ withGrad: 4, without: 0 });
+    expect(r.device).toBe('cpu');
+    expect(r.torchVersion).toMatch(/^\d+\.\d+/);
+    expect(r.moduleTree?.children.conv).toEqual({ type: 'torch.nn.Conv2d', params: { weight: [8, 3, 3, 3], bias: [8] }, children: {} });
+    expect(r.peakMemoryBytes).toBeGreaterThanOrEqual(0);
+    expect(r.cached).toBe(false);
+  });
+
+  it('probes a Linear block by in_features and reports parameters that got no gradient', () => {
+    expect(rec.linear.status).toBe('passed');
+    expect(rec.linear.recipe?.inputs).toEqual([{ shape: [2, 12], dtype: 'float32' }]);
+    expect(rec.linear.outputs[0].shape).toEqual([2, 5]);
+    expect(rec.linear.gradients).toEqual({ withGrad: 4, without: 2 }); // `unused` never runs
+  });
+
+  it('feeds an Embedding block integer tokens below num_embeddings', () => {
+    expect(rec.embedding.status).toBe('passed');
+    expect(rec.embedding.recipe?.inputs).toEqual([{ shape: [2, 16], dtype: 'int64', high: 50 }]);
+    expect(rec.embedding.outputs[0]).toMatchObject({ shape: [2, 16, 8], dtype: 'float32' });
+  });
+
+  it('infers constructor arguments from names and annotations', () => {
+    expect(rec.needsArgs.status).toBe('passed');
+    expect(rec.needsArgs.recipe?.kwargs).toEqual({ in_channels: 3, dim: 16, num_heads: 2, num_classes: 10, use_bias: false });
+    expect(rec.needsArgs.outputs[0].shape).toEqual([2, 10]);
+  });
+
+  it('gives every required forward argument a tensor', () => {
+    expect(rec.twoInputs.status).toBe('passed');
+    expect(rec.twoInputs.recipe?.inputs).toHaveLength(2);
+  });
+
+  it('uses per-block overrides instead of inference', () => {
+    expect(rec.overridden.status).toBe('passed');
+    expect(rec.overridden.recipe).toEqual({ seed: 0, kwargs: { width: 7 }, inputs: [{ shape: [3, 7], dtype: 'float32' }] });
+  });
+
+  it('classifies an import of a blocked upstream package as missing-module, naming it', () => {
+    expect(rec.blockedImport).toMatchObject({ status: 'failed', failureClass: 'missing-module', failureDetail: 'upstream_pkg' });
+    expect(rec.blockedImport.stages.at(-1)).toMatchObject({ stage: 'import', status: 'failed' });
+  });
+
+  it('classifies an unbound name as unresolved-name, naming it', () => {
+    expect(rec.unresolved).toMatchObject({ status: 'failed', failureClass: 'unresolved-name', failureDetail: 'MissingActivation' });
+  });
+
+  it('classifies a raising forward as forward-error with a trimmed error', () => {
+    expect(rec.forwardError).toMatchObject({ status: 'failed', failureClass: 'forward-error' });
+    expect(rec.forwardError.stages.at(-1)?.error).toContain('shape mismatch on purpose');
+  });
+
+  it('classifies syntax and compile errors by the stage that caught them', () => {
+    expect(rec.syntax).toMatchObject({ status: 'failed', failureClass: 'syntax' });
+    expect(rec.compile).toMatchObject({ status: 'failed', failureClass: 'compile' });
+    expect(rec.compile.stages.map((s) => s.stage)).toEqual(['parse', 'compile']);
+  });
+
+  it('replays the recipe on the original class: identical, or differs with the reason', () => {
+    expect(rec.stem.status).toBe('passed');
+    expect(rec.stem.fidelity).toEqual({ status: 'identical' });
+    expect(rec.stemChanged.status).toBe('passed');
+    expect(rec.stemChanged.fidelity.status).toBe('differs');
+    expect(rec.stemChanged.fidelity.reason).toContain('parameter count');
+    expect(rec.conv.fidelity.status).toBe('n/a');
+  });
+
+  it('reports progress once per block', () => {
+    expect(progress).toEqual(Array.from({ length: Object.keys(fixtures).length }, (_, i) => i + 1));
+  });
+});
