@@ -53,7 +53,7 @@ skip "cache restore/save (actions/cache): the local .nnblocks is the cache"
 missing=()
 if ! nnblocks build --help 2>/dev/null | grep -q -- '--shard'; then missing+=("nnblocks build --shard K/N"); fi
 commands=$(nnblocks --help 2>/dev/null || true)
-for cmd in merge dedup changes; do
+for cmd in merge changes; do
   if ! grep -qE "^  $cmd( |$)" <<<"$commands"; then missing+=("nnblocks $cmd"); fi
 done
 if [[ ${#missing[@]} -gt 0 ]]; then

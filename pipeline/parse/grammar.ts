@@ -26,9 +26,7 @@ export interface TsNode {
   readonly endIndex: number;
   readonly isMissing: boolean;
   readonly hasError: boolean;
-  readonly childCount: number;
   readonly children: TsNode[];
-  readonly parent: TsNode | null;
 }
 
 export interface TsTree {

@@ -20,7 +20,28 @@ export function dottedOf(text: string): string | null {
   return m ? m[1].replace(/\s+/g, '') : null;
 }
 
+/** Every index of `needle` in `text`, ascending. */
+function occurrences(text: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
+}
+
+/** Whether a sorted list has a value in [start, end). */
+function anyWithin(sorted: number[], start: number, end: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] < end;
+}
+
 export abstract class DefWalker extends ExprWalker {
+  private nie: number[] | null = null;
+
   /** `@a` `@b.c(d)` then a def or class: decorators are read in the enclosing scope, in order. */
   protected decorated(scope: number): void {
     const c = this.c;
@@ -94,9 +115,9 @@ export abstract class DefWalker extends ExprWalker {
   /** The body only raises NotImplementedError, after an optional docstring, `pass` or `...`. */
   private raisesNotImplemented(): boolean {
     const c = this.c;
-    // Fast path: most bodies never mention NotImplementedError.
-    const at = this.text.indexOf('NotImplementedError', c.startIndex);
-    if (at < 0 || at >= c.endIndex) return false;
+    // Fast path: most bodies never mention NotImplementedError (positions found once per file).
+    this.nie ??= occurrences(this.text, 'NotImplementedError');
+    if (!this.nie.length || !anyWithin(this.nie, c.startIndex, c.endIndex)) return false;
     if (!c.gotoFirstChild()) return false;
     let raises = false;
     let other = false;

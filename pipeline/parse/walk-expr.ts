@@ -1,7 +1,8 @@
 // Expressions and binding targets: records reads with their scope and attribute chains, creates lambda and
 // comprehension scopes, and binds assignment/loop/walrus targets.
 import type { ParamFact, ParamKind } from './facts.ts';
-import { EXPR, K, MUTATORS, T, WalkState, X, type RawRef } from './walk-state.ts';
+import { scanExpression, type ScannedRead } from './scan-expr.ts';
+import { EXPR, K, MUTATORS, NO_ATTRS, T, WalkState, X, type RawRef } from './walk-state.ts';
 
 /** Node types whose children are all binding targets: `a, (b, *c) = ...`, `for [x, y] in ...`, `with f() as (g, h)`. */
 const TARGET_GROUP = new Uint8Array(0x10000);
@@ -10,6 +11,7 @@ for (const id of [T.patternList, T.tuplePattern, T.listPattern, T.tuple, T.list,
 export abstract class ExprWalker extends WalkState {
   /** Name of the outermost attribute read by the last `attribute()` call, when it was rooted at a name. */
   protected lastAttr = '';
+  private readonly scanned: ScannedRead[] = [];
 
   /** Walks the expression under the cursor (type id `t` if already read); returns the read it is rooted at for a name or attribute chain. */
   expr(scope: number, t: number = this.c.nodeTypeId): RawRef | null {
@@ -17,9 +19,36 @@ export abstract class ExprWalker extends WalkState {
     if (kind === X.Leaf) return null;
     if (kind === X.Name) return this.ref(scope);
     if (kind === X.Attribute) return this.attribute(scope);
-    if (kind === X.Generic) this.children(scope);
+    if (kind === X.Generic) {
+      if (!this.scan(scope)) this.children(scope);
+    } else if (kind === X.Call) {
+      if (!this.scan(scope)) this.call(scope);
+    } else if (kind === X.Tree) this.children(scope);
     else this.special(kind, scope);
     return null;
+  }
+
+  /** Reads a plain expression from its text (see scan-expr.ts); false when it needs the node walk instead. */
+  private scan(scope: number): boolean {
+    const c = this.c;
+    const out = this.scanned;
+    out.length = 0;
+    if (!scanExpression(this.text, c.startIndex, c.endIndex, out)) return false;
+    this.commitScanned(scope, out);
+    return true;
+  }
+
+  /** Records scanned reads as reads of `scope`; returns the first (the root of a target like `REG[k]`). */
+  protected commitScanned(scope: number, reads: ScannedRead[]): RawRef | null {
+    const deferred = this.scopes.scopes[scope].deferred || (this.inAnnotation && this.futureAnnotations);
+    let first: RawRef | null = null;
+    for (const r of reads) {
+      const ref: RawRef = { name: r.name, scope, pos: r.pos, end: r.end, attrs: r.attrs.length ? r.attrs : NO_ATTRS, stmt: this.stmt, deferred };
+      first ??= ref;
+      this.refs.push(ref);
+      if (r.called && MUTATORS.has(r.last)) this.mutation(scope, ref);
+    }
+    return first;
   }
 
   private special(kind: number, scope: number): void {
@@ -55,7 +84,7 @@ export abstract class ExprWalker extends WalkState {
     let depth = 1;
     for (;;) {
       const kind = EXPR[c.nodeTypeId];
-      if (kind === X.Generic) {
+      if (kind === X.Generic || kind === X.Tree) {
         if (c.gotoFirstChild()) {
           depth++;
           continue;

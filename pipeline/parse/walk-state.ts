@@ -1,9 +1,10 @@
 // The walker's shared state: the tree cursor, node-type ids, the scope table and the raw records the walk fills.
 //
-// The walk is one pass of a TreeCursor over the tree (one native call per step, no node objects). Reads of names
-// are recorded with their scope; they are resolved after the walk, once every scope knows all its bindings.
+// The walk is one pass of a TreeCursor over the statements and scopes (one native call per step, no node
+// objects); plain expressions inside them are read from their text (scan-expr.ts). Reads of names are recorded
+// with their scope and resolved after the walk, once every scope knows all its bindings.
 import type { ClassFact, FunctionFact, ImportFact, StatementKind } from './facts.ts';
-import { grammarIds, namedId, tokenId, type Cursor } from './grammar.ts';
+import { ERROR_ID, grammarIds, namedId, tokenId, type Cursor } from './grammar.ts';
 import { ScopeTable } from './scopes.ts';
 import type { TextMap } from './text-map.ts';
 
@@ -85,13 +86,15 @@ export const K = {
   as: tokenId('as'),
   for: tokenId('for'),
   in: tokenId('in'),
-  dot: tokenId('.'),
   import: tokenId('import'),
   async: tokenId('async'),
 };
 
 export enum X {
+  /** A plain expression node: its text is scanned, or its children walked when the scan gives up. */
   Generic = 0,
+  /** Walked node by node, never scanned: f-string parts (`{x!r:>{w}}`), ERROR nodes. */
+  Tree,
   Leaf,
   Name,
   Attribute,
@@ -119,6 +122,8 @@ export const EXPR = new Uint8Array(0x10000);
   EXPR[T.genExpr] = X.Comprehension;
   EXPR[T.walrus] = X.Walrus;
   EXPR[T.keywordArgument] = X.KeywordArgument;
+  for (const name of ['interpolation', 'format_specifier', 'format_expression']) EXPR[namedId(name)] = X.Tree;
+  EXPR[ERROR_ID] = X.Tree;
 }
 
 /** Method names whose call at import time mutates the receiver: `REGISTRY.update(...)`, `@MODELS.register`. */

@@ -2,7 +2,8 @@
 // (with the scope and the try/if guard they sit in), global/nonlocal declarations and match statements.
 import type { ImportFact, ImportedName, StatementKind } from './facts.ts';
 import { MatchWalker } from './walk-match.ts';
-import { namedId } from './grammar.ts';
+import { ERROR_ID, namedId } from './grammar.ts';
+import { assignmentSplit, scanExpression, skipSpace, targetShape, type ScannedRead } from './scan-expr.ts';
 import { EXPR, K, T, X, type GuardFrame } from './walk-state.ts';
 
 const enum S {
@@ -103,7 +104,8 @@ export class ModuleWalker extends MatchWalker {
       case S.Skip:
         return;
       case S.Expression:
-        return this.expressionStatement(scope);
+        if (!this.simpleStatement(scope)) this.expressionStatement(scope);
+        return;
       case S.Function:
         return this.functionDef(scope, [], -1);
       case S.Class:
@@ -139,17 +141,67 @@ export class ModuleWalker extends MatchWalker {
         });
       }
       default:
-        // return/raise/assert/print/pass/break..., and ERROR nodes: every name in them is a read.
-        return this.children(scope);
+        // return/raise/assert/print/pass/break...: every name in them is a read. ERROR nodes too, node by node.
+        if (t === ERROR_ID || !this.c.gotoFirstChild()) return this.children(scope);
+        do this.expr(scope, this.c.nodeTypeId);
+        while (this.c.gotoNextSibling());
+        this.c.gotoParent();
+        return;
     }
   }
 
+  private readonly lhs: ScannedRead[] = [];
+  private readonly rhs: ScannedRead[] = [];
+
+  /**
+   * `x = f(y)`, `self.a = b`, `REG[k] = v`, `f(x)`: read from the statement's text when that is enough (two
+   * native calls instead of one per node). Anything else (tuples, chains, annotations, lambdas...) returns false
+   * with nothing recorded, and the statement is walked node by node.
+   */
+  private simpleStatement(scope: number): boolean {
+    const c = this.c;
+    const start = c.startIndex;
+    const end = c.endIndex;
+    const text = this.text;
+    const eq = assignmentSplit(text, start, end);
+    if (eq === -2) return false;
+    const rhs = this.rhs;
+    rhs.length = 0;
+    if (!scanExpression(text, eq < 0 ? start : eq + 1, end, rhs)) return false;
+    if (eq < 0) {
+      this.commitScanned(scope, rhs);
+      return true;
+    }
+    const shape = targetShape(text, start, eq);
+    if (shape === null) return false;
+    if (shape === 'name') {
+      const pos = skipSpace(text, start, eq);
+      const name = text.slice(pos, this.identEnd(pos));
+      if (name === '__all__') return false;
+      const saved = this.bindPos;
+      if (this.scopes.scopes[scope].kind === 'class') this.bindPos = end; // `class A: x = x` reads the module's x
+      this.bindName(scope, name, pos, true);
+      this.bindPos = saved;
+    } else {
+      const lhs = this.lhs;
+      lhs.length = 0;
+      if (!scanExpression(text, start, eq, lhs)) return false;
+      this.mutation(scope, this.commitScanned(scope, lhs));
+    }
+    this.commitScanned(scope, rhs);
+    return true;
+  }
+
   private expressionStatement(scope: number): void {
-    this.eachChild((t) => {
+    const c = this.c;
+    if (!c.gotoFirstChild()) return;
+    do {
+      const t = c.nodeTypeId;
       if (t === T.assignment) this.assignment(scope, true);
       else if (t === T.augmentedAssignment) this.augmented(scope);
       else this.expr(scope, t);
-    });
+    } while (c.gotoNextSibling());
+    c.gotoParent();
   }
 
   /**

@@ -1,6 +1,6 @@
 // Writes the catalog folder (blocks/<slug>.json, sources.json, clusters.json, stats.json, build-info.json) with
 // sorted keys, replacing the previous build's files, then checks everything against the shipped JSON Schemas.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlockSpec, BuildInfo, ClustersFile, SourcesFile, StatsFile } from './catalog-types.ts';
 import { checkCatalog } from './check-catalog.ts';
@@ -14,16 +14,22 @@ export interface CatalogFiles {
   buildInfo: BuildInfo;
 }
 
+/** Write-then-rename: a build killed mid-write leaves the previous file or the new one, never half of one. */
+function writeAtomic(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
 export function writeCatalog(dir: string, files: CatalogFiles): { errors: string[] } {
   const blocksDir = join(dir, 'blocks');
   mkdirSync(blocksDir, { recursive: true });
   // Only our own *.json files are removed: a block gone upstream must not linger in the catalog.
   const keep = new Set(files.blocks.map((b) => `${b.slug}.json`));
-  for (const f of readdirSync(blocksDir)) if (f.endsWith('.json') && !keep.has(f)) rmSync(join(blocksDir, f));
-  for (const b of files.blocks) writeFileSync(join(blocksDir, `${b.slug}.json`), stableStringify(b));
-  writeFileSync(join(dir, 'sources.json'), stableStringify(files.sources));
-  writeFileSync(join(dir, 'clusters.json'), stableStringify(files.clusters));
-  writeFileSync(join(dir, 'stats.json'), stableStringify(files.stats));
-  writeFileSync(join(dir, 'build-info.json'), stableStringify(files.buildInfo));
+  for (const f of readdirSync(blocksDir)) if ((f.endsWith('.json') && !keep.has(f)) || f.endsWith('.tmp')) rmSync(join(blocksDir, f));
+  for (const b of files.blocks) writeAtomic(join(blocksDir, `${b.slug}.json`), stableStringify(b));
+  writeAtomic(join(dir, 'sources.json'), stableStringify(files.sources));
+  writeAtomic(join(dir, 'clusters.json'), stableStringify(files.clusters));
+  writeAtomic(join(dir, 'stats.json'), stableStringify(files.stats));
+  writeAtomic(join(dir, 'build-info.json'), stableStringify(files.buildInfo));
   return checkCatalog(dir);
 }

@@ -102,10 +102,10 @@ describe('catalog workflow invariants', () => {
     expect(wf.jobs.site.if).toContain("needs.validate-gpu.result == 'skipped'");
   });
 
-  it('merges, de-duplicates, writes the change feed against the published site, and uploads the site for Pages', () => {
+  it('merges (which de-duplicates across shards), writes the change feed against the published site, and uploads the site for Pages', () => {
     expect(runs('site')).toContain('.github/scripts/finish.sh parts');
     const finish = readFileSync(join(root, '.github/scripts/finish.sh'), 'utf8');
-    const order = ['nnblocks merge', 'nnblocks dedup', 'nnblocks changes', 'astro build'].map((s) => finish.indexOf(s));
+    const order = ['nnblocks merge', 'nnblocks changes', 'astro build'].map((s) => finish.indexOf(s));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(finish).toContain('/api/catalog.json');
