@@ -268,3 +268,21 @@ export function targetShape(s: string, start: number, end: number): 'name' | 'ch
   }
   return null;
 }
+
+/** Whether a target's text calls something outside brackets: `f(x).y = 1` assigns into f's result, not into f. */
+export function callsInTarget(s: string, start: number, end: number): boolean {
+  let depth = 0;
+  for (let i = start; i < end; ) {
+    const ch = s.charCodeAt(i);
+    if (ch === 39 || ch === 34) {
+      i = skipString(s, i, end);
+      if (i < 0) return true;
+      continue;
+    }
+    if (ch === 40 && depth === 0) return true;
+    if (ch === 40 || ch === 91 || ch === 123) depth++;
+    else if (ch === 41 || ch === 93 || ch === 125) depth--;
+    i++;
+  }
+  return false;
+}

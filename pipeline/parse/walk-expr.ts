@@ -1,7 +1,7 @@
 // Expressions and binding targets: records reads with their scope and attribute chains, creates lambda and
 // comprehension scopes, and binds assignment/loop/walrus targets.
 import type { ParamFact, ParamKind } from './facts.ts';
-import { scanExpression, type ScannedRead } from './scan-expr.ts';
+import { callsInTarget, scanExpression, type ScannedRead } from './scan-expr.ts';
 import { EXPR, K, MUTATORS, NO_ATTRS, T, WalkState, X, type RawRef } from './walk-state.ts';
 
 /** Node types whose children are all binding targets: `a, (b, *c) = ...`, `for [x, y] in ...`, `with f() as (g, h)`. */
@@ -242,14 +242,17 @@ export abstract class ExprWalker extends WalkState {
   target(scope: number, t: number = this.c.nodeTypeId): void {
     const c = this.c;
     if (t === T.identifier) return this.bindHere(scope);
-    if (t === T.attribute) return this.mutation(scope, this.attribute(scope)); // `obj.attr = v` reads obj
-    if (t === T.subscript) {
-      // `REGISTRY[key] = v` reads REGISTRY and key, and mutates REGISTRY.
-      c.gotoFirstChild();
-      const root = this.expr(scope);
-      while (c.gotoNextSibling()) this.expr(scope);
-      c.gotoParent();
-      return this.mutation(scope, root);
+    if (t === T.attribute || t === T.subscript) {
+      // `obj.attr = v`, `REGISTRY[key] = v`, `CFG['a']['b'] = v` read and mutate the name the target starts with;
+      // `f(x).y = v` mutates what f returned, not f.
+      const start = c.startIndex;
+      const end = c.endIndex;
+      const before = this.refs.length;
+      if (t === T.attribute) this.attribute(scope);
+      else this.children(scope);
+      const root = this.refs[before];
+      if (root && root.pos === start && !callsInTarget(this.text, start, end)) this.mutation(scope, root);
+      return;
     }
     if (TARGET_GROUP[t]) {
       if (c.gotoFirstChild()) {

@@ -91,8 +91,8 @@ export class Program {
 
   /**
    * Statements that must run for `name` to be bound after the module ran: the last binding, and when that one is
-   * conditional (inside if/try/for/while/with, which may not bind it) the earlier ones back to an unconditional one.
-   * `def f(): ...` then `try: ...; def f(): ... except OSError: pass` needs both.
+   * conditional (inside if/try/for/while/with, which may not bind it) or reads the name itself (`X += [...]`), the
+   * earlier ones back to a plain binding. `def f(): ...` then `try: ...; def f(): ... except OSError: pass` needs both.
    */
   bindingChain(mod: IndexedModule, name: string): number[] {
     const chain: number[] = [];
@@ -100,7 +100,9 @@ export class Program {
       const st = mod.facts.statements[i];
       if (!st.binds.includes(name)) continue;
       chain.push(i);
-      if (!CONDITIONAL.has(st.kind)) break;
+      // `X += [...]` / `X = X + 1` rebind X from its earlier value, which must exist too.
+      const readsItself = st.eager.some((r) => r.name === name);
+      if (!CONDITIONAL.has(st.kind) && !readsItself) break;
     }
     return chain.reverse();
   }

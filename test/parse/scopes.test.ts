@@ -81,6 +81,11 @@ const cases: Case[] = [
 
   // Mutations and side effects
   { why: 'subscript assignment mutates the registry and binds nothing', src: 'REGISTRY["x"] = X\n', binds: [], eager: ['REGISTRY', 'X'], mutates: ['REGISTRY'], sideEffect: true },
+  { why: 'nested subscripts mutate the root name', src: 'CFG["a"]["b"] = 1\n', mutates: ['CFG'] },
+  { why: 'attribute of a subscript mutates the root name', src: 'layers[0].weight = w\n', mutates: ['layers'], eager: ['layers', 'w'] },
+  { why: 'assigning into a call result mutates nothing named', src: 'get_cfg().x = 1\n', mutates: [], eager: ['get_cfg'] },
+  { why: 'del of a registry entry mutates it', src: 'del REGISTRY["old"]\n', mutates: ['REGISTRY'] },
+  { why: 'augmented subscript mutates', src: 'COUNTS["a"] += 1\n', mutates: ['COUNTS'], binds: [] },
   { why: 'attribute assignment mutates the object', src: 'obj.attr = v\n', mutates: ['obj'], sideEffect: true },
   { why: '.update() at module level mutates', src: 'REGISTRY.update(a=1)\n', mutates: ['REGISTRY'], sideEffect: true },
   { why: 'registering decorators mutate their registry', src: '@MODELS.register_module()\nclass A: pass\n@BACKBONES.register\nclass B: pass\n', stmt: 0, mutates: ['MODELS'] },

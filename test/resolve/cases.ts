@@ -577,5 +577,19 @@ export const cases: ResolverCase[] = [
     block: 'pkg.m:Block',
     code: ['return False', 'return True'],
   },
+  {
+    name: 'augmented assignment keeps the first binding',
+    why: '`LAYERS += [...]` rebinds LAYERS from its earlier value, so both statements come, in order',
+    files: pkg({ 'pkg/m.py': NN + py`
+      LAYERS = ['a']
+      LAYERS += ['b']
+      class Block(nn.Module):
+          def forward(self, t):
+              return t * len(LAYERS)
+    ` }),
+    block: 'pkg.m:Block',
+    code: ["LAYERS = ['a']", "LAYERS += ['b']"],
+  },
 ];
+
 

@@ -1,0 +1,51 @@
+// The published catalog never carries upstream code: no line of any function body of the installed torchvision
+// (30+ characters) appears anywhere in a catalog built from it.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../pipeline/cli/main.ts';
+import { silentLogger } from '../../pipeline/cli/io.ts';
+import { noProgress } from '../../pipeline/cli/progress.ts';
+import { openRun, prepare } from '../../pipeline/pipeline.ts';
+import { checkCatalog } from '../../pipeline/spec/check-catalog.ts';
+import { benchConfig } from '../bench/corpora.ts';
+import { catalogFiles } from '../build/catalog-files.ts';
+import { tempDir } from '../helpers/tree.ts';
+
+const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, json: true });
+
+describe('no redistribution (installed torchvision)', () => {
+  it('no function-body line of torchvision appears in its catalog', async () => {
+    const config = benchConfig(false);
+    const out = tempDir('nnb-tv-cat-');
+    expect(await runCli(['build', '--config', config, '--out', out, '--no-validate', '--json'], quiet)).toBe(0);
+    expect(checkCatalog(out).errors).toEqual([]);
+
+    // Every line inside a function or method body, from the same index the build used.
+    const run = openRun(config, silentLogger, noProgress);
+    const p = await prepare(run);
+    run.store.close();
+    const bodyLines = new Set<string>();
+    for (const m of p.index.modules) {
+      const lines = readFileSync(m.absPath, 'utf8').split('\n');
+      const fns = [...m.facts.functions, ...m.facts.classes.flatMap((c) => c.methods)];
+      for (const f of fns) {
+        for (let i = f.span.startLine; i < f.span.endLine; i++) {
+          const line = lines[i]?.trim() ?? '';
+          if (line.length >= 30 && !line.startsWith('def ') && !line.startsWith('@')) bodyLines.add(line);
+        }
+      }
+    }
+    expect(bodyLines.size).toBeGreaterThan(5000);
+    // JSON escapes quotes and backslashes: compare against the decoded string values, all joined.
+    const values: string[] = [];
+    const collect = (v: unknown) => {
+      if (typeof v === 'string') values.push(v);
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+    };
+    for (const text of catalogFiles(out).values()) collect(JSON.parse(text));
+    const haystack = values.join('\n');
+    const leaked = [...bodyLines].filter((l) => haystack.includes(l));
+    expect(leaked).toEqual([]);
+  });
+});
