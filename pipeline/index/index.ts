@@ -9,7 +9,7 @@ import { PARSER_VERSION, type ModuleFacts } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import { gitBlobSha1, sha256 } from './hash.ts';
 import { moduleNameFor, relativeToImportRoot } from './modules.ts';
-import { parseAll } from './parse-pool.ts';
+import { parseAll, parseThreads } from './parse-pool.ts';
 import type { FileRow, Store } from './store.ts';
 import type { IndexedModule, IndexResult, SourceIndexStats } from './types.ts';
 
@@ -79,6 +79,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
   }
   const jobs = missing.map((blob, id) => ({ id, bytes: toParse.get(blob)!.bytes }));
   const progress = ctx.progress('parse', jobs.length);
+  const threads = jobs.length ? parseThreads(jobs, ctx.threads) : 0;
   const outcomes = await parseAll(jobs, { threads: ctx.threads, onDone: (n) => progress.tick(n) });
   progress.done(`${jobs.length} files parsed`);
   const parsedFacts = new Map<string, ModuleFacts>();
@@ -132,7 +133,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
   const reused = perSource.reduce((n, s) => n + s.reused, 0);
   return {
     modules,
-    stats: { files: parsed + reused, bytes: bytesTotal, parsed, reused, ms, mbPerSec: bytesTotal / 1e6 / (ms / 1000), perSource },
+    stats: { files: parsed + reused, bytes: bytesTotal, parsed, reused, ms, mbPerSec: bytesTotal / 1e6 / (ms / 1000), threads, perSource },
     diagnostics,
   };
 }

@@ -11,17 +11,26 @@ export interface ParseJob {
 
 export type ParseOutcome = { id: number; facts: ModuleFacts } | { id: number; error: string };
 
-/** Below this many bytes a single thread finishes before workers would have started. */
-const PARALLEL_MIN_BYTES = 1_500_000;
+/**
+ * Below this many bytes one thread finishes first: a worker needs ~0.7 s to start (tsx + tree-sitter + JIT
+ * warm-up) and the parser does ~3-5 MB/s per thread, so two workers only pay off from several MB.
+ */
+const PARALLEL_MIN_BYTES = 6_000_000;
 const BATCH_BYTES = 256_000;
+
+/** How many threads `parseAll` uses for these jobs. */
+export function parseThreads(jobs: ParseJob[], requested = availableParallelism()): number {
+  const total = jobs.reduce((n, j) => n + j.bytes.length, 0);
+  const threads = Math.max(1, Math.min(requested, jobs.length));
+  return total < PARALLEL_MIN_BYTES ? 1 : threads;
+}
 
 export async function parseAll(
   jobs: ParseJob[],
   opts: { threads?: number; onDone?: (n: number) => void } = {},
 ): Promise<ParseOutcome[]> {
-  const total = jobs.reduce((n, j) => n + j.bytes.length, 0);
-  const threads = Math.max(1, Math.min(opts.threads ?? availableParallelism(), jobs.length));
-  if (threads === 1 || total < PARALLEL_MIN_BYTES) return parseInline(jobs, opts.onDone);
+  const threads = parseThreads(jobs, opts.threads);
+  if (threads === 1) return parseInline(jobs, opts.onDone);
   return parseInWorkers(jobs, threads, opts.onDone);
 }
 

@@ -35,6 +35,8 @@ export interface IndexResult {
     ms: number;
     /** Bytes of all indexed files over the wall time of the step. */
     mbPerSec: number;
+    /** Parser threads used (0 when nothing needed parsing, 1 inline, else worker threads). */
+    threads: number;
     perSource: SourceIndexStats[];
   };
   diagnostics: Diagnostic[];
