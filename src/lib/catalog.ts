@@ -67,7 +67,8 @@ function index() {
       sourceId: spec.sourceId,
       category: spec.category,
       status: statusOf(spec),
-      params: spec.validation ? spec.validation.params : null,
+      // A block that failed before building records 0 parameters: show nothing rather than a misleading 0.
+      params: spec.validation?.status === 'passed' ? spec.validation.params : null,
       license: spec.provenance.license.spdx,
     };
   });
