@@ -100,6 +100,7 @@ export function toCatalog(r: ValidationRecord): CatalogValidation {
     recipe: {
       seed: r.recipe?.seed ?? 0,
       kwargs: Object.entries(r.recipe?.kwargs ?? {}).map(([name, value]) => ({ name, value: value as LiteralValue })),
+      ...(r.recipe?.refs?.length ? { refs: r.recipe.refs } : {}),
       inputs: r.recipe?.inputs ?? [],
     },
     outputs: r.outputs.map((o) => ({ shape: o.shape, dtype: o.dtype, checksum: String(o.checksum) })),

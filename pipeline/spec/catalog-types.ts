@@ -210,8 +210,16 @@ export interface ValidationRecipe {
   seed: number;
   /** Constructor keyword arguments, in constructor order. A list, since names are upstream names. */
   kwargs: { name: string; value: LiteralValue }[];
-  /** Positional inputs to forward: random tensors of this shape/dtype (`high` bounds integer inputs). */
-  inputs: { shape: number[]; dtype: string; high?: number }[];
+  /**
+   * Names of kwargs whose value is a dotted name (`torch.nn.BatchNorm2d`; `.BasicBlock` in the block's own module),
+   * resolved with importlib before building. Absent when none.
+   */
+  refs?: string[];
+  /**
+   * Positional inputs to forward: random tensors of this shape/dtype (`high` bounds integer inputs); with `list`,
+   * a list of that many such tensors.
+   */
+  inputs: { shape: number[]; dtype: string; high?: number; list?: number }[];
 }
 
 export interface DedupRecord {

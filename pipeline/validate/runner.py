@@ -11,7 +11,7 @@
 # so a child that dies mid-way still yields the stages it finished and the one it died in.
 # The TypeScript side owns the sandbox (bubblewrap) and a wall-clock backstop; this file adds the per-block
 # deadline, rlimits, the blocked-package finder and an audit hook that turns escapes into `sandbox-violation`.
-import ast, errno, importlib, importlib.abc, inspect, json, math, os, resource, select, shutil, signal, sys, tempfile, time, traceback
+import ast, errno, importlib, importlib.abc, importlib.util, json, math, os, resource, select, shutil, signal, sys, tempfile, time, traceback
 
 import torch
 
@@ -118,7 +118,8 @@ def apply_limits(job):
 # ---------------------------------------------------------------- failure classes
 
 NATIVE = ("undefined symbol", ".so:", "cannot open shared object", "torch.ops", "no such operator", "cpp_extension",
-          "_C.", "could not run '", "not compiled with cuda", "cuda extension")
+          "_C.", "could not run '", "not compiled with cuda", "cuda extension",
+          "custom c++ ops")  # torchvision: "Couldn't load custom C++ ops"
 MEMORY = ("out of memory", "can't allocate memory", "std::bad_alloc", "cannot allocate memory")
 DEFAULT_CLASS = {"parse": "syntax", "compile": "compile", "import": "compile", "build": "needs-arguments",
                  "forward": "forward-error", "backward": "backward-error"}
@@ -156,160 +157,39 @@ def error_text(exc):
     return trim("".join(traceback.format_exception_only(type(exc), exc)).strip(), 1500)
 
 
-# ---------------------------------------------------------------- inference of constructor arguments and inputs
+# ---------------------------------------------------------------- inference (infer.py, next to this file)
 
-IN_CHANNELS = {"in_channels", "in_chans", "in_ch", "in_channel", "inplanes", "in_planes", "input_channels", "c_in", "cin", "inp", "in_c"}
-FIXED = {
-    **{n: 10 for n in ("num_classes", "n_classes", "nclass", "num_class", "classes")},
-    **{n: 2 for n in ("num_heads", "heads", "n_heads", "nhead", "n_head", "num_attention_heads", "num_groups", "depth",
-                      "num_layers", "n_layers", "num_blocks", "n_blocks", "expand_ratio", "expansion", "mlp_ratio")},
-    **{n: 1 for n in ("groups", "stride", "dilation")},
-    **{n: 3 for n in ("kernel_size", "kernel", "ksize")},
-    "padding": 1, "reduction": 4, "ratio": 4, "reduction_ratio": 4, "patch_size": 4, "window_size": 4, "shift_size": 2,
-    "partition_size": 4, "head_dim": 8, "output_size": 7, "sampling_ratio": 2, "spatial_scale": 1.0, "squeeze_ratio": 0.25,
-    **{n: 100 for n in ("vocab_size", "num_embeddings", "n_tokens", "num_tokens", "n_vocab", "vocab")},
-    **{n: 64 for n in ("max_len", "seq_len", "max_seq_len", "max_length", "num_positions", "n_positions", "block_size")},
-    **{n: 32 for n in ("img_size", "image_size", "input_size", "resolution")},
-    "eps": 1e-5, "momentum": 0.1,
-}
+def load_infer():
+    """infer.py by path: `python -I` keeps this folder off sys.path, and a block must not be able to import it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "infer.py")
+    mod_spec = importlib.util.spec_from_file_location("_nnblocks_infer", path)
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    return mod
 
 
-def guess(name, annotation, base, in_ch):
-    """One value for a required constructor parameter; None when nothing sensible (JSON-serialisable) exists."""
-    ann = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
-    if name in IN_CHANNELS:
-        return in_ch
-    if name in FIXED:
-        listy = any(t in ann for t in ("List[int]", "Sequence[int]", "Tuple[int", "list[int]", "tuple[int"))
-        return [FIXED[name], FIXED[name]] if listy else FIXED[name]
-    if ann == "bool":
-        return False
-    if "drop" in name or name in ("p", "dropout"):
-        return 0.0
-    if ann == "float":
-        return 0.1
-    if ann in ("int", "inspect._empty", "_empty") or ann.startswith("int"):
-        return base  # channel/dim/features-like ints, and unannotated names: a small power of two
-    if any(t in ann for t in ("List[int]", "Sequence[int]", "Tuple[int", "list[int]", "tuple[int")):
-        return [base, base]
-    return None
-
-
-def init_params(cls):
-    """Constructor parameters, looking through `__init__(self, *args, **kwargs)` wrappers to the base class's.
-
-    e.g. `class QuantizableBasicBlock(BasicBlock): def __init__(self, *args, **kwargs)` takes BasicBlock's."""
-    for klass in cls.__mro__:
-        if "__init__" not in vars(klass) or klass is torch.nn.Module:
-            continue
-        try:
-            params = list(inspect.signature(klass.__init__).parameters.values())[1:]
-        except (TypeError, ValueError):
-            return []
-        if not all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) or not params:
-            return params
-    return []
-
-
-def build_candidates(cls, overrides):
-    """Constructor kwargs to try in order: defaults alone, else guesses at a few widths. The (64, 16) pair fits
-    bottlenecks whose residual needs in = 4 x width; the (16, 16) pairs fit residuals that need in = out."""
-    if overrides.get("kwargs") is not None:
-        return [overrides["kwargs"]]
-    params = init_params(cls)
-    required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    if not required:
-        return [{}]
-    out = []
-    for in_ch, base in ((3, 16), (16, 16), (64, 16), (3, 8), (8, 8), (3, 32), (32, 32), (64, 64)):
-        kw = {p.name: guess(p.name, p.annotation, base, in_ch) for p in required}
-        if None not in kw.values() and kw not in out:
-            out.append(kw)
-    if any(p.kind == p.VAR_KEYWORD for p in params):  # **kwargs often forwarded to a conv that needs kernel_size
-        out += [{**kw, "kernel_size": 3} for kw in out[:2]]
-    return out or [{}]
-
-
-def spec(shape, dtype="float32", high=None):
-    return {"shape": list(shape), "dtype": dtype, **({"high": int(high)} if high is not None else {})}
-
-
-def probe_shapes(m):
-    """Candidate single-input specs read off the first probe-able layers of the built module, then generic ones."""
-    nn, out = torch.nn, []
-    for sub in list(m.modules())[:200]:
-        if len(out) >= 6:
-            break
-        if isinstance(sub, (nn.Conv1d, nn.ConvTranspose1d)):
-            out += [spec([2, sub.in_channels, 64]), spec([2, sub.in_channels, 32])]
-        elif isinstance(sub, (nn.Conv2d, nn.ConvTranspose2d)):
-            c = sub.in_channels
-            out += [spec([2, c, 32, 32]), spec([2, c, 64, 64]), spec([2, c, 224, 224])]
-        elif isinstance(sub, (nn.Conv3d, nn.ConvTranspose3d)):
-            out += [spec([2, sub.in_channels, 8, 16, 16]), spec([2, sub.in_channels, 16, 32, 32])]
-        elif isinstance(sub, nn.Linear):
-            out += [spec([2, sub.in_features]), spec([2, 8, sub.in_features])]
-        elif isinstance(sub, (nn.Embedding, nn.EmbeddingBag)):
-            out += [spec([2, 16], "int64", sub.num_embeddings)]
-        elif isinstance(sub, nn.LayerNorm):
-            ns = list(sub.normalized_shape)
-            out += [spec([2, 8] + ns), spec([2] + ns)]
-        elif isinstance(sub, (nn.BatchNorm2d, nn.InstanceNorm2d, nn.GroupNorm)):
-            out += [spec([2, getattr(sub, "num_features", None) or sub.num_channels, 32, 32])]
-        elif isinstance(sub, (nn.BatchNorm1d, nn.InstanceNorm1d)):
-            out += [spec([2, sub.num_features]), spec([2, sub.num_features, 16])]
-        elif isinstance(sub, (nn.RNNBase,)):
-            out += [spec([2, 8, sub.input_size])]
-        elif isinstance(sub, nn.MultiheadAttention):
-            out += [spec([8, 2, sub.embed_dim])]
-    out += [spec([2, 3, 32, 32]), spec([2, 16]), spec([2, 8, 16]), spec([2, 16, 32, 32]), spec([2, 3, 8, 16, 16]), spec([2, 8])]
-    unique = []
-    for s in out:
-        if s not in unique:
-            unique.append(s)
-    return unique[:10]
-
-
-def input_candidates(m, overrides):
-    """Lists of input specs: one spec per required positional forward argument; masks get 0/1 integer tokens."""
-    if overrides.get("inputs") is not None:
-        return [overrides["inputs"]]
-    try:
-        params = list(inspect.signature(m.forward).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is inspect.Parameter.empty]
-    n = max(len(positional), 1 if any(p.kind == p.VAR_POSITIONAL for p in params) else 0)
-    if n == 0:
-        return [[]]
-    out = []
-    for s in probe_shapes(m):
-        args = []
-        for p in (positional or [None])[:n]:
-            if p is not None and "mask" in p.name:
-                args.append(spec(s["shape"][:2], "int64", 2))
-            else:
-                args.append(s)
-        out.append(args)
-    return out
+infer = load_infer()
 
 
 # ---------------------------------------------------------------- the replay protocol (README: validate)
 
 def make_inputs(specs, seed, device):
-    """Inputs exactly as the README's replay protocol: one CPU generator seeded once, drawn in order."""
+    """Inputs exactly as the README's replay protocol: one CPU generator seeded once, drawn in order; a spec with
+    `list: n` draws n tensors of its shape in turn and passes them as one list argument."""
     g = torch.Generator().manual_seed(seed)
     out = []
     for s in specs:
         dtype = getattr(torch, s["dtype"])
-        if dtype.is_floating_point:
-            out.append(torch.randn(s["shape"], generator=g, dtype=dtype).to(device))
-        else:
-            out.append(torch.randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype).to(device))
+        draw = (lambda: torch.randn(s["shape"], generator=g, dtype=dtype).to(device)) if dtype.is_floating_point else (
+            lambda: torch.randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype).to(device))
+        out.append([draw() for _ in range(s["list"])] if "list" in s else draw())
     return out
 
 
-def build(cls, kwargs, seed, device):
+def build(cls, kwargs, seed, device, refs=()):
+    """The replay protocol's build; names in `refs` are dotted names resolved first (relative to `cls`'s module
+    when they start with a dot, so fidelity resolves them in the original package)."""
+    kwargs = infer.resolve_refs(kwargs, refs, cls)
     torch.manual_seed(seed)
     return cls(**kwargs).to(device).eval()
 
@@ -403,6 +283,9 @@ def forward(m, specs, seed, device):
     return [t.detach().cpu() for t in out]
 
 
+MAX_ATTEMPTS = 40  # forward attempts per block, over all build candidates
+
+
 def search(cls, overrides, seed, device, st):
     """Build candidates x input candidates in order; the first pair whose forward runs is the recipe.
 
@@ -427,26 +310,27 @@ def search(cls, overrides, seed, device, st):
 
     built_any = False
     try:
-        for kwargs in build_candidates(cls, overrides):
-            if attempts > 24:  # bounded: a block that fails every probe should not eat its whole timeout
+        for kwargs, refs in infer.build_candidates(cls, overrides):
+            if attempts > MAX_ATTEMPTS:  # bounded: a block that fails every probe should not eat its whole timeout
                 break
-            ok, m = attempt("build", lambda: build(cls, kwargs, seed, device))
+            ok, m = attempt("build", lambda: build(cls, kwargs, seed, device, refs))
             if not ok:
                 continue
             built_any = True
-            for n, specs in enumerate(input_candidates(m, overrides)):
+            ok, cands = attempt("forward", lambda: infer.input_candidates(m, overrides, kwargs))
+            for n, specs in enumerate(cands or []):
                 attempts += 1
-                if attempts > 24:
+                if attempts > MAX_ATTEMPTS:
                     break
                 if n > 0:  # fresh module: a failed forward may have changed it (lazy layers, caches)
-                    ok, m = attempt("build", lambda: build(cls, kwargs, seed, device))
+                    ok, m = attempt("build", lambda: build(cls, kwargs, seed, device, refs))
                     if not ok:
                         break
                 ok, out = attempt("forward", lambda: forward(m, specs, seed, device))
                 if ok:
                     st.end("build", spent["build"])
                     st.end("forward", spent["forward"])
-                    return m, kwargs, specs, out
+                    return m, kwargs, refs, specs, out
     except Fatal as f:
         fatal = f.args
     if fatal and fatal[0] == "build" or not built_any:
@@ -459,7 +343,7 @@ def backward(m, specs, seed, device):
     """Training-mode forward, sum of floating outputs, backward; counts parameters with and without a gradient."""
     m.train()
     inputs = make_inputs(specs, seed, device)
-    for x in inputs:
+    for x in tensors(inputs):
         if x.is_floating_point():
             x.requires_grad_(True)  # so parameter-free blocks still back-propagate to their input
     outs = [t for t in tensors(m(*inputs)) if t.is_floating_point() and t.requires_grad]
@@ -476,7 +360,7 @@ def backward(m, specs, seed, device):
     return {"withGrad": len(with_grad), "without": len(params) - len(with_grad)}
 
 
-def fidelity(orig, m, kwargs, specs, out, seed, device):
+def fidelity(orig, m, kwargs, refs, specs, out, seed, device):
     """Replays the same recipe on the original class and compares counts, state-dict keys/shapes and outputs."""
     try:
         if orig.get("importRoot"):
@@ -485,7 +369,7 @@ def fidelity(orig, m, kwargs, specs, out, seed, device):
     except BaseException as exc:
         return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
     try:
-        om = build(ocls, kwargs, seed, device)
+        om = build(ocls, kwargs, seed, device, refs)
         oout = forward(om, specs, seed, device)
     except BaseException as exc:
         return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
@@ -523,8 +407,8 @@ def run_block(job, send):
         sys.meta_path.insert(0, blocker)
         sys.path.insert(0, job["importRoot"])
         block_cls = st.run("import", lambda: getattr(importlib.import_module(job["module"]), job["className"]))
-        m, kwargs, specs, out = search(block_cls, overrides, seed, device, st)
-        rec["recipe"] = {"seed": seed, "kwargs": kwargs, "inputs": specs}
+        m, kwargs, refs, specs, out = search(block_cls, overrides, seed, device, st)
+        rec["recipe"] = {"seed": seed, "kwargs": kwargs, **({"refs": refs} if refs else {}), "inputs": specs}
         rec["outputs"] = [{"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "checksum": checksum(t)} for t in out]
         rec["params"] = sum(p.numel() for p in m.parameters())
         rec["buffers"] = sum(b.numel() for b in m.buffers())
@@ -532,7 +416,7 @@ def run_block(job, send):
         rec["gradients"] = st.run("backward", lambda: backward(m, specs, seed, device))
         if job.get("original"):
             sys.meta_path.remove(blocker)  # the original runs with its own package importable
-            rec["fidelity"] = fidelity(job["original"], m, kwargs, specs, out, seed, device)
+            rec["fidelity"] = fidelity(job["original"], m, kwargs, refs, specs, out, seed, device)
         else:
             rec["fidelity"] = {"status": "n/a", "reason": "no importable original given"}
     except Failed as f:

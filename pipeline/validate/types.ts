@@ -7,11 +7,15 @@ export interface InputSpec {
   dtype: string;
   /** Exclusive upper bound for integer inputs (token ids, masks). */
   high?: number;
+  /** When set, this argument is a list of that many tensors of this spec, drawn in turn (feature levels of a head). */
+  list?: number;
 }
 
 /** Per-block overrides from the config: used instead of the inferred candidates. */
 export interface ValidateOverrides {
   kwargs?: Record<string, unknown>;
+  /** Names of kwargs holding dotted names to resolve before building (see Recipe.refs). */
+  refs?: string[];
   inputs?: InputSpec[];
 }
 
@@ -89,6 +93,11 @@ export interface StageRecord {
 export interface Recipe {
   seed: number;
   kwargs: Record<string, unknown>;
+  /**
+   * Kwargs whose value is a dotted name, resolved with importlib before building: `torch.nn.BatchNorm2d`, or
+   * `.BasicBlock` for an attribute of the block's own module. Absent when there are none.
+   */
+  refs?: string[];
   inputs: InputSpec[];
 }
 

@@ -10,6 +10,8 @@ import type { ValidateItem, ValidateOptions, ValidationRecord } from './types.ts
 import { RunnerWorker, type JobOutcome, type WorkerHello, type WorkerJob } from './worker.ts';
 
 export const RUNNER_PATH = fileURLToPath(new URL('./runner.py', import.meta.url));
+/** Argument and input inference, loaded by runner.py from the same folder (so the sandbox's bind covers it). */
+export const INFER_PATH = fileURLToPath(new URL('./infer.py', import.meta.url));
 /** The seed of every recipe; recorded in each recipe so a replay never depends on this constant. */
 export const DEFAULT_SEED = 0;
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -22,9 +24,9 @@ function backstopMs(timeoutMs: number): number {
   return timeoutMs + Math.min(10_000, Math.max(2_000, timeoutMs / 2));
 }
 
-/** Version of the runner: a change to runner.py invalidates every cached record. */
+/** Version of the runner: a change to runner.py or infer.py invalidates every cached record. */
 export function runnerVersion(): string {
-  return createHash('sha256').update(readFileSync(RUNNER_PATH)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(readFileSync(RUNNER_PATH)).update(readFileSync(INFER_PATH)).digest('hex').slice(0, 16);
 }
 
 function emptyRecord(item: ValidateItem, status: ValidationRecord['status'], detail: string, hello?: WorkerHello): ValidationRecord {

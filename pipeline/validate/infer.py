@@ -1,0 +1,293 @@
+# nnblocks validate inference: constructor kwargs and forward input specs for a block nobody wrote a recipe for,
+# guessed from parameter names, annotations and defaults, and from the layers of the built module.
+#
+# Loaded by runner.py from the file next to it (the runner runs with `python -I`, so this folder is not on sys.path
+# and a block cannot import it by name). Everything returned is JSON: layer and class arguments are *references*,
+# dotted names listed in the recipe's `refs` and resolved with importlib at build time (see resolve_refs).
+import ast, importlib, inspect, re, sys
+
+import torch
+
+IN_CHANNELS = {"in_channels", "in_chans", "in_ch", "in_channel", "inplanes", "in_planes", "input_channels", "c_in", "cin", "inp", "in_c",
+               "width_in"}
+FIXED = {
+    **{n: 10 for n in ("num_classes", "n_classes", "nclass", "num_class", "classes")},
+    **{n: 2 for n in ("num_heads", "heads", "n_heads", "nhead", "n_head", "num_attention_heads", "num_groups", "depth",
+                      "num_layers", "n_layers", "num_blocks", "n_blocks", "expand_ratio", "expansion", "mlp_ratio", "expansion_ratio")},
+    **{n: 1 for n in ("groups", "stride", "dilation", "num_convs", "num_columns")},
+    **{n: 3 for n in ("kernel_size", "kernel", "ksize", "num_anchors")},
+    "padding": 1, "reduction": 4, "ratio": 4, "reduction_ratio": 4, "patch_size": 4, "window_size": 4, "shift_size": 2,
+    "partition_size": 4, "head_dim": 8, "output_size": 7, "sampling_ratio": 2, "spatial_scale": 1.0, "squeeze_ratio": 0.25,
+    **{n: 100 for n in ("vocab_size", "num_embeddings", "n_tokens", "num_tokens", "n_vocab", "vocab")},
+    **{n: 64 for n in ("max_len", "seq_len", "max_length", "num_positions", "n_positions", "block_size")},
+    # Relative-position attention wants a square sequence length; 16 = 4 x 4 matches partition_size/window_size 4.
+    "max_seq_len": 16,
+    # Spatial sizes agree with the 32 x 32 probe inputs, so grid/partition arithmetic matches the tensors fed.
+    **{n: 32 for n in ("img_size", "image_size", "input_size", "resolution", "grid_size", "input_grid_size", "spatial_size", "size")},
+    "eps": 1e-5, "momentum": 0.1,
+}
+# Norm layers to try for a required `norm_layer`, in order: 2-d feature maps first, then token sequences, video.
+NORMS = ("torch.nn.BatchNorm2d", "torch.nn.LayerNorm", "torch.nn.BatchNorm3d")
+INT_SEQ = re.compile(r"^(List|Sequence|Tuple|list|tuple)\[int")
+LISTY_NAMES = re.compile(r"(_list|layers|depths|repeats|rates|_sizes|channels_per_stage)$")
+
+
+class Ref(str):
+    """A kwarg value that names an object instead of being one: `torch.nn.BatchNorm2d`, or `.BasicBlock` for an
+    attribute of the block's own module (so the same recipe replays on the original class in its own package)."""
+
+
+def ann_text(annotation):
+    """An annotation as short text: module prefixes dropped, Optional unwrapped.
+
+    e.g. `typing.Optional[typing.List[int]]` -> `List[int]`; `torch.dtype` -> `dtype` (`List[int].__name__` is just
+    'List' on Python 3.10+, so names alone lose the element type)."""
+    if annotation is inspect.Parameter.empty:
+        return ""
+    text = annotation if isinstance(annotation, str) else annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    text = re.sub(r"\b(?:\w+\.)+(?=\w)", "", text)
+    m = re.fullmatch(r"Optional\[(.*)\]", text) or re.fullmatch(r"Union\[(.*), NoneType\]", text)
+    return m.group(1) if m else text
+
+
+def init_params(cls):
+    """Constructor parameters, looking through `__init__(self, *args, **kwargs)` wrappers to the base class's.
+
+    e.g. `class QuantizableBasicBlock(BasicBlock): def __init__(self, *args, **kwargs)` takes BasicBlock's, and
+    `class LayerNorm2d(nn.LayerNorm)` with no `__init__` of its own takes LayerNorm's `normalized_shape`."""
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass) or klass is torch.nn.Module:
+            continue
+        try:
+            params = list(inspect.signature(klass.__init__).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return []
+        if not all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) or not params:
+            return params
+    return []
+
+
+def string_choices(cls):
+    """Per name, the string literals it is compared with anywhere in the block's module.
+
+    e.g. `if mode not in ["batch", "row"]: raise ValueError(...)` makes `mode` -> ["batch", "row"]."""
+    try:
+        tree = ast.parse(inspect.getsource(sys.modules[cls.__module__]))
+    except (TypeError, OSError, SyntaxError, KeyError):
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        names = [s.id if isinstance(s, ast.Name) else s.attr for s in sides if isinstance(s, (ast.Name, ast.Attribute))]
+        consts = []
+        for s in sides:
+            for c in (s.elts if isinstance(s, (ast.List, ast.Tuple, ast.Set)) else [s]):
+                if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                    consts.append(c.value)
+        for n in names if consts else ():
+            out.setdefault(n, [])
+            out[n] += [c for c in consts if c not in out[n]]
+    return out
+
+
+def module_classes(cls):
+    """nn.Module classes defined in the block's own module, in definition order, the block itself excluded."""
+    mod = sys.modules.get(cls.__module__)
+    return [v for v in vars(mod).values() if isinstance(v, type) and issubclass(v, torch.nn.Module)
+            and v.__module__ == cls.__module__ and v is not cls] if mod else []
+
+
+def layer_ref(name, ann, cls, norm):
+    """A reference for a layer/class-valued parameter, or None when nothing fits (backbones, configs)."""
+    if "norm" in name:
+        return Ref(NORMS[norm])
+    if "activation" in name or name.startswith("act"):
+        return Ref("torch.nn.ReLU")
+    local = module_classes(cls)
+    # `block: Type[Union[BasicBlock, Bottleneck]]`: the first class the annotation names.
+    for word in re.findall(r"\w+", ann):
+        hit = next((c for c in local if c.__name__ == word), None)
+        if hit is not None:
+            return Ref("." + hit.__name__)
+    # `conv_builder: Callable[..., nn.Module]`: a local class whose name shares a word with the parameter's.
+    words = [w for w in name.split("_") if len(w) >= 4 and w not in ("layer", "type", "builder", "constructor", "maker")]
+    hit = next((c for c in local if any(w in c.__name__.lower() for w in words)), None)
+    return Ref("." + hit.__name__) if hit is not None else None
+
+
+def guess(p, cls, c):
+    """One value for a required constructor parameter; None when nothing sensible (JSON or a Ref) exists.
+
+    `c` is the candidate's choices: in_ch, base (widths), n (list length), norm (index into NORMS), strings."""
+    name, ann = p.name.lower(), ann_text(p.annotation)
+    if ann.startswith(("Callable", "Type[")) or (not ann and name.endswith(("_layer", "norm_layer", "activation"))):
+        return layer_ref(name, ann, cls, c["norm"])
+    if ann == "dtype":
+        return Ref("torch.float32")
+    if ann == "str" or (not ann and p.name in c["strings"]):
+        return (c["strings"].get(p.name) or [None])[0]
+    pair = re.fullmatch(r"Tuple\[int, int(, int)?\]", ann)
+    if pair:
+        return [scalar(name, "int", c)] * (3 if pair.group(1) else 2)
+    if INT_SEQ.match(ann) or (not ann and LISTY_NAMES.search(name)):
+        return [element(name, c)] * c["n"]
+    if re.match(r"(List|Sequence|Tuple)\[float", ann):  # e.g. per-layer stochastic-depth probabilities
+        return [scalar(name, "float", c)] * c["n"]
+    return scalar(name, ann, c)
+
+
+def element(name, c):
+    """One element of an int-list parameter: counts (layers, depths, repeats) and rates stay small."""
+    if name in FIXED:
+        return FIXED[name]
+    if name in IN_CHANNELS:
+        return c["in_ch"]
+    if any(w in name for w in ("layer", "depth", "repeat", "rate", "dilation", "stride")):
+        return 1
+    return c["base"]
+
+
+def scalar(name, ann, c):
+    if name in IN_CHANNELS:
+        return c["in_ch"]
+    if name in FIXED:
+        return FIXED[name]
+    if ann == "bool":
+        return False
+    if "drop" in name or "prob" in name or name == "p":
+        return 0.0  # dropout and stochastic-depth probabilities: off, so the probe is deterministic
+    if "thresh" in name:
+        return 0.5
+    if "multiplier" in name:
+        return 1.0
+    if ann == "float":
+        return 0.25 if "ratio" in name else 0.1
+    if ann in ("", "int") or ann.startswith(("int", "Union[int")):
+        return c["base"]  # channel/dim/features-like ints, and unannotated names: a small power of two
+    return None
+
+
+WIDTHS = ((3, 16), (16, 16), (64, 16), (3, 8), (8, 8), (3, 32), (32, 32), (64, 64))
+
+
+def build_candidates(cls, overrides):
+    """(kwargs, refs) to try in order: defaults alone, else guesses. Widths: the (64, 16) pair fits bottlenecks whose
+    residual needs in = 4 x width; the (16, 16) pairs fit residuals that need in = out. Norm choices and list lengths
+    vary right after the first width, so the attempt budget reaches them before exotic widths."""
+    if overrides.get("kwargs") is not None:
+        return [(overrides["kwargs"], list(overrides.get("refs") or []))]
+    params = init_params(cls)
+    required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if not required:
+        return [({}, [])]
+    strings = string_choices(cls)
+    choices = [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[:2]]
+    choices += [dict(in_ch=i, base=b, n=2, norm=k) for k in (1, 2) for i, b in WIDTHS[:2]]
+    choices += [dict(in_ch=i, base=b, n=n, norm=0) for n in (4, 3) for i, b in WIDTHS[:2]]
+    choices += [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[2:]]
+    out = []
+    for c in choices:
+        kw = {p.name: guess(p, cls, {**c, "strings": strings}) for p in required}
+        if None in kw.values() or any(kw == k for k, _ in out):
+            continue
+        out.append((kw, [k for k, v in kw.items() if isinstance(v, Ref)]))
+    if any(p.kind == p.VAR_KEYWORD for p in params):  # **kwargs often forwarded to a conv that needs kernel_size
+        out += [({**kw, "kernel_size": 3}, refs) for kw, refs in out[:2]]
+    return out or [({}, [])]
+
+
+def resolve_refs(kwargs, refs, cls):
+    """kwargs with each name in `refs` replaced by the object its dotted name denotes (see Ref)."""
+    out = dict(kwargs)
+    for name in refs or ():
+        target = str(kwargs[name])
+        if target.startswith("."):
+            out[name] = getattr(sys.modules[cls.__module__], target[1:])
+        else:
+            module, attr = target.rsplit(".", 1)
+            out[name] = getattr(importlib.import_module(module), attr)
+    return out
+
+
+# ---------------------------------------------------------------- forward inputs
+
+def spec(shape, dtype="float32", high=None):
+    return {"shape": list(shape), "dtype": dtype, **({"high": int(high)} if high is not None else {})}
+
+
+def probe_shapes(m):
+    """Candidate single-input specs read off the first probe-able layers of the built module, then generic ones."""
+    nn, out = torch.nn, []
+    for sub in list(m.modules())[:200]:
+        if len(out) >= 6:
+            break
+        if isinstance(sub, (nn.Conv1d, nn.ConvTranspose1d)):
+            out += [spec([2, sub.in_channels, 64]), spec([2, sub.in_channels, 32])]
+        elif isinstance(sub, (nn.Conv2d, nn.ConvTranspose2d)):
+            c = sub.in_channels
+            out += [spec([2, c, 32, 32]), spec([2, c, 64, 64]), spec([2, c, 224, 224])]
+        elif isinstance(sub, (nn.Conv3d, nn.ConvTranspose3d)):
+            out += [spec([2, sub.in_channels, 8, 16, 16]), spec([2, sub.in_channels, 16, 32, 32])]
+        elif isinstance(sub, nn.Linear):
+            # the 4-d one is (batch, windows, tokens, features), as window/partition attention takes it
+            out += [spec([2, sub.in_features]), spec([2, 8, sub.in_features]), spec([2, 2, 16, sub.in_features])]
+        elif isinstance(sub, (nn.Embedding, nn.EmbeddingBag)):
+            out += [spec([2, 16], "int64", sub.num_embeddings)]
+        elif isinstance(sub, nn.LayerNorm):
+            ns = list(sub.normalized_shape)
+            out += [spec([2, 8] + ns), spec([2] + ns)]
+            if len(ns) == 1:  # channels-first blocks that permute to channels-last around the norm
+                out += [spec([2, ns[0], 32, 32])]
+        elif isinstance(sub, (nn.BatchNorm2d, nn.InstanceNorm2d, nn.GroupNorm)):
+            c = sub.num_channels if isinstance(sub, nn.GroupNorm) else sub.num_features
+            out += [spec([2, c, 32, 32])]
+        elif isinstance(sub, (nn.BatchNorm3d, nn.InstanceNorm3d)):
+            out += [spec([2, sub.num_features, 8, 16, 16])]
+        elif isinstance(sub, (nn.BatchNorm1d, nn.InstanceNorm1d)):
+            out += [spec([2, sub.num_features]), spec([2, sub.num_features, 16])]
+        elif isinstance(sub, (nn.RNNBase,)):
+            out += [spec([2, 8, sub.input_size])]
+        elif isinstance(sub, nn.MultiheadAttention):
+            out += [spec([8, 2, sub.embed_dim])]
+    out += [spec([2, 3, 32, 32]), spec([2, 16]), spec([2, 8, 16]), spec([2, 16, 32, 32]), spec([2, 3, 8, 16, 16]), spec([2, 8])]
+    unique = []
+    for s in out:
+        if s not in unique:
+            unique.append(s)
+    return unique[:10]
+
+
+def input_candidates(m, overrides, kwargs):
+    """Lists of input specs: one spec per required positional forward argument; masks get 0/1 integer tokens.
+
+    An argument annotated `List[Tensor]` (detection heads over feature levels) gets a `list` spec: as many tensors
+    as the constructor's list arguments are long (one per level). An unannotated single argument gets list specs
+    after the plain ones, for heads written without annotations."""
+    if overrides.get("inputs") is not None:
+        return [overrides["inputs"]]
+    try:
+        params = list(inspect.signature(m.forward).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is inspect.Parameter.empty]
+    n = max(len(positional), 1 if any(p.kind == p.VAR_POSITIONAL for p in params) else 0)
+    if n == 0:
+        return [[]]
+    levels = next((len(v) for v in kwargs.values() if isinstance(v, list) and v), 2)
+    shapes, out = probe_shapes(m), []
+    for s in shapes:
+        args = []
+        for p in (positional or [None])[:n]:
+            ann = ann_text(p.annotation) if p is not None else ""
+            if p is not None and "mask" in p.name:
+                args.append(spec(s["shape"][:2], "int64", 2))
+            elif re.match(r"(List|Sequence|list)\[Tensor\]", ann):
+                args.append({**s, "list": levels})
+            else:
+                args.append(s)
+        out.append(args)
+    if len(positional) == 1 and not ann_text(positional[0].annotation):
+        out += [[{**s, "list": levels}] for s in shapes[:2]]
+    return out

@@ -1,0 +1,138 @@
+// Argument and input inference (pipeline/validate/infer.py) through the real runner, sandbox and torch: layer
+// references in `refs`, constructors inherited from torch layers, int lists, string choices and list inputs.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateBlocks } from '../../pipeline/validate/validate.ts';
+import type { ValidationRecord } from '../../pipeline/validate/types.ts';
+import { toCatalog } from '../../pipeline/validate-step.ts';
+import { py, writeTree } from '../helpers/tree.ts';
+import { baseOptions, byName, fixtureItems } from './helpers.ts';
+
+// A stack whose `block` parameter names a class of its own module: the recipe's `.Unit` reference must resolve in
+// the extracted module *and*, for fidelity, in the original package.
+const STACK = py`
+  from typing import List, Type
+  import torch.nn as nn
+  class Unit(nn.Module):
+      def __init__(self, width):
+          super().__init__()
+          self.conv = nn.Conv2d(width, width, 3, padding=1)
+      def forward(self, x):
+          return x + self.conv(x)
+  class Stack(nn.Module):
+      def __init__(self, block: Type[Unit], layers: List[int], width: int = 8):
+          super().__init__()
+          self.stem = nn.Conv2d(3, width, 1)
+          self.body = nn.Sequential(*[block(width) for _ in range(sum(layers))])
+      def forward(self, x):
+          return self.body(self.stem(x))
+`;
+const upstream = writeTree({ 'upstream_pkg/__init__.py': '', 'upstream_pkg/stack.py': STACK });
+
+const fixtures = {
+  // Required layer factories, as torchvision writes them: no default, so no JSON value can build it.
+  normLayer: py`
+    from typing import Callable
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_channels: int, out_channels: int, norm_layer: Callable[..., nn.Module], activation_layer: Callable[..., nn.Module]):
+            super().__init__()
+            self.conv = nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=False)
+            self.norm = norm_layer(out_channels)
+            self.act = activation_layer()
+        def forward(self, x):
+            return self.act(self.norm(self.conv(x)))
+  `,
+  // No __init__ of its own: normalized_shape comes from nn.LayerNorm through the MRO; channels-first input.
+  layerNorm2d: py`
+    import torch.nn as nn
+    import torch.nn.functional as F
+    class Block(nn.LayerNorm):
+        def forward(self, x):
+            x = x.permute(0, 2, 3, 1)
+            x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+            return x.permute(0, 3, 1, 2)
+  `,
+  stack: { code: STACK, className: 'Stack', original: { importRoot: upstream, module: 'upstream_pkg.stack', className: 'Stack' } },
+  // A head over feature levels: forward takes a list of tensors, one per entry of in_channels.
+  levels: py`
+    from typing import List
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_channels: List[int], num_anchors: int):
+            super().__init__()
+            self.heads = nn.ModuleList(nn.Conv2d(c, num_anchors, 1) for c in in_channels)
+        def forward(self, x: List[torch.Tensor]) -> torch.Tensor:
+            return torch.cat([h(f).flatten(1) for h, f in zip(self.heads, x)], 1)
+  `,
+  // A string parameter whose valid values only appear in a comparison elsewhere in the module.
+  mode: py`
+    import torch
+    import torch.nn as nn
+    def drop(x, mode):
+        if mode not in ["batch", "row"]:
+            raise ValueError(f"mode has to be either 'batch' or 'row', but got {mode}")
+        return x * 0.5
+    class Block(nn.Module):
+        def __init__(self, mode: str):
+            super().__init__()
+            self.mode = mode
+            self.scale = nn.Parameter(torch.ones(1))
+        def forward(self, x):
+            return drop(x, self.mode) * self.scale
+  `,
+};
+
+let rec: Record<string, ValidationRecord>;
+
+beforeAll(async () => {
+  const { items } = fixtureItems(fixtures);
+  rec = byName(await validateBlocks(items, baseOptions()));
+});
+
+describe('inference of constructor arguments', () => {
+  it('passes required norm and activation layers as references to torch.nn classes', () => {
+    const r = rec.normLayer;
+    expect(r.status).toBe('passed');
+    expect(r.recipe).toEqual({
+      seed: 0,
+      kwargs: { in_channels: 3, out_channels: 16, norm_layer: 'torch.nn.BatchNorm2d', activation_layer: 'torch.nn.ReLU' },
+      refs: ['norm_layer', 'activation_layer'],
+      inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }],
+    });
+    expect(r.moduleTree?.children.norm.type).toBe('torch.nn.BatchNorm2d');
+    // The catalog keeps the references, so a replay knows which kwargs to import.
+    expect(toCatalog(r).recipe.refs).toEqual(['norm_layer', 'activation_layer']);
+  });
+
+  it('reads the constructor of a torch layer subclass through the MRO and feeds it channels-first', () => {
+    const r = rec.layerNorm2d;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ normalized_shape: 16 });
+    expect(r.recipe?.inputs).toEqual([{ shape: [2, 16, 32, 32], dtype: 'float32' }]);
+  });
+
+  it("refers to a class of the block's own module relatively, so the original replays identically", () => {
+    const r = rec.stack;
+    expect(r.status).toBe('passed');
+    expect(r.recipe).toMatchObject({ kwargs: { block: '.Unit', layers: [1, 1] }, refs: ['block'] });
+    expect(r.fidelity.status).toBe('identical');
+  });
+
+  it('picks a string parameter among the literals the module compares it with', () => {
+    expect(rec.mode.status).toBe('passed');
+    expect(rec.mode.recipe?.kwargs).toEqual({ mode: 'batch' });
+    expect(rec.mode.recipe?.refs).toBeUndefined(); // no references: the field stays absent
+  });
+});
+
+describe('inference of forward inputs', () => {
+  it('feeds a List[Tensor] argument one tensor per level, as many as the list arguments are long', () => {
+    const r = rec.levels;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ in_channels: [3, 3], num_anchors: 3 });
+    expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'float32', list: 2 }]);
+    expect(r.outputs[0].shape).toEqual([2, 2 * 3 * 32 * 32]);
+    expect(r.gradients).toEqual({ withGrad: 4, without: 0 });
+  });
+});
