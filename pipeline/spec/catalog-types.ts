@@ -20,7 +20,7 @@ export type { Diagnostic, LiteralValue, ParamKind };
 /** Bump on any incompatible change; every file carries it and the schemas pin it. */
 export const CATALOG_FORMAT_VERSION = 1;
 
-/** Categories, assigned by the documented rules (docs/categories.md); the rule that fired is recorded per block. */
+/** Categories, assigned by the documented rules (README "Categories", from pipeline/spec/category.ts); the rule that fired is recorded per block. */
 export const CATEGORIES = [
   'attention',
   'convolution',
