@@ -28,17 +28,6 @@ export interface Diagnostic {
   span?: Span;
 }
 
-/** Collects diagnostics; stages push into it and never throw for upstream problems. */
-export class DiagnosticSink {
-  readonly items: Diagnostic[] = [];
-  add(d: Diagnostic): void {
-    this.items.push(d);
-  }
-  get errorCount(): number {
-    return this.items.filter((d) => d.severity === 'error').length;
-  }
-}
-
 /** Thrown only for our own bugs or broken infrastructure; carries the stage and a hint that says what to do. */
 export class NnblocksError extends Error {
   constructor(

@@ -1,6 +1,5 @@
 // Runs the stages in order for the CLI commands: config → sources → index → program → discover (→ extract ...).
 // Each step returns typed records; commands print them. One Store per run, closed by the caller.
-import { join } from 'node:path';
 import type { Logger } from './cli/io.ts';
 import type { ProgressFactory } from './cli/progress.ts';
 import type { Diagnostic } from './diagnostics.ts';
@@ -75,8 +74,4 @@ export function sourceLabels(snapshots: SourceSnapshot[]): Map<string, SourceLab
     labels.set(s.id, { revision, license: s.license?.spdx ?? null });
   }
   return labels;
-}
-
-export function defaultOutDir(config: CorpusConfig): string {
-  return join(config.cacheDir, 'extracted');
 }

@@ -62,19 +62,6 @@ export class Program {
     return undefined;
   }
 
-  /** True when `name` is a package (regular or namespace) in some source. */
-  isPackage(name: string, fromSource: string): boolean {
-    const src = this.sourceOfModule(name, fromSource);
-    if (!src) return false;
-    const m = this.bySource.get(src)?.get(name);
-    return m ? m.isPackage : true;
-  }
-
-  /** Module names directly or transitively under a package, in one source (for star-imports of packages). */
-  modulesOf(sourceId: string): Map<string, IndexedModule> {
-    return this.bySource.get(sourceId) ?? new Map();
-  }
-
   /**
    * Index of the top-level statement that binds `name` last in module `mod`, or -1. The last binding is what
    * functions see after the module finished executing: `x = 1` ... `x = 2` → the second.

@@ -22,8 +22,6 @@ export interface SpecInput {
   snapshot: SourceSnapshot;
   extracted?: ExtractedBlock;
   validation?: ValidationRecord;
-  /** Layer types counted on the built module (validation) — else read statically. */
-  layers?: { type: string; count: number }[];
   dedup?: BlockDedup;
   /** Diagnostics recorded for this block by any stage. */
   diagnostics: Diagnostic[];
