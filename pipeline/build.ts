@@ -20,6 +20,10 @@ import type { BlockSpec, BuildInfo } from './spec/catalog-types.ts';
 import { blockSpec, dedupRecord, slugsFor, staticLayers } from './spec/block-spec.ts';
 import { clustersFile, sourcesFile, statsFile } from './spec/summary.ts';
 import { writeCatalog } from './spec/write-catalog.ts';
+import { diffCatalogs } from './feed/diff.ts';
+import { writeFeedFiles } from './feed/feed.ts';
+import { readCurrentCatalog } from './feed/read-snapshot.ts';
+import type { CatalogSnapshot } from './feed/types.ts';
 import { runValidation } from './validate-step.ts';
 
 export interface BuildOptions {
@@ -173,7 +177,17 @@ export function finishCatalog(partials: PartialBuild[], outDir: string, startedA
     stages: Object.entries(timings).map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
     tools: partials[0].tools,
   };
+  // The catalog this build replaces, if any: the change feed compares against it.
+  let previous: CatalogSnapshot | null = null;
+  if (existsSync(join(outDir, 'stats.json'))) {
+    try {
+      previous = readCurrentCatalog(outDir);
+    } catch {
+      previous = null; // an unreadable earlier catalog only means the feed starts a new baseline
+    }
+  }
   const { errors } = writeCatalog(outDir, { blocks: specs, sources: sourcesFile(specs, snapshots), clusters: clustersFile(d), stats: statsFile(specs, snapshots), buildInfo });
+  if (errors.length === 0) errors.push(...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir).errors);
   timings.write = performance.now() - t;
   const report = d.report[0];
   return {

@@ -67,10 +67,14 @@ export async function writeChangeFeed(opts: FeedOptions): Promise<FeedResult> {
     diagnostics = read.diagnostics;
   }
   const feed = diffCatalogs(previous, current, diagnostics);
+  return writeFeedFiles(feed, opts.outDir ?? opts.catalogDir, opts.siteUrl ?? siteUrlOf(opts.previous));
+}
+
+/** Writes changes.json and changes.atom for a computed feed (also used by `nnblocks build` after each build). */
+export function writeFeedFiles(feed: ChangeFeed, outDir: string, siteUrl?: string): FeedResult {
   const errors = checkChangeFeed(JSON.parse(JSON.stringify(feed)));
-  const outDir = opts.outDir ?? opts.catalogDir;
   const files = [join(outDir, CHANGES_JSON), join(outDir, CHANGES_ATOM)];
   writeFileSync(files[0], stableStringify(feed));
-  writeFileSync(files[1], renderAtom(feed, { siteUrl: opts.siteUrl ?? siteUrlOf(opts.previous) }));
+  writeFileSync(files[1], renderAtom(feed, { siteUrl }));
   return { feed, files, errors };
 }

@@ -56,6 +56,16 @@ describe('nnblocks build', () => {
     expect(spec.interface.constructorParams[0].default).toBe('"<script>alert(1)</script>"');
   });
 
+  it('writes the change feed against the catalog it replaces', async () => {
+    const first = JSON.parse(readFileSync(join(full, 'changes.json'), 'utf8'));
+    expect(first.previous).toBeNull();
+    expect(await runCli(['build', '--config', config, '--out', full, '--json'], quiet)).toBe(0);
+    const second = JSON.parse(readFileSync(join(full, 'changes.json'), 'utf8'));
+    expect(second.previous.blocks).toBe(6);
+    expect(second.summary).toMatchObject({ new: 0, removed: 0, moved: 0, changed: 0 });
+    expect(readFileSync(join(full, 'changes.atom'), 'utf8')).toContain('<feed xmlns="http://www.w3.org/2005/Atom"');
+  });
+
   it('is deterministic: a second build gives byte-identical files', async () => {
     const again = tempDir('nnb-cat-');
     expect(await runCli(['build', '--config', config, '--out', again, '--json'], quiet)).toBe(0);
