@@ -14,8 +14,9 @@ export interface ProvenanceInput {
 function licenseOf(s: SourceSnapshot): License {
   const spdx = s.license?.spdx ?? null;
   if (!spdx) return { spdx: 'NOASSERTION', method: 'none' };
+  // The sources stage names the file it read when a license text decided it; otherwise metadata or the config did.
   const how = (s.license.method ?? '').toLowerCase();
-  const method = how.includes('config') ? 'config' : how.includes('metadata') || how.includes('classifier') ? 'package-metadata' : 'license-file';
+  const method = s.license.file ? 'license-file' : how.startsWith('package') ? 'package-metadata' : how.includes('config') ? 'config' : 'license-file';
   return { spdx, method };
 }
 
