@@ -46,6 +46,8 @@ export interface PartialBuild {
   /** The blocks' own code for de-duplication: a build intermediate on the builder's machine, never published. */
   dedupItems: DedupItem[];
   dedupParams: Partial<DedupParams>;
+  /** The published site's URL (config `site.url`), for the change feed's Atom links and ids. */
+  siteUrl?: string;
   config: string;
   timings: Record<string, number>;
   tools: { name: string; version: string }[];
@@ -137,6 +139,7 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
     specs,
     dedupItems,
     dedupParams: ctx.config.dedup ?? {},
+    ...(ctx.config.site?.url ? { siteUrl: ctx.config.site.url } : {}),
     config: relative(process.cwd(), ctx.config.configPath) || ctx.config.configPath,
     timings,
     tools,
@@ -187,7 +190,7 @@ export function finishCatalog(partials: PartialBuild[], outDir: string, startedA
     }
   }
   const { errors } = writeCatalog(outDir, { blocks: specs, sources: sourcesFile(specs, snapshots), clusters: clustersFile(d), stats: statsFile(specs, snapshots), buildInfo });
-  if (errors.length === 0) errors.push(...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir).errors);
+  if (errors.length === 0) errors.push(...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir, partials[0].siteUrl).errors);
   timings.write = performance.now() - t;
   const report = d.report[0];
   return {

@@ -34,7 +34,8 @@ fi
 npx --no-install nnblocks changes --catalog "$catalog" "${previous[@]}"
 
 NNBLOCKS_CATALOG=$catalog NNBLOCKS_BASE=$base NNBLOCKS_SITE=$catalog_url npx --no-install astro build
-# The feed is published at the site root (changes.atom's rel=self link points there) unless the site already did.
+# The feed belongs at the site root (changes.atom's rel=self link points there). The site publishes both files
+# itself (src/pages/changes.atom.ts, changes.json.ts); the copy only covers a site built without those pages.
 for f in changes.json changes.atom; do
   [[ -e dist/$f ]] || cp "$catalog/$f" "dist/$f"
 done

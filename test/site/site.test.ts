@@ -1,5 +1,6 @@
 // The catalog site, built once from a synthetic catalog under a GitHub-Pages-style base path, then driven in
-// Debian's Chromium: search, facets, block provenance, copy-to-clipboard, hostile strings, no upstream code.
+// Debian's Chromium: search, facets, block provenance, copy-to-clipboard, hostile strings, no upstream code,
+// and the change feed (/changes/ and /changes.atom).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/spec/catalog-types.ts';
 import { buildSite } from '../../pipeline/site/build-site.ts';
 import { makeCatalog, type MadeCatalog } from './fixtures/make-catalog.ts';
+import { makeChanges, REMOVED_NAME, type MadeChanges } from './fixtures/make-changes.ts';
 import { launchBrowser, type Browser } from './helpers/browser.ts';
 import { serveSite, type SiteServer } from './helpers/serve.ts';
 
@@ -16,6 +18,7 @@ const artifacts = join(__dirname, '..', '..', 'test-artifacts', 'site');
 const work = mkdtempSync(join(tmpdir(), 'nnblocks-site-'));
 const dist = join(work, 'dist');
 let catalog: MadeCatalog;
+let changes: MadeChanges;
 let server: SiteServer;
 let browser: Browser;
 let page: Page;
@@ -46,6 +49,8 @@ async function search(term: string): Promise<string[]> {
 
 beforeAll(async () => {
   catalog = makeCatalog({ dir: join(work, 'catalog'), blocks: 60 });
+  // The feed is written into the catalog with the real pipeline/feed code, as `nnblocks build` does.
+  changes = makeChanges(catalog.dir);
   await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE });
   server = await serveSite(dist, BASE);
   browser = await launchBrowser();
@@ -163,5 +168,58 @@ describe('catalog site', () => {
     await page.click('[data-theme-toggle]');
     await page.keyboard.press('/');
     await page.waitForURL(/\/search\/$/);
+  });
+
+  it('lists the latest build\'s changes on /changes/, in the static HTML', async () => {
+    // Served HTML first: everything is there without JavaScript.
+    const html = await (await fetch(`${server.url}changes/`)).text();
+    for (const kind of ['new', 'removed', 'moved', 'changed']) expect(html).toContain(`data-change="${kind}"`);
+    expect(html).not.toContain(REMOVED_NAME); // escaped, never markup
+
+    await page.goto(`${server.url}changes/`);
+    expect(await page.locator('[data-generated-at]').textContent()).toBe('2025-01-01T00:00:00Z');
+    expect(await page.locator('[data-summary]').textContent()).toMatch(/1 new · 1 removed · 1 moved · 1 changed · 1 upstream/);
+    // A new block links to its page; a removed one has no page, and its hostile name is text.
+    const added = page.locator(`[data-change="new"][data-block-id="${changes.added.id}"] a[data-block-link]`);
+    expect(await added.getAttribute('href')).toBe(`${BASE}blocks/${changes.added.slug}/`);
+    const removed = page.locator(`[data-change="removed"][data-block-id="${changes.removed.id}"]`);
+    expect(await removed.locator('a').count()).toBe(0);
+    expect(await removed.locator('.gone').textContent()).toBe(REMOVED_NAME);
+    expect(await page.locator('main img').count()).toBe(0);
+    // A changed status, before → after.
+    const status = page.locator(`[data-change="changed"][data-block-id="${changes.statusChanged.id}"] [data-field="validation.status"]`);
+    expect(await status.locator('.before').textContent()).toBe('failed: timeout');
+    expect(await status.locator('.after').textContent()).toBe('passed');
+    expect(await page.locator(`[data-change="moved"][data-block-id="${changes.moved.id}"] .from`).textContent()).toContain('matched by same id');
+    expect(await page.locator(`[data-upstream="${changes.bumpedSource}"]`).textContent()).toContain('aaaaaaaaaaaa');
+    expect(await page.locator('nav[aria-label="Main"] a[aria-current="page"]').textContent()).toContain('Changes');
+    await page.screenshot({ path: join(artifacts, 'changes.png'), fullPage: true });
+  });
+
+  it('publishes the Atom feed, linked from every page\'s head, as a well-formed feed', async () => {
+    await page.goto(server.url);
+    const link = page.locator('head link[rel="alternate"][type="application/atom+xml"]');
+    expect(await link.getAttribute('href')).toBe(`${BASE}changes.atom`);
+    const res = await fetch(new URL(`${BASE}changes.atom`, server.url));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/atom+xml');
+    const text = await res.text();
+    expect(text).toBe(readFileSync(join(catalog.dir, 'changes.atom'), 'utf8'));
+    // Chromium's XML parser: a parse error would give a <parsererror> document.
+    const parsed = await page.evaluate((xml) => {
+      const doc = new DOMParser().parseFromString(xml, 'application/xml');
+      const ns = 'http://www.w3.org/2005/Atom';
+      return {
+        error: doc.getElementsByTagName('parsererror').length,
+        root: doc.documentElement.namespaceURI + ' ' + doc.documentElement.localName,
+        titles: [...doc.getElementsByTagNameNS(ns, 'entry')].map((e) => e.getElementsByTagNameNS(ns, 'title')[0]?.textContent ?? ''),
+      };
+    }, text);
+    expect(parsed.error).toBe(0);
+    expect(parsed.root).toBe('http://www.w3.org/2005/Atom feed');
+    expect(parsed.titles).toHaveLength(5); // one upstream bump, four block changes
+    expect(parsed.titles).toContain(`Removed: ${REMOVED_NAME} (${changes.removed.id.split(':')[0]})`);
+    const json = await (await fetch(`${server.url}changes.json`)).json();
+    expect(json).toEqual(JSON.parse(JSON.stringify(changes.feed)));
   });
 });

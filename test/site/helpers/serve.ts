@@ -14,10 +14,11 @@ const TYPES = new Map<string, string>([
   ['.js', 'text/javascript; charset=utf-8'],
   ['.css', 'text/css; charset=utf-8'],
   ['.json', 'application/json'],
+  ['.atom', 'application/atom+xml'],
   ['.svg', 'image/svg+xml'],
   ['.wasm', 'application/wasm'],
 ]);
-const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg']);
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg', '.atom']);
 
 export interface Served {
   path: string;
