@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { extractBlocks } from './assemble/extract.ts';
 import { requirementVersions } from './assemble/requirements.ts';
 import { lookupPython } from './config/python.ts';
-import { dedup } from './dedup/dedup.ts';
+import { dedupParallel } from './dedup/parallel.ts';
 import type { DedupItem, DedupParams } from './dedup/types.ts';
 import type { Diagnostic } from './diagnostics.ts';
 import { NnblocksError } from './diagnostics.ts';
@@ -147,8 +147,11 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
   return { partial, diagnostics };
 }
 
-/** De-duplicates across all partials' blocks and writes the catalog files. */
-export function finishCatalog(partials: PartialBuild[], outDir: string, startedAt = performance.now()): BuildSummary {
+/**
+ * De-duplicates across all partials' blocks and writes the catalog files. Fingerprints are computed in worker
+ * threads for large corpora (same result as in-thread: a test checks it); small ones stay in-thread.
+ */
+export async function finishCatalog(partials: PartialBuild[], outDir: string, startedAt = performance.now()): Promise<BuildSummary> {
   if (partials.length === 0) throw new NnblocksError('no partial builds to merge', 'merge', 'pass the folders written by `nnblocks build --shard K/N`');
   const n = partials[0].shard.n;
   const seen = new Set(partials.map((x) => x.shard.k));
@@ -160,7 +163,7 @@ export function finishCatalog(partials: PartialBuild[], outDir: string, startedA
   const specs = partials.flatMap((x) => x.specs).sort(byId);
   const items = partials.flatMap((x) => x.dedupItems).sort(byId);
   let t = performance.now();
-  const d = dedup(items, partials[0].dedupParams);
+  const d = await dedupParallel(items, partials[0].dedupParams);
   const dedupMs = performance.now() - t;
   const perBlock = new Map(d.blocks.map((b) => [b.id, b]));
   for (const s of specs) {
@@ -227,7 +230,7 @@ export async function buildCatalog(ctx: RunContext, opts: BuildOptions): Promise
       diagnostics,
     };
   }
-  const summary = finishCatalog([partial], opts.outDir, t0);
+  const summary = await finishCatalog([partial], opts.outDir, t0);
   return { ...summary, diagnostics: [...diagnostics, ...summary.diagnostics] };
 }
 

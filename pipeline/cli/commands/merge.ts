@@ -12,9 +12,9 @@ export const registerMerge: RegisterCommand = (program, env) => {
     .argument('<parts...>', 'folders (or partial.json files) written by the shards')
     .option('-o, --out <dir>', 'catalog folder', 'content/catalog')
     .option('--json', 'print one JSON document on stdout for machines')
-    .action((parts: string[], opts: { out: string; json?: boolean }) => {
+    .action(async (parts: string[], opts: { out: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const s = finishCatalog(readPartials(parts.map((p) => resolve(p))), resolve(opts.out));
+      const s = await finishCatalog(readPartials(parts.map((p) => resolve(p))), resolve(opts.out));
       if (s.errors.length) env.setExitCode(1);
       if (opts.json) return printJson(io, s);
       io.out(`${s.blocks} blocks from ${parts.length} partials; catalog: ${s.catalogDir}\n`);
