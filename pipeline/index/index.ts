@@ -83,13 +83,16 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
   const outcomes = await parseAll(jobs, { threads: ctx.threads, onDone: (n) => progress.tick(n) });
   progress.done(`${jobs.length} files parsed`);
   const parsedFacts = new Map<string, ModuleFacts>();
+  const parsedJson = new Map<string, string>();
   const crashed = new Map<string, string>();
   for (const o of outcomes) {
     const blob = missing[o.id];
-    if ('facts' in o) parsedFacts.set(blob, o.facts);
-    else crashed.set(blob, o.error);
+    if ('facts' in o) {
+      parsedFacts.set(blob, o.facts);
+      if (o.json) parsedJson.set(blob, o.json);
+    } else crashed.set(blob, o.error);
   }
-  ctx.store.putFacts([...parsedFacts].map(([sha1, facts]) => ({ sha1, size: toParse.get(sha1)!.size, facts })));
+  ctx.store.putFacts([...parsedFacts].map(([sha1, facts]) => ({ sha1, size: toParse.get(sha1)!.size, facts, json: parsedJson.get(sha1) })));
 
   const modules: IndexedModule[] = [];
   for (const snap of snapshots) {

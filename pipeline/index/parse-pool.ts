@@ -9,7 +9,8 @@ export interface ParseJob {
   bytes: Uint8Array;
 }
 
-export type ParseOutcome = { id: number; facts: ModuleFacts } | { id: number; error: string };
+/** `json`: the facts as the worker serialized them, stored as-is (saves re-serializing on the main thread). */
+export type ParseOutcome = { id: number; facts: ModuleFacts; json?: string } | { id: number; error: string };
 
 /**
  * Below this many bytes one thread finishes first: a worker needs ~0.7 s to start (tsx + tree-sitter + JIT
@@ -82,9 +83,11 @@ async function parseInWorkers(jobs: ParseJob[], threads: number, onDone?: (n: nu
               const batch = next++;
               w.postMessage({ batch, jobs: batches[batch] });
             };
-            w.on('message', (msg: { ready?: boolean; results?: ParseOutcome[] }) => {
+            w.on('message', (msg: { ready?: boolean; results?: ({ id: number; json: string } | { id: number; error: string })[] }) => {
               if (msg.results) {
-                out.push(...msg.results);
+                // Workers send JSON text rather than object graphs: a string crosses threads as one copy, where a
+                // structured clone of thousands of small objects costs more than parsing the text here.
+                for (const r of msg.results) out.push('json' in r ? { id: r.id, facts: JSON.parse(r.json) as ModuleFacts, json: r.json } : r);
                 onDone?.(msg.results.length);
               }
               send();

@@ -78,12 +78,13 @@ export class Store {
     return known;
   }
 
-  putFacts(entries: { sha1: string; size: number; facts: ModuleFacts }[]): void {
+  /** `json`, when given, is `facts` already serialized (by a parse worker). */
+  putFacts(entries: { sha1: string; size: number; facts: ModuleFacts; json?: string }[]): void {
     const ins = this.db.prepare(
       'INSERT OR REPLACE INTO blobs (sha1, parser_version, size, facts) VALUES (?, ?, ?, ?)',
     );
     this.tx(() => {
-      for (const e of entries) ins.run(e.sha1, e.facts.parserVersion, e.size, JSON.stringify(e.facts));
+      for (const e of entries) ins.run(e.sha1, e.facts.parserVersion, e.size, e.json ?? JSON.stringify(e.facts));
     });
   }
 
