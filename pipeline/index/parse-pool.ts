@@ -20,17 +20,17 @@ const PARALLEL_MIN_BYTES = 6_000_000;
 const BATCH_BYTES = 256_000;
 
 /** How many threads `parseAll` uses for these jobs. */
-export function parseThreads(jobs: ParseJob[], requested = availableParallelism()): number {
+export function parseThreads(jobs: ParseJob[], requested = availableParallelism(), minParallelBytes = PARALLEL_MIN_BYTES): number {
   const total = jobs.reduce((n, j) => n + j.bytes.length, 0);
   const threads = Math.max(1, Math.min(requested, jobs.length));
-  return total < PARALLEL_MIN_BYTES ? 1 : threads;
+  return total < minParallelBytes ? 1 : threads;
 }
 
 export async function parseAll(
   jobs: ParseJob[],
-  opts: { threads?: number; onDone?: (n: number) => void } = {},
+  opts: { threads?: number; onDone?: (n: number) => void; minParallelBytes?: number } = {},
 ): Promise<ParseOutcome[]> {
-  const threads = parseThreads(jobs, opts.threads);
+  const threads = parseThreads(jobs, opts.threads, opts.minParallelBytes);
   if (threads === 1) return parseInline(jobs, opts.onDone);
   return parseInWorkers(jobs, threads, opts.onDone);
 }
