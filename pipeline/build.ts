@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { extractBlocks } from './assemble/extract.ts';
-import { requirementVersions } from './assemble/requirements.ts';
+import { attachRequirementVersions } from './assemble/requirements.ts';
 import { lookupPython } from './config/python.ts';
 import { dedupParallel } from './dedup/parallel.ts';
 import type { DedupItem, DedupParams } from './dedup/types.ts';
@@ -93,8 +93,7 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
   const extracted = extractBlocks(p.program, blocks, { outDir: join(ctx.config.cacheDir, 'extracted'), labels: sourceLabels(p.snapshots), onDone: () => progress.tick() });
   progress.done(`${extracted.length} blocks`);
   const py = lookupPython(ctx.config);
-  const versions = requirementVersions(py.ok ? py.python.path : null, extracted.flatMap((e) => e.entry.requires.map((r) => r.name)));
-  for (const e of extracted) e.entry.requires = e.entry.requires.map((r) => versions.get(r.name) ?? r);
+  attachRequirementVersions(py.ok ? py.python.path : null, extracted);
   const byId = new Map(extracted.map((e) => [e.entry.id, e]));
   timings.extract = performance.now() - t;
 

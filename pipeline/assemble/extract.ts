@@ -40,8 +40,6 @@ export interface ExtractedBlock {
 export interface ExtractOptions {
   outDir: string;
   labels: Map<string, SourceLabel>;
-  /** Top-level import name → installed distribution version, when known (from the Python probe). */
-  versions?: Map<string, Requirement>;
   /** Write files (false: assemble in memory only, e.g. for dedup/spec). */
   write?: boolean;
   onDone?: () => void;
@@ -100,7 +98,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
       requires = [...closure.externals]
         .filter((top) => !STDLIB.has(top))
         .sort()
-        .map((top) => opts.versions?.get(top) ?? { name: top, version: null });
+        .map((top) => ({ name: top, version: null }));
     } catch (err) {
       diagnostics.push({ code: 'assemble-failed', severity: 'error', stage: 'assemble', source: block.sourceId, path: block.path, message: (err as Error).message });
     }

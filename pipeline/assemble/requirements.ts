@@ -1,7 +1,7 @@
 // Maps the top-level packages an emitted module imports to installed distributions and versions, by asking the
 // Python interpreter once (importlib.metadata), so a manifest says e.g. { name: 'torch', version: '1.13.0a0' }.
 import { execFileSync } from 'node:child_process';
-import type { Requirement } from './extract.ts';
+import type { ExtractedBlock, Requirement } from './extract.ts';
 import { STDLIB } from './stdlib.ts';
 
 const PROBE = `
@@ -34,4 +34,10 @@ export function requirementVersions(python: string | null, tops: string[]): Map<
   }
   for (const t of wanted) out.set(t, found[t] ?? { name: t, version: null });
   return out;
+}
+
+/** One Python probe for all blocks: fills each manifest entry's requirements with the installed distribution. */
+export function attachRequirementVersions(python: string | null, extracted: ExtractedBlock[]): void {
+  const versions = requirementVersions(python, extracted.flatMap((e) => e.entry.requires.map((r) => r.name)));
+  for (const e of extracted) e.entry.requires = e.entry.requires.map((r) => versions.get(r.name) ?? r);
 }

@@ -6,7 +6,7 @@ import type { IndexedModule } from '../index/types.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { Lookup } from '../resolve/lookup.ts';
 import type { Program } from '../resolve/program.ts';
-import { matchesAny } from './symbols.ts';
+import { matchesBlock } from './symbols.ts';
 
 const torchNn = createRequire(import.meta.url)('./torch-nn.json') as {
   root: string[];
@@ -121,7 +121,7 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
         withoutForward++;
         continue;
       }
-      if (patterns && patterns.length && !matchesAny(patterns, [cls.name, cls.qualname, `${mod.module}.${cls.qualname}`, id])) continue;
+      if (patterns && patterns.length && !matchesBlock(patterns, { name: cls.name, qualname: cls.qualname, module: mod.module, id })) continue;
       blocks.push({
         id,
         sourceId: mod.sourceId,

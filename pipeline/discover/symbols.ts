@@ -13,6 +13,11 @@ function toRegExp(pattern: string): RegExp {
   return re;
 }
 
+/** Whether any pattern matches a block's name, qualified name, dotted path or id. */
+export function matchesBlock(patterns: string[], b: { name: string; qualname: string; module: string; id: string }): boolean {
+  return matchesAny(patterns, [b.name, b.qualname, `${b.module}.${b.qualname}`, b.id]);
+}
+
 export function matchesAny(patterns: string[], candidates: string[]): boolean {
   return patterns.some((p) => {
     const re = toRegExp(p);

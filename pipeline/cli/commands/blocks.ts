@@ -1,7 +1,7 @@
 // `nnblocks blocks`: list discovered blocks (id, name, module, path, line, base chain, abstract).
 import type { RegisterCommand } from './index.ts';
 import { prepare } from '../../pipeline.ts';
-import { matchesAny } from '../../discover/symbols.ts';
+import { matchesBlock } from '../../discover/symbols.ts';
 import { renderTable } from '../table.ts';
 import { open, printJson, withCommonOptions } from './shared.ts';
 
@@ -16,7 +16,7 @@ export const registerBlocks: RegisterCommand = (program, env) => {
         let blocks = p.discovered.blocks;
         if (opts.filter) {
           const pat = opts.filter.includes('*') || opts.filter.includes('?') ? opts.filter : `*${opts.filter}*`;
-          blocks = blocks.filter((b) => matchesAny([pat], [b.name, b.qualname, `${b.module}.${b.qualname}`, b.id]));
+          blocks = blocks.filter((b) => matchesBlock([pat], b));
         }
         const rows = blocks.map((b) => ({ id: b.id, name: b.name, qualname: b.qualname, module: b.module, path: b.path, line: b.line, baseChain: b.baseChain, abstract: b.abstract }));
         if (opts.json) return printJson(io, { blocks: rows, withoutForward: p.discovered.withoutForward });

@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import type { RegisterCommand } from './index.ts';
 import { prepare, sourceLabels } from '../../pipeline.ts';
 import { extractBlocks, writeManifest } from '../../assemble/extract.ts';
-import { requirementVersions } from '../../assemble/requirements.ts';
+import { attachRequirementVersions } from '../../assemble/requirements.ts';
 import { findPython } from '../../config/python.ts';
-import { matchesAny } from '../../discover/symbols.ts';
+import { matchesBlock } from '../../discover/symbols.ts';
 import { NnblocksError } from '../../diagnostics.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
@@ -27,7 +27,7 @@ export const registerExtract: RegisterCommand = (program, env) => {
         const p = await prepare(run);
         let blocks = p.discovered.blocks.filter((b) => !b.abstract || names.length > 0);
         if (opts.source) blocks = blocks.filter((b) => b.sourceId === opts.source);
-        if (names.length) blocks = blocks.filter((b) => matchesAny(names, [b.name, b.qualname, `${b.module}.${b.qualname}`, b.id]));
+        if (names.length) blocks = blocks.filter((b) => matchesBlock(names, b));
         if (blocks.length === 0) {
           env.setExitCode(1);
           io.err(`no block matches ${names.join(' ') || '(all)'}; list them with \`nnblocks blocks\`\n`);
@@ -42,9 +42,7 @@ export const registerExtract: RegisterCommand = (program, env) => {
         const outDir = resolve(opts.out);
         const progress = run.progress('extract', blocks.length);
         const extracted = extractBlocks(p.program, blocks, { outDir, labels: sourceLabels(p.snapshots), onDone: () => progress.tick() });
-        // One Python probe for all blocks: which installed distribution (and version) provides each import.
-        const versions = requirementVersions(python, extracted.flatMap((e) => e.entry.requires.map((r) => r.name)));
-        for (const e of extracted) e.entry.requires = e.entry.requires.map((r) => versions.get(r.name) ?? r);
+        attachRequirementVersions(python, extracted);
         progress.done(`${extracted.length} blocks`);
         const manifest = writeManifest(outDir, extracted);
         const diagnostics = extracted.flatMap((e) => e.diagnostics);

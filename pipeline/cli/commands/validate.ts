@@ -3,7 +3,7 @@
 import type { RegisterCommand } from './index.ts';
 import { prepare, sourceLabels } from '../../pipeline.ts';
 import { extractBlocks } from '../../assemble/extract.ts';
-import { matchesAny } from '../../discover/symbols.ts';
+import { matchesBlock } from '../../discover/symbols.ts';
 import { runValidation } from '../../validate-step.ts';
 import { summarize } from '../../validate/index.ts';
 import { renderTable } from '../table.ts';
@@ -20,7 +20,7 @@ export const registerValidate: RegisterCommand = (program, env) => {
       try {
         const p = await prepare(run);
         let blocks = p.discovered.blocks.filter((b) => !b.abstract);
-        if (opts.only?.length) blocks = blocks.filter((b) => matchesAny(opts.only!, [b.name, b.qualname, `${b.module}.${b.qualname}`, b.id]));
+        if (opts.only?.length) blocks = blocks.filter((b) => matchesBlock(opts.only!, b));
         const extracted = extractBlocks(p.program, blocks, { outDir: `${run.config.cacheDir}/extracted`, labels: sourceLabels(p.snapshots) });
         const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
         const s = summarize(v.raw);
