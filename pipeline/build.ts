@@ -76,11 +76,19 @@ export function parseShard(text: string): { k: number; n: number } {
   const m = /^(\d+)\/(\d+)$/.exec(text);
   const k = m ? Number(m[1]) : NaN;
   const n = m ? Number(m[2]) : NaN;
-  if (!m || n < 1 || k < 1 || k > n) throw new NnblocksError(`--shard ${text} is not K/N with 1 <= K <= N`, 'build', 'e.g. --shard 2/3 builds the second of three shards');
+  if (!m || n < 1 || k < 1 || k > n)
+    throw new NnblocksError(
+      `--shard ${text} is not K/N with 1 <= K <= N`,
+      'build',
+      'e.g. --shard 2/3 builds the second of three shards',
+    );
   return { k, n };
 }
 
-export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise<{ partial: PartialBuild; diagnostics: Diagnostic[] }> {
+export async function buildPartial(
+  ctx: RunContext,
+  opts: BuildOptions,
+): Promise<{ partial: PartialBuild; diagnostics: Diagnostic[] }> {
   const shard = opts.shard ?? { k: 1, n: 1 };
   const p = await prepare(ctx);
   const timings = { ...p.timings };
@@ -90,7 +98,11 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
   let t = performance.now();
   const blocks = p.discovered.blocks.filter((b) => !b.abstract && shardOf(b.id, shard.n) === shard.k);
   const progress = ctx.progress('extract', blocks.length);
-  const extracted = extractBlocks(p.program, blocks, { outDir: join(ctx.config.cacheDir, 'extracted'), labels: sourceLabels(p.snapshots), onDone: () => progress.tick() });
+  const extracted = extractBlocks(p.program, blocks, {
+    outDir: join(ctx.config.cacheDir, 'extracted'),
+    labels: sourceLabels(p.snapshots),
+    onDone: () => progress.tick(),
+  });
   progress.done(`${extracted.length} blocks`);
   const py = lookupPython(ctx.config);
   attachRequirementVersions(py.ok ? py.python.path : null, extracted);
@@ -98,16 +110,22 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
   timings.extract = performance.now() - t;
 
   t = performance.now();
-  const v = opts.noValidate ? null : await runValidation(ctx, p, extracted, { noSandbox: opts.noSandbox, device: opts.device });
+  const v = opts.noValidate
+    ? null
+    : await runValidation(ctx, p, extracted, { noSandbox: opts.noSandbox, device: opts.device });
   if (v) diagnostics.push(...v.diagnostics);
   timings.validate = performance.now() - t;
 
   t = performance.now();
   // Slugs from every discovered block, not just this shard's, so that shards agree on collisions.
-  const slugs = slugsFor(p.discovered.blocks.filter((b) => !b.abstract).map((b) => b.id), sha256);
+  const slugs = slugsFor(
+    p.discovered.blocks.filter((b) => !b.abstract).map((b) => b.id),
+    sha256,
+  );
   const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
   const classIndex = new Map<string, ClassFact>();
-  for (const m of p.index.modules) for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
+  for (const m of p.index.modules)
+    for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
   const specs: BlockSpec[] = [];
   const dedupItems: DedupItem[] = [];
   for (const b of blocks) {
@@ -120,17 +138,37 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
     const layers = tree ? layersOf(tree) : staticLayers(classText(mod.absPath, own));
     specs.push(
       blockSpec(
-        { block: b, slug: slugs.get(b.id)!, mod, classes, snapshot: snapshots.get(b.sourceId)!, extracted: ex, validation, diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info') },
+        {
+          block: b,
+          slug: slugs.get(b.id)!,
+          mod,
+          classes,
+          snapshot: snapshots.get(b.sourceId)!,
+          extracted: ex,
+          validation,
+          diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
+        },
         { layers, from: tree ? 'validation' : 'static' },
       ),
     );
     if (ex?.code) {
       const snap = snapshots.get(b.sourceId)!;
-      dedupItems.push({ id: b.id, sourceId: b.sourceId, path: b.path, priority: snap.priority, validated: validation?.status === 'passed', code: ownCode(ex.code), moduleTree: tree ?? null });
+      dedupItems.push({
+        id: b.id,
+        sourceId: b.sourceId,
+        path: b.path,
+        priority: snap.priority,
+        validated: validation?.status === 'passed',
+        code: ownCode(ex.code),
+        moduleTree: tree ?? null,
+      });
     }
   }
   timings.spec = performance.now() - t;
-  const tools = [{ name: 'node', version: process.version }, ...(py.ok ? [{ name: 'torch', version: py.python.torchVersion ?? 'unknown' }] : [])];
+  const tools = [
+    { name: 'node', version: process.version },
+    ...(py.ok ? [{ name: 'torch', version: py.python.torchVersion ?? 'unknown' }] : []),
+  ];
   const partial: PartialBuild = {
     formatVersion: 1,
     shard,
@@ -150,12 +188,25 @@ export async function buildPartial(ctx: RunContext, opts: BuildOptions): Promise
  * De-duplicates across all partials' blocks and writes the catalog files. Fingerprints are computed in worker
  * threads for large corpora (same result as in-thread: a test checks it); small ones stay in-thread.
  */
-export async function finishCatalog(partials: PartialBuild[], outDir: string, startedAt = performance.now()): Promise<BuildSummary> {
-  if (partials.length === 0) throw new NnblocksError('no partial builds to merge', 'merge', 'pass the folders written by `nnblocks build --shard K/N`');
+export async function finishCatalog(
+  partials: PartialBuild[],
+  outDir: string,
+  startedAt = performance.now(),
+): Promise<BuildSummary> {
+  if (partials.length === 0)
+    throw new NnblocksError(
+      'no partial builds to merge',
+      'merge',
+      'pass the folders written by `nnblocks build --shard K/N`',
+    );
   const n = partials[0].shard.n;
   const seen = new Set(partials.map((x) => x.shard.k));
   if (partials.some((x) => x.shard.n !== n) || seen.size !== n || partials.length !== n) {
-    throw new NnblocksError(`the partials do not make up one complete sharded build (have ${[...seen].sort().join(', ')} of ${n})`, 'merge', 'merge exactly one partial per shard 1..N of the same N');
+    throw new NnblocksError(
+      `the partials do not make up one complete sharded build (have ${[...seen].sort().join(', ')} of ${n})`,
+      'merge',
+      'merge exactly one partial per shard 1..N of the same N',
+    );
   }
   const snapshots = partials[0].snapshots;
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -191,8 +242,17 @@ export async function finishCatalog(partials: PartialBuild[], outDir: string, st
       previous = null; // an unreadable earlier catalog only means the feed starts a new baseline
     }
   }
-  const { errors } = writeCatalog(outDir, { blocks: specs, sources: sourcesFile(specs, snapshots), clusters: clustersFile(d), stats: statsFile(specs, snapshots), buildInfo });
-  if (errors.length === 0) errors.push(...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir, partials[0].siteUrl).errors);
+  const { errors } = writeCatalog(outDir, {
+    blocks: specs,
+    sources: sourcesFile(specs, snapshots),
+    clusters: clustersFile(d),
+    stats: statsFile(specs, snapshots),
+    buildInfo,
+  });
+  if (errors.length === 0)
+    errors.push(
+      ...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir, partials[0].siteUrl).errors,
+    );
   timings.write = performance.now() - t;
   const report = d.report[0];
   return {
@@ -200,7 +260,13 @@ export async function finishCatalog(partials: PartialBuild[], outDir: string, st
     blocks: specs.length,
     validated: specs.filter((s) => s.validation).length,
     passed: specs.filter((s) => s.validation?.status === 'passed').length,
-    unique: report ? { exact: report.recordsIn - report.removedExact, lexical: report.recordsIn - report.removedExact - report.removedLexical, structural: report.uniqueOut } : null,
+    unique: report
+      ? {
+          exact: report.recordsIn - report.removedExact,
+          lexical: report.recordsIn - report.removedExact - report.removedLexical,
+          structural: report.uniqueOut,
+        }
+      : null,
     timings,
     errors,
     diagnostics: d.diagnostics,
@@ -239,7 +305,11 @@ export function readPartials(dirs: string[]): PartialBuild[] {
     try {
       return JSON.parse(readFileSync(file, 'utf8')) as PartialBuild;
     } catch (err) {
-      throw new NnblocksError(`cannot read partial build ${file}: ${(err as Error).message}`, 'merge', 'pass folders written by `nnblocks build --shard K/N --out DIR`');
+      throw new NnblocksError(
+        `cannot read partial build ${file}: ${(err as Error).message}`,
+        'merge',
+        'pass folders written by `nnblocks build --shard K/N --out DIR`',
+      );
     }
   });
 }
@@ -258,14 +328,19 @@ function classText(absPath: string, cls: ClassFact): string {
 }
 
 /** Layer types with counts from a validated module tree: every node below the root, by type. */
-function layersOf(tree: { type: string; children: { type: string; children: unknown[] }[] }): { type: string; count: number }[] {
+function layersOf(tree: {
+  type: string;
+  children: { type: string; children: unknown[] }[];
+}): { type: string; count: number }[] {
   const counts = new Map<string, number>();
   const walk = (node: { type: string; children: unknown[] }, root: boolean) => {
     if (!root) counts.set(node.type, (counts.get(node.type) ?? 0) + 1);
     for (const c of node.children) walk(c as { type: string; children: unknown[] }, false);
   };
   walk(tree, true);
-  return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  return [...counts]
+    .map(([type, count]) => ({ type, count }))
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }
 
 function packageVersion(): string {

@@ -35,7 +35,9 @@ function missingAptPackages() {
 
 function ensureAptPackages() {
   if (!existsSync('/usr/bin/dpkg-query')) {
-    log(`not a Debian system: install the equivalents of ${APT_PACKAGES.join(', ')} yourself (see \`npx nnblocks doctor\`)`);
+    log(
+      `not a Debian system: install the equivalents of ${APT_PACKAGES.join(', ')} yourself (see \`npx nnblocks doctor\`)`,
+    );
     return;
   }
   const missing = missingAptPackages();
@@ -66,7 +68,8 @@ function lockHash() {
 
 /** Native addons must load in this Node: a copied node_modules from another Node version would not. */
 function nativeAddonsLoad() {
-  const probe = "require('better-sqlite3'); const P=require('tree-sitter'); new P().setLanguage(require('tree-sitter-python'));";
+  const probe =
+    "require('better-sqlite3'); const P=require('tree-sitter'); new P().setLanguage(require('tree-sitter-python'));";
   return spawnSync(process.execPath, ['-e', probe], { cwd: root, stdio: 'ignore' }).status === 0;
 }
 
@@ -77,7 +80,8 @@ function ensureNodeModules() {
   // `npm install` rather than `npm ci`: the lock file as this registry serves it lacks other platforms' optional
   // packages (rollup, pagefind binaries), which `npm ci` rejects as out of sync; `npm install` keeps the locked versions.
   log('installing npm dependencies (npm install; native addons build from source, ~2-3 min)');
-  if (run('npm', ['install', '--no-audit', '--no-fund']) !== 0) fail('npm dependencies failed to install; see the npm output above');
+  if (run('npm', ['install', '--no-audit', '--no-fund']) !== 0)
+    fail('npm dependencies failed to install; see the npm output above');
   if (!nativeAddonsLoad()) {
     log('native addons do not load; rebuilding them');
     if (run('npm', ['rebuild', 'better-sqlite3', 'tree-sitter', 'tree-sitter-python']) !== 0 || !nativeAddonsLoad()) {

@@ -6,7 +6,14 @@ import type { Diagnostic } from './diagnostics.ts';
 import type { Prepared, RunContext } from './pipeline.ts';
 import type { ModuleTreeNode } from './dedup/types.ts';
 import type { LiteralValue, ValidationRecord as CatalogValidation } from './spec/catalog-types.ts';
-import { bwrapAvailable, summarize, validateBlocks, type ModuleTree, type ValidateItem, type ValidationRecord } from './validate/index.ts';
+import {
+  bwrapAvailable,
+  summarize,
+  validateBlocks,
+  type ModuleTree,
+  type ValidateItem,
+  type ValidationRecord,
+} from './validate/index.ts';
 
 export interface ValidationStepResult {
   /** Catalog records of blocks that ran (passed or failed); skipped blocks have none. */
@@ -23,7 +30,12 @@ export interface ValidationStepOptions {
   only?: (id: string) => boolean;
 }
 
-export async function runValidation(ctx: RunContext, p: Prepared, extracted: ExtractedBlock[], opts: ValidationStepOptions = {}): Promise<ValidationStepResult> {
+export async function runValidation(
+  ctx: RunContext,
+  p: Prepared,
+  extracted: ExtractedBlock[],
+  opts: ValidationStepOptions = {},
+): Promise<ValidationStepResult> {
   const out: ValidationStepResult = { records: new Map(), trees: new Map(), raw: [], diagnostics: [] };
   const py = lookupPython(ctx.config);
   if (!py.ok) {
@@ -32,7 +44,13 @@ export async function runValidation(ctx: RunContext, p: Prepared, extracted: Ext
   }
   const sandbox = !opts.noSandbox;
   if (sandbox && !bwrapAvailable().ok) {
-    out.diagnostics.push({ code: 'no-sandbox', severity: 'warning', stage: 'validate', message: 'bubblewrap is not available: upstream code is not executed and no block is validated', hint: 'apt-get install bubblewrap, or pass --no-sandbox to run without one (not recommended)' });
+    out.diagnostics.push({
+      code: 'no-sandbox',
+      severity: 'warning',
+      stage: 'validate',
+      message: 'bubblewrap is not available: upstream code is not executed and no block is validated',
+      hint: 'apt-get install bubblewrap, or pass --no-sandbox to run without one (not recommended)',
+    });
     return out;
   }
   const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
@@ -62,7 +80,9 @@ export async function runValidation(ctx: RunContext, p: Prepared, extracted: Ext
         moduleHash: e.entry.sha256,
         ...(o ? { overrides: { kwargs: o.kwargs, inputs: o.inputs } } : {}),
         // The original is importable from its source's import root (installed distribution or checkout).
-        ...(b.qualname.includes('.') ? {} : { original: { importRoot: snap.importRoot, module: b.module, className: b.name } }),
+        ...(b.qualname.includes('.')
+          ? {}
+          : { original: { importRoot: snap.importRoot, module: b.module, className: b.name } }),
       };
     });
   const progress = ctx.progress('validate', items.length);
@@ -82,7 +102,13 @@ export async function runValidation(ctx: RunContext, p: Prepared, extracted: Ext
   out.raw = raw;
   for (const r of raw) {
     if (r.status === 'skipped') {
-      out.diagnostics.push({ code: 'validation-skipped', severity: 'info', stage: 'validate', source: r.id.split(':')[0], message: `${r.id}: ${r.failureDetail ?? 'skipped'}` });
+      out.diagnostics.push({
+        code: 'validation-skipped',
+        severity: 'info',
+        stage: 'validate',
+        source: r.id.split(':')[0],
+        message: `${r.id}: ${r.failureDetail ?? 'skipped'}`,
+      });
       continue;
     }
     out.records.set(r.id, toCatalog(r));
@@ -96,7 +122,11 @@ const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared
 export function toCatalog(r: ValidationRecord): CatalogValidation {
   const rec: CatalogValidation = {
     status: r.status === 'passed' ? 'passed' : 'failed',
-    stages: r.stages.map((s) => ({ stage: s.stage, status: s.status === 'passed' ? 'ok' : 'failed', ms: Math.round(s.ms) })),
+    stages: r.stages.map((s) => ({
+      stage: s.stage,
+      status: s.status === 'passed' ? 'ok' : 'failed',
+      ms: Math.round(s.ms),
+    })),
     recipe: {
       seed: r.recipe?.seed ?? 0,
       kwargs: Object.entries(r.recipe?.kwargs ?? {}).map(([name, value]) => ({ name, value: value as LiteralValue })),

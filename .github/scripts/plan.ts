@@ -43,7 +43,8 @@ interface ConfigSource {
 }
 
 export function planFromSources(configText: string, snapshots: SourceSnapshot[], shardCount: number): Plan {
-  if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 64) throw new Error(`plan: --shards must be an integer from 1 to 64, got ${shardCount}`);
+  if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 64)
+    throw new Error(`plan: --shards must be an integer from 1 to 64, got ${shardCount}`);
   const config = JSON.parse(configText) as { sources: ConfigSource[] };
   const byId = new Map(snapshots.map((s) => [s.id, s]));
   const pins: Plan['pins'] = [];
@@ -94,7 +95,11 @@ function main(argv: string[]): void {
   const out = arg(argv, '--out', join(dirname(configPath), 'corpus.pinned.json'));
   let stdout: string;
   try {
-    stdout = execFileSync(process.execPath, [join(root, 'bin', 'nnblocks.mjs'), 'sources', '--config', configPath, '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 * 1024 * 1024 });
+    stdout = execFileSync(
+      process.execPath,
+      [join(root, 'bin', 'nnblocks.mjs'), 'sources', '--config', configPath, '--json'],
+      { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 * 1024 * 1024 },
+    );
   } catch (err) {
     // `nnblocks sources` exits 1 when a source failed but still prints its JSON: plan with what it has.
     stdout = String((err as { stdout?: string }).stdout ?? '');
@@ -103,12 +108,32 @@ function main(argv: string[]): void {
   const { snapshots } = JSON.parse(stdout) as { snapshots: SourceSnapshot[] };
   const plan = planFromSources(readFileSync(configPath, 'utf8'), snapshots, shards);
   writeFileSync(out, plan.pinnedConfig);
-  for (const w of plan.warnings) process.stderr.write(`${process.env.GITHUB_ACTIONS ? '::warning::' : 'warning: '}${w}\n`);
+  for (const w of plan.warnings)
+    process.stderr.write(`${process.env.GITHUB_ACTIONS ? '::warning::' : 'warning: '}${w}\n`);
   if (process.env.GITHUB_OUTPUT) {
-    const lines = [`cache-family=${plan.family}`, `cache-config=${plan.configKey}`, `cache-pins=${plan.pinsHash}`, `config=${out}`, `shards=${JSON.stringify(plan.shards)}`];
+    const lines = [
+      `cache-family=${plan.family}`,
+      `cache-config=${plan.configKey}`,
+      `cache-pins=${plan.pinsHash}`,
+      `config=${out}`,
+      `shards=${JSON.stringify(plan.shards)}`,
+    ];
     appendFileSync(process.env.GITHUB_OUTPUT, lines.join('\n') + '\n');
   }
-  process.stdout.write(JSON.stringify({ family: plan.family, configKey: plan.configKey, pinsHash: plan.pinsHash, config: out, shards: plan.shards, pins: plan.pins }, null, 2) + '\n');
+  process.stdout.write(
+    JSON.stringify(
+      {
+        family: plan.family,
+        configKey: plan.configKey,
+        pinsHash: plan.pinsHash,
+        config: out,
+        shards: plan.shards,
+        pins: plan.pins,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

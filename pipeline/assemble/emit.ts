@@ -66,7 +66,11 @@ export function emitModule(
       }
       continue;
     }
-    nodes.push({ key: st.key, sortKey: `${st.mod.sourceId}\0${st.mod.path}\0${String(st.stmt).padStart(6, '0')}`, deps: st.eagerDeps });
+    nodes.push({
+      key: st.key,
+      sortKey: `${st.mod.sourceId}\0${st.mod.path}\0${String(st.stmt).padStart(6, '0')}`,
+      deps: st.eagerDeps,
+    });
   }
   for (const ns of c.namespaces.values()) {
     const deps = new Set<string>();
@@ -75,7 +79,12 @@ export function emitModule(
   }
   const { order, cycles } = orderNodes(nodes);
   if (cycles.length) {
-    diagnostics.push({ code: 'import-time-cycle', severity: 'warning', stage: 'assemble', message: `${cycles.length} statement(s) read each other at import time; placed in upstream order` });
+    diagnostics.push({
+      code: 'import-time-cycle',
+      severity: 'warning',
+      stage: 'assemble',
+      message: `${cycles.length} statement(s) read each other at import time; placed in upstream order`,
+    });
   }
 
   const body: string[] = [];
@@ -84,7 +93,9 @@ export function emitModule(
     const ns = c.namespaces.get(key);
     if (ns) {
       const members = [...ns.members].map(([attr, k]) => `${attr}=${nameOf(k)}`).join(', ');
-      body.push(`# nnblocks: namespace standing in for module object '${ns.key.split('\0')[2]}' (only the members used)\n${nameOf(key)} = _nnb_SimpleNamespace(${members})`);
+      body.push(
+        `# nnblocks: namespace standing in for module object '${ns.key.split('\0')[2]}' (only the members used)\n${nameOf(key)} = _nnb_SimpleNamespace(${members})`,
+      );
       continue;
     }
     const st = c.stmts.get(key)!;
@@ -116,7 +127,13 @@ export function emitModule(
 }
 
 /** A statement's upstream text with renames and internal-import rewrites applied at their byte spans. */
-function statementText(st: IncludedStmt, c: Closure, plan: ReturnType<typeof planNames>, bytes: Buffer, diagnostics: Diagnostic[]): string {
+function statementText(
+  st: IncludedStmt,
+  c: Closure,
+  plan: ReturnType<typeof planNames>,
+  bytes: Buffer,
+  diagnostics: Diagnostic[],
+): string {
   const facts = st.mod.facts.statements[st.stmt];
   const edits: Edit[] = [];
   for (const ref of [...facts.eager, ...facts.deferred]) {
@@ -127,8 +144,14 @@ function statementText(st: IncludedStmt, c: Closure, plan: ReturnType<typeof pla
     for (const occ of ref.occurrences) edits.push({ start: occ.startByte, end: occ.endByte, text: name });
   }
   for (const rw of st.importRewrites) {
-    const assigns = rw.binds.filter((b) => plan.emitted.get(b.binding) !== b.bound).map((b) => `${b.bound} = ${plan.emitted.get(b.binding)}`);
-    edits.push({ start: rw.imp.span.startByte, end: rw.imp.span.endByte, text: assigns.length ? assigns.join('; ') : 'pass  # nnblocks: internal import, defined at module level' });
+    const assigns = rw.binds
+      .filter((b) => plan.emitted.get(b.binding) !== b.bound)
+      .map((b) => `${b.bound} = ${plan.emitted.get(b.binding)}`);
+    edits.push({
+      start: rw.imp.span.startByte,
+      end: rw.imp.span.endByte,
+      text: assigns.length ? assigns.join('; ') : 'pass  # nnblocks: internal import, defined at module level',
+    });
   }
   let text = bytes.subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
   const base = facts.span.startByte;
@@ -137,7 +160,15 @@ function statementText(st: IncludedStmt, c: Closure, plan: ReturnType<typeof pla
     if (b.by !== st.key || !plan.renamed.has(key) || b.kind !== 'def') continue;
     const at = definitionNameOffset(text, facts.kind, b.name);
     if (at < 0) {
-      diagnostics.push({ code: 'rename-failed', severity: 'warning', stage: 'assemble', source: st.mod.sourceId, path: st.mod.path, span: facts.span, message: `could not rename '${b.name}' in a ${facts.kind} statement to resolve a name clash` });
+      diagnostics.push({
+        code: 'rename-failed',
+        severity: 'warning',
+        stage: 'assemble',
+        source: st.mod.sourceId,
+        path: st.mod.path,
+        span: facts.span,
+        message: `could not rename '${b.name}' in a ${facts.kind} statement to resolve a name clash`,
+      });
       continue;
     }
     edits.push({ start: base + at, end: base + at + Buffer.byteLength(b.name), text: plan.emitted.get(key)! });
@@ -159,7 +190,13 @@ function statementText(st: IncludedStmt, c: Closure, plan: ReturnType<typeof pla
 function definitionNameOffset(text: string, kind: string, name: string): number {
   const esc = name.replace(/[$]/g, '\\$&');
   const re =
-    kind === 'class' ? new RegExp(`^\\s*class\\s+(${esc})\\b`, 'm') : kind === 'function' ? new RegExp(`^\\s*(?:async\\s+)?def\\s+(${esc})\\b`, 'm') : kind === 'assign' ? new RegExp(`^(${esc})\\b`) : null;
+    kind === 'class'
+      ? new RegExp(`^\\s*class\\s+(${esc})\\b`, 'm')
+      : kind === 'function'
+        ? new RegExp(`^\\s*(?:async\\s+)?def\\s+(${esc})\\b`, 'm')
+        : kind === 'assign'
+          ? new RegExp(`^(${esc})\\b`)
+          : null;
   if (!re) return -1;
   const m = re.exec(text);
   if (!m) return -1;
@@ -177,15 +214,22 @@ function importLines(
   const facts = st.mod.facts.statements[st.stmt];
   const imps = st.mod.facts.imports.filter((i) => i.statementIndex === st.stmt && i.scope === 'module');
   const future = imps.some((i) => i.future);
-  const top = imps[0] ? (imps[0].kind === 'import' ? imps[0].names[0]?.name ?? '' : imps[0].module).split('.')[0] : '';
+  const top = imps[0]
+    ? (imps[0].kind === 'import' ? (imps[0].names[0]?.name ?? '') : imps[0].module).split('.')[0]
+    : '';
   const mine = [...c.bindings.values()].filter((b) => b.by === st.key && b.kind === 'external');
   if (mine.every((b) => emitted.get(b.key) === b.name)) {
-    return [{ text: readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8'), top, future }];
+    return [
+      { text: readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8'), top, future },
+    ];
   }
   return mine.map((b) => {
     const qualified = b.key.split('\0')[1];
     const dot = qualified.lastIndexOf('.');
-    const text = dot < 0 ? `import ${qualified} as ${emitted.get(b.key)}` : `from ${qualified.slice(0, dot)} import ${qualified.slice(dot + 1)} as ${emitted.get(b.key)}`;
+    const text =
+      dot < 0
+        ? `import ${qualified} as ${emitted.get(b.key)}`
+        : `from ${qualified.slice(0, dot)} import ${qualified.slice(dot + 1)} as ${emitted.get(b.key)}`;
     return { text, top: qualified.split('.')[0], future: false };
   });
 }

@@ -100,7 +100,14 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         .sort()
         .map((top) => ({ name: top, version: null }));
     } catch (err) {
-      diagnostics.push({ code: 'assemble-failed', severity: 'error', stage: 'assemble', source: block.sourceId, path: block.path, message: (err as Error).message });
+      diagnostics.push({
+        code: 'assemble-failed',
+        severity: 'error',
+        stage: 'assemble',
+        source: block.sourceId,
+        path: block.path,
+        message: (err as Error).message,
+      });
     }
     const file = join(importRoot, `${moduleName}.py`);
     if (opts.write !== false && code) writeFileSync(file, code);

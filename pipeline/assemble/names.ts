@@ -21,7 +21,9 @@ export function planNames(c: Closure, moduleLabel: (b: Binding) => string): Name
   // The block keeps its own name (the manifest promises it); imports keep theirs so they stay verbatim; then
   // definitions of the block's own module, then the rest in a stable order.
   const rank = (b: Binding) => (b.key === c.blockKey ? 0 : b.kind === 'external' ? 1 : b.by === blockStmt ? 2 : 3);
-  const ordered = [...c.bindings.values()].sort((a, b) => rank(a) - rank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const ordered = [...c.bindings.values()].sort(
+    (a, b) => rank(a) - rank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
   for (const b of ordered) {
     let name = b.name;
     const holder = taken.get(name);

@@ -35,7 +35,10 @@ export function orderNodes(nodes: OrderNode[]): OrderResult {
     const y = byKey.get(b)!.sortKey;
     return x < y ? -1 : x > y ? 1 : 0;
   };
-  const ready = nodes.filter((n) => indegree.get(n.key) === 0).map((n) => n.key).sort(cmp);
+  const ready = nodes
+    .filter((n) => indegree.get(n.key) === 0)
+    .map((n) => n.key)
+    .sort(cmp);
   const order: string[] = [];
   const cycles: string[] = [];
   const done = new Set<string>();
@@ -50,7 +53,10 @@ export function orderNodes(nodes: OrderNode[]): OrderResult {
     let key = ready.shift();
     if (key === undefined) {
       // An import-time cycle (rare in real code): place the earliest remaining node and go on.
-      key = nodes.map((n) => n.key).filter((k) => !done.has(k)).sort(cmp)[0];
+      key = nodes
+        .map((n) => n.key)
+        .filter((k) => !done.has(k))
+        .sort(cmp)[0];
       cycles.push(key);
     }
     if (done.has(key)) continue;

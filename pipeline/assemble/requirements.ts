@@ -27,7 +27,9 @@ export function requirementVersions(python: string | null, tops: string[]): Map<
   let found: Record<string, Requirement> = {};
   if (python && wanted.length) {
     try {
-      found = JSON.parse(execFileSync(python, ['-I', '-c', PROBE], { input: JSON.stringify(wanted), encoding: 'utf8', timeout: 60_000 }));
+      found = JSON.parse(
+        execFileSync(python, ['-I', '-c', PROBE], { input: JSON.stringify(wanted), encoding: 'utf8', timeout: 60_000 }),
+      );
     } catch {
       found = {};
     }
@@ -38,6 +40,9 @@ export function requirementVersions(python: string | null, tops: string[]): Map<
 
 /** One Python probe for all blocks: fills each manifest entry's requirements with the installed distribution. */
 export function attachRequirementVersions(python: string | null, extracted: ExtractedBlock[]): void {
-  const versions = requirementVersions(python, extracted.flatMap((e) => e.entry.requires.map((r) => r.name)));
+  const versions = requirementVersions(
+    python,
+    extracted.flatMap((e) => e.entry.requires.map((r) => r.name)),
+  );
   for (const e of extracted) e.entry.requires = e.entry.requires.map((r) => versions.get(r.name) ?? r);
 }

@@ -6,7 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { NnblocksError } from '../diagnostics.ts';
-import { DEFAULT_CACHE_DIR, DEFAULT_INCLUDE, DEFAULT_MAX_FILE_BYTES, type CorpusConfig, type CorpusConfigFile, type SourceConfig } from './types.ts';
+import {
+  DEFAULT_CACHE_DIR,
+  DEFAULT_INCLUDE,
+  DEFAULT_MAX_FILE_BYTES,
+  type CorpusConfig,
+  type CorpusConfigFile,
+  type SourceConfig,
+} from './types.ts';
 import { validateConfig, type ConfigProblem } from './validate.ts';
 
 export type { ConfigProblem } from './validate.ts';
@@ -19,7 +26,11 @@ export class ConfigError extends NnblocksError {
   ) {
     const n = problems.length;
     const lines = problems.map((p) => `  ${p.path}: ${p.message}\n    fix: ${p.fix}`);
-    super(`${configPath} has ${n} problem${n === 1 ? '' : 's'}:\n${lines.join('\n')}`, 'config', 'the schema with a description of every field is content/corpus.schema.json');
+    super(
+      `${configPath} has ${n} problem${n === 1 ? '' : 's'}:\n${lines.join('\n')}`,
+      'config',
+      'the schema with a description of every field is content/corpus.schema.json',
+    );
     this.name = 'ConfigError';
   }
 }
@@ -44,13 +55,25 @@ export function loadConfig(path: string): CorpusConfig {
   try {
     text = readFileSync(configPath, 'utf8');
   } catch (err) {
-    throw new ConfigError(configPath, [{ path: '(file)', message: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, fix: 'pass an existing config with --config, e.g. content/corpus.json' }]);
+    throw new ConfigError(configPath, [
+      {
+        path: '(file)',
+        message: `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        fix: 'pass an existing config with --config, e.g. content/corpus.json',
+      },
+    ]);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(configPath, [{ path: '(file)', message: `is not valid JSON${jsonErrorAt(text, err as Error)}: ${(err as Error).message}`, fix: 'fix the JSON syntax (no trailing commas or comments)' }]);
+    throw new ConfigError(configPath, [
+      {
+        path: '(file)',
+        message: `is not valid JSON${jsonErrorAt(text, err as Error)}: ${(err as Error).message}`,
+        fix: 'fix the JSON syntax (no trailing commas or comments)',
+      },
+    ]);
   }
   return resolveConfig(data, configPath);
 }

@@ -22,7 +22,8 @@ export interface PythonInfo {
   tried: PythonAttempt[];
 }
 
-export type PythonLookup = { ok: true; python: PythonInfo } | { ok: false; diagnostic: Diagnostic; tried: PythonAttempt[] };
+export type PythonLookup =
+  { ok: true; python: PythonInfo } | { ok: false; diagnostic: Diagnostic; tried: PythonAttempt[] };
 
 const PROBE = `
 import json, sys
@@ -43,7 +44,11 @@ function probe(candidate: string): Probe | { error: string } {
   let r = probes.get(candidate);
   if (!r) {
     try {
-      const out = execFileSync(candidate, ['-c', PROBE], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = execFileSync(candidate, ['-c', PROBE], {
+        encoding: 'utf8',
+        timeout: 120_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       r = JSON.parse(out.trim().split('\n').pop()!) as Probe;
     } catch (err) {
       const e = err as NodeJS.ErrnoException & { stderr?: string };
@@ -75,7 +80,10 @@ export function lookupPython(config: { python?: string } = {}, env: NodeJS.Proce
     const r = probe(c.candidate);
     if ('torch' in r && r.torch) {
       tried.push({ ...c, ok: true });
-      return { ok: true, python: { path: r.path, version: r.version, torchVersion: r.torch, cudaAvailable: Boolean(r.cuda), tried } };
+      return {
+        ok: true,
+        python: { path: r.path, version: r.version, torchVersion: r.torch, cudaAvailable: Boolean(r.cuda), tried },
+      };
     }
     tried.push({ ...c, ok: false, error: r.error ?? 'torch did not import' });
   }

@@ -44,7 +44,13 @@ function compile(): Compiled {
 
 /** `/sources/2/ref` → `sources[2].ref`; keys that are not identifiers are quoted. */
 export function fieldPath(pointer: string, extra?: string): string {
-  const segs = pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segs =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segs.push(extra);
   let out = '';
   for (const s of segs) {
@@ -74,7 +80,12 @@ function closest(name: string, known: string[]): string | null {
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)] as number[]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
     for (let i = 1; i <= a.length; i++)
-      for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+      for (let j = 1; j <= b.length; j++)
+        d[i][j] = Math.min(
+          d[i - 1][j] + 1,
+          d[i][j - 1] + 1,
+          d[i - 1][j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
+        );
     return d[a.length][b.length];
   };
   let best: string | null = null;
@@ -100,7 +111,11 @@ function translate(e: ErrorObject, parents: Map<object, Json>): ConfigProblem | 
       const field = ((owner.properties ?? {}) as Record<string, Json>)[missing] ?? {};
       const kind = /allOf\/(\d)\/then/.exec(e.schemaPath);
       const why = kind ? ` (a ${['git', 'python', 'path'][Number(kind[1])]} source needs it)` : '';
-      return { path: fieldPath(e.instancePath, missing), message: `is missing${why}`, fix: `add it: ${(field['x-fix'] as string) ?? (field.description as string) ?? missing}` };
+      return {
+        path: fieldPath(e.instancePath, missing),
+        message: `is missing${why}`,
+        fix: `add it: ${(field['x-fix'] as string) ?? (field.description as string) ?? missing}`,
+      };
     }
     case 'additionalProperties': {
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
@@ -120,12 +135,24 @@ function translate(e: ErrorObject, parents: Map<object, Json>): ConfigProblem | 
       };
     case 'type': {
       const t = (e.params as { type: string }).type;
-      return { path: fieldPath(e.instancePath), message: `must be ${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t} (got ${describe(e.data)})`, fix: fix || 'change the value to the right type' };
+      return {
+        path: fieldPath(e.instancePath),
+        message: `must be ${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t} (got ${describe(e.data)})`,
+        fix: fix || 'change the value to the right type',
+      };
     }
     case 'pattern':
-      return { path: fieldPath(e.instancePath), message: `has the wrong form (got ${describe(e.data)})`, fix: fix || `match ${(e.params as { pattern: string }).pattern}` };
+      return {
+        path: fieldPath(e.instancePath),
+        message: `has the wrong form (got ${describe(e.data)})`,
+        fix: fix || `match ${(e.params as { pattern: string }).pattern}`,
+      };
     default:
-      return { path: fieldPath(e.instancePath), message: `${e.message ?? e.keyword} (got ${describe(e.data)})`, fix: fix || 'see content/corpus.schema.json' };
+      return {
+        path: fieldPath(e.instancePath),
+        message: `${e.message ?? e.keyword} (got ${describe(e.data)})`,
+        fix: fix || 'see content/corpus.schema.json',
+      };
   }
 }
 
@@ -135,7 +162,11 @@ const KIND_FIELDS: Record<string, string> = { url: 'git', ref: 'git', distributi
 function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: string) => string): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (typeof data.python === 'string' && data.python.includes('/') && !existsSync(resolvePath(data.python))) {
-    problems.push({ path: 'python', message: `interpreter ${resolvePath(data.python)} does not exist`, fix: 'point it at an interpreter that imports torch (e.g. "/usr/bin/python3"), or remove the field to auto-detect' });
+    problems.push({
+      path: 'python',
+      message: `interpreter ${resolvePath(data.python)} does not exist`,
+      fix: 'point it at an interpreter that imports torch (e.g. "/usr/bin/python3"), or remove the field to auto-detect',
+    });
   }
   if (!Array.isArray(data.sources)) return problems;
   const seen = new Map<string, number>();
@@ -145,12 +176,22 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
     const at = (f: string) => `sources[${i}].${f}`;
     if (typeof s.id === 'string') {
       const first = seen.get(s.id);
-      if (first !== undefined) problems.push({ path: at('id'), message: `"${s.id}" is already the id of sources[${first}]`, fix: 'give every source its own id, e.g. add a suffix such as "-fork"' });
+      if (first !== undefined)
+        problems.push({
+          path: at('id'),
+          message: `"${s.id}" is already the id of sources[${first}]`,
+          fix: 'give every source its own id, e.g. add a suffix such as "-fork"',
+        });
       else seen.set(s.id, i);
     }
     if (typeof s.kind === 'string') {
       for (const [field, kind] of Object.entries(KIND_FIELDS)) {
-        if (field in s && kind !== s.kind) problems.push({ path: at(field), message: `only applies to ${kind} sources, but this source is kind "${s.kind}"`, fix: `remove "${field}", or set "kind": "${kind}"` });
+        if (field in s && kind !== s.kind)
+          problems.push({
+            path: at(field),
+            message: `only applies to ${kind} sources, but this source is kind "${s.kind}"`,
+            fix: `remove "${field}", or set "kind": "${kind}"`,
+          });
       }
     }
     for (const list of ['include', 'exclude'] as const) {
@@ -163,24 +204,52 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
         const last = g.split('/').pop()!;
         // Only Python files are indexed: `docs/*.md` or `**/*.pyc` can never select one.
         const ext = /\*[^/*]*\.([A-Za-z0-9]+)$/.exec(last);
-        if (list === 'include' && ext && ext[1] !== 'py') problems.push({ path: `${at(list)}[${j}]`, message: `glob "${g}" can never match a Python (.py) file, and only Python files are indexed`, fix: `end it with ".py", e.g. "${g.replace(/\.[A-Za-z0-9]+$/, '.py')}"` });
-        if (list === 'exclude' && /^(\*\*)(\/\*+)?$/.test(g)) problems.push({ path: `${at(list)}[${j}]`, message: `glob "${g}" excludes every file, so the source would be empty`, fix: 'exclude specific folders, e.g. "**/tests/**"' });
+        if (list === 'include' && ext && ext[1] !== 'py')
+          problems.push({
+            path: `${at(list)}[${j}]`,
+            message: `glob "${g}" can never match a Python (.py) file, and only Python files are indexed`,
+            fix: `end it with ".py", e.g. "${g.replace(/\.[A-Za-z0-9]+$/, '.py')}"`,
+          });
+        if (list === 'exclude' && /^(\*\*)(\/\*+)?$/.test(g))
+          problems.push({
+            path: `${at(list)}[${j}]`,
+            message: `glob "${g}" excludes every file, so the source would be empty`,
+            fix: 'exclude specific folders, e.g. "**/tests/**"',
+          });
       });
     }
     if (typeof s.importRoot === 'string' && (s.importRoot.startsWith('/') || s.importRoot.split('/').includes('..'))) {
-      problems.push({ path: at('importRoot'), message: `"${s.importRoot}" points outside the source root`, fix: 'use a folder relative to the source root, e.g. "src", or "" for the root' });
+      problems.push({
+        path: at('importRoot'),
+        message: `"${s.importRoot}" points outside the source root`,
+        fix: 'use a folder relative to the source root, e.g. "src", or "" for the root',
+      });
     }
     if (s.kind === 'path' && typeof s.path === 'string') {
       const abs = resolvePath(s.path);
-      if (!existsSync(abs)) problems.push({ path: at('path'), message: `folder ${abs} does not exist (relative paths resolve against ${projectRoot})`, fix: 'correct the path, or create the folder' });
-      else if (!statSync(abs).isDirectory()) problems.push({ path: at('path'), message: `${abs} is a file, not a folder`, fix: 'point it at the folder that holds the Python package' });
+      if (!existsSync(abs))
+        problems.push({
+          path: at('path'),
+          message: `folder ${abs} does not exist (relative paths resolve against ${projectRoot})`,
+          fix: 'correct the path, or create the folder',
+        });
+      else if (!statSync(abs).isDirectory())
+        problems.push({
+          path: at('path'),
+          message: `${abs} is a file, not a folder`,
+          fix: 'point it at the folder that holds the Python package',
+        });
     }
   });
   return problems;
 }
 
 /** All problems of a parsed config: schema first, then semantic checks; empty when valid. */
-export function validateConfig(data: unknown, projectRoot: string, resolvePath: (p: string) => string): ConfigProblem[] {
+export function validateConfig(
+  data: unknown,
+  projectRoot: string,
+  resolvePath: (p: string) => string,
+): ConfigProblem[] {
   const { validate, parents } = compile();
   const problems: ConfigProblem[] = [];
   if (!validate(data)) {
@@ -189,6 +258,7 @@ export function validateConfig(data: unknown, projectRoot: string, resolvePath: 
       if (p && !problems.some((q) => q.path === p.path && q.message === p.message)) problems.push(p);
     }
   }
-  if (data && typeof data === 'object' && !Array.isArray(data)) problems.push(...semanticProblems(data as Json, projectRoot, resolvePath));
+  if (data && typeof data === 'object' && !Array.isArray(data))
+    problems.push(...semanticProblems(data as Json, projectRoot, resolvePath));
   return problems;
 }

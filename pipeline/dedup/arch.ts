@@ -28,7 +28,8 @@ export function parseModuleTree(value: unknown, path = 'moduleTree'): ModuleTree
     if (typeof q !== 'object' || q === null || typeof q.name !== 'string' || !Array.isArray(q.shape)) {
       return `${path}.params[${i}] is not { name, shape }`;
     }
-    if (!q.shape.every((d) => Number.isInteger(d) && (d as number) >= 0)) return `${path}.params[${i}].shape is not a list of sizes`;
+    if (!q.shape.every((d) => Number.isInteger(d) && (d as number) >= 0))
+      return `${path}.params[${i}].shape is not a list of sizes`;
     params.push({ name: q.name, shape: q.shape as number[] });
   }
   const children: ModuleTreeChild[] = [];

@@ -26,14 +26,21 @@ function canonicals(uf: UnionFind, items: DedupItem[], include: (i: number) => b
   for (const group of groupsOf(uf, items)) {
     const members = group.filter(include);
     for (const i of members) canon[i] = members[0];
-    if (members.length > 1) clusters.push({ canonical: items[members[0]].id, members: members.map((i) => items[i].id) });
+    if (members.length > 1)
+      clusters.push({ canonical: items[members[0]].id, members: members.map((i) => items[i].id) });
   }
   clusters.sort((x, y) => (x.canonical < y.canonical ? -1 : x.canonical > y.canonical ? 1 : 0));
   return { canon, clusters };
 }
 
 /** Top-k lexical neighbours of item i: same-form items (similarity 1), then LSH candidates by similarity. */
-function nearestOf(i: number, items: DedupItem[], forms: Forms, sims: Map<number, [number, number][]>, k: number): Neighbour[] {
+function nearestOf(
+  i: number,
+  items: DedupItem[],
+  forms: Forms,
+  sims: Map<number, [number, number][]>,
+  k: number,
+): Neighbour[] {
   const f = forms.formOf[i];
   const pool: Neighbour[] = [];
   const take = (form: number, similarity: number) => {
@@ -73,7 +80,9 @@ export function sortItems(input: DedupItem[]): DedupItem[] {
   const items = [...input].sort(byId);
   for (let i = 1; i < items.length; i++) {
     if (items[i].id === items[i - 1].id) {
-      throw new Error(`dedup: duplicate block id ${JSON.stringify(items[i].id)}; ids must be unique (assemble emits one record per block)`);
+      throw new Error(
+        `dedup: duplicate block id ${JSON.stringify(items[i].id)}; ids must be unique (assemble emits one record per block)`,
+      );
     }
   }
   return items;
@@ -108,10 +117,18 @@ export function dedupFingerprinted(items: DedupItem[], derived: Fingerprint[], p
   // Lexical, then structural, each starting from the previous level's clusters.
   const near = { bands: p.bands, rows: p.rows, bigBucket: p.bigBucket, prefilterSigmas: p.prefilterSigmas };
   const lexicalUf = exactUf.clone();
-  const lexForms = collectForms(derived.map((d) => d.shingles), derived.map((d) => d.shingleKey), derived.map((d) => d.shingleSig));
+  const lexForms = collectForms(
+    derived.map((d) => d.shingles),
+    derived.map((d) => d.shingleKey),
+    derived.map((d) => d.shingleSig),
+  );
   const lexSims = nearDuplicates(lexForms, lexicalUf, { ...near, threshold: p.lexicalThreshold });
   const structuralUf = lexicalUf.clone();
-  const structForms = collectForms(derived.map((d) => d.bag), derived.map((d) => d.bagKey), derived.map((d) => d.bagSig));
+  const structForms = collectForms(
+    derived.map((d) => d.bag),
+    derived.map((d) => d.bagKey),
+    derived.map((d) => d.bagSig),
+  );
   nearDuplicates(structForms, structuralUf, { ...near, threshold: p.structuralThreshold });
 
   // Architecture identity, for validated blocks with a well-formed tree.
@@ -169,7 +186,12 @@ export function dedupFingerprinted(items: DedupItem[], derived: Fingerprint[], p
     params: p,
     lsh: lshFigures(p),
     blocks,
-    clusters: { exact: exact.clusters, lexical: lexical.clusters, structural: structural.clusters, architecture: architecture.clusters },
+    clusters: {
+      exact: exact.clusters,
+      lexical: lexical.clusters,
+      structural: structural.clusters,
+      architecture: architecture.clusters,
+    },
     report: corpusReport(items, blocks),
     diagnostics,
   };

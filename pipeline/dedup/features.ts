@@ -222,8 +222,10 @@ export function extractFeatures(code: string, opts: FeatureOptions): BlockFeatur
         else {
           // A named node without children (`None`, `...`): a leaf after all.
           frames.pop();
-          if (info.isBlock) text.push('}'), lex.push(H_CLOSE);
-          else leaf(info);
+          if (info.isBlock) {
+            text.push('}');
+            lex.push(H_CLOSE);
+          } else leaf(info);
           endStatement();
         }
       } else {

@@ -11,7 +11,12 @@ parentPort.on('message', (msg) => {
   try {
     const fingerprints = msg.codes.map((code) => fingerprint(code, ctx));
     // Typed arrays move to the parent instead of being copied.
-    const transfer = fingerprints.flatMap((f) => [f.shingles.buffer, f.shingleSig.buffer, f.bag.buffer, f.bagSig.buffer]);
+    const transfer = fingerprints.flatMap((f) => [
+      f.shingles.buffer,
+      f.shingleSig.buffer,
+      f.bag.buffer,
+      f.bagSig.buffer,
+    ]);
     parentPort.postMessage({ batch: msg.batch, fingerprints }, transfer);
   } catch (err) {
     parentPort.postMessage({ batch: msg.batch, error: String(err && err.stack ? err.stack : err) });

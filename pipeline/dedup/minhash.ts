@@ -116,7 +116,11 @@ export function sCurveThreshold(bands: number, rows: number): number {
  * `maxMissRate`, take the one with the highest midpoint (fewest false candidates, each of which costs one exact
  * Jaccard). For t = 0.90, 256 permutations and 1% this gives 18 bands x 14 rows (midpoint 0.81, 99.1% at t).
  */
-export function chooseBands(permutations: number, threshold: number, maxMissRate: number): { bands: number; rows: number } {
+export function chooseBands(
+  permutations: number,
+  threshold: number,
+  maxMissRate: number,
+): { bands: number; rows: number } {
   let best: { bands: number; rows: number; mid: number } | null = null;
   for (let rows = 1; rows <= permutations; rows++) {
     const bands = Math.floor(permutations / rows);

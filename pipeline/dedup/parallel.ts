@@ -17,11 +17,18 @@ export interface ParallelOptions {
 /** Below this many distinct code texts, starting workers (~0.3 s each for the TypeScript loader) does not pay. */
 const MIN_PARALLEL = 200;
 
-export async function dedupParallel(input: DedupItem[], params?: Partial<DedupParams>, opts: ParallelOptions = {}): Promise<DedupResult> {
+export async function dedupParallel(
+  input: DedupItem[],
+  params?: Partial<DedupParams>,
+  opts: ParallelOptions = {},
+): Promise<DedupResult> {
   const p = resolveParams(params);
   const items = sortItems(input);
   const codes = [...new Set(items.map((item) => item.code))];
-  const workerCount = Math.max(1, Math.min(opts.workers ?? Math.min(availableParallelism(), 8), Math.ceil(codes.length / 50)));
+  const workerCount = Math.max(
+    1,
+    Math.min(opts.workers ?? Math.min(availableParallelism(), 8), Math.ceil(codes.length / 50)),
+  );
   if (workerCount === 1 || codes.length < MIN_PARALLEL) return dedup(items, p);
 
   const batchSize = opts.batchSize ?? 64;
@@ -54,5 +61,9 @@ export async function dedupParallel(input: DedupItem[], params?: Partial<DedupPa
     await Promise.all(workers.map((w) => w.terminate()));
   }
   const byCode = new Map(codes.map((code, i) => [code, results[i]]));
-  return dedupFingerprinted(items, items.map((item) => byCode.get(item.code)!), p);
+  return dedupFingerprinted(
+    items,
+    items.map((item) => byCode.get(item.code)!),
+    p,
+  );
 }

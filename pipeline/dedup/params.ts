@@ -14,8 +14,32 @@ export const DEFAULT_PARAMS: Omit<DedupParams, 'bands' | 'rows'> = {
   apiRoots: ['F', 'nn', 'torch'],
   // Names nobody renames when copying a block: keeping them makes the abstract token stream more specific.
   keptNames: [
-    'self', 'cls', 'super', 'len', 'range', 'enumerate', 'zip', 'isinstance', 'getattr', 'setattr', 'hasattr',
-    'int', 'float', 'bool', 'str', 'list', 'tuple', 'dict', 'min', 'max', 'sum', 'abs', 'print', 'map', 'any', 'all',
+    'self',
+    'cls',
+    'super',
+    'len',
+    'range',
+    'enumerate',
+    'zip',
+    'isinstance',
+    'getattr',
+    'setattr',
+    'hasattr',
+    'int',
+    'float',
+    'bool',
+    'str',
+    'list',
+    'tuple',
+    'dict',
+    'min',
+    'max',
+    'sum',
+    'abs',
+    'print',
+    'map',
+    'any',
+    'all',
   ],
   nearestCount: 5,
   prefilterSigmas: 4,
@@ -30,13 +54,16 @@ export function resolveParams(given: Partial<DedupParams> = {}): DedupParams {
     if (!(p[key] > 0 && p[key] <= 1)) throw new Error(`dedup: ${key} must be in (0, 1], got ${p[key]}`);
   }
   for (const key of ['shingleSize', 'permutations', 'nearestCount', 'bigBucket'] as const) {
-    if (!Number.isInteger(p[key]) || p[key] < 1) throw new Error(`dedup: ${key} must be a positive integer, got ${p[key]}`);
+    if (!Number.isInteger(p[key]) || p[key] < 1)
+      throw new Error(`dedup: ${key} must be a positive integer, got ${p[key]}`);
   }
   if (p.subtreeDepths.length === 0 || !p.subtreeDepths.every((d) => Number.isInteger(d) && d >= 1 && d <= 8)) {
     throw new Error(`dedup: subtreeDepths must be integers in 1..8, got ${JSON.stringify(p.subtreeDepths)}`);
   }
   if (p.minhashScheme !== 'one-permutation' && p.minhashScheme !== 'k-permutations') {
-    throw new Error(`dedup: minhashScheme must be 'one-permutation' or 'k-permutations', got ${JSON.stringify(p.minhashScheme)}`);
+    throw new Error(
+      `dedup: minhashScheme must be 'one-permutation' or 'k-permutations', got ${JSON.stringify(p.minhashScheme)}`,
+    );
   }
   let bands = given.bands;
   let rows = given.rows;
@@ -44,8 +71,16 @@ export function resolveParams(given: Partial<DedupParams> = {}): DedupParams {
     const threshold = Math.min(p.lexicalThreshold, p.structuralThreshold);
     ({ bands, rows } = chooseBands(p.permutations, threshold, p.maxMissRate));
   }
-  if (!(Number.isInteger(bands) && Number.isInteger(rows) && bands >= 1 && rows >= 1 && bands * rows <= p.permutations)) {
-    throw new Error(`dedup: bands (${bands}) x rows (${rows}) must be positive integers with bands * rows <= permutations (${p.permutations}); leave both unset to have them chosen`);
+  if (!(
+    Number.isInteger(bands) &&
+    Number.isInteger(rows) &&
+    bands >= 1 &&
+    rows >= 1 &&
+    bands * rows <= p.permutations
+  )) {
+    throw new Error(
+      `dedup: bands (${bands}) x rows (${rows}) must be positive integers with bands * rows <= permutations (${p.permutations}); leave both unset to have them chosen`,
+    );
   }
   return {
     seed: p.seed,
@@ -69,5 +104,8 @@ export function resolveParams(given: Partial<DedupParams> = {}): DedupParams {
 export function lshFigures(p: DedupParams): { sCurveThreshold: number; recallAtThreshold: number } {
   const t = Math.min(p.lexicalThreshold, p.structuralThreshold);
   const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
-  return { sCurveThreshold: r4(sCurveThreshold(p.bands, p.rows)), recallAtThreshold: r4(candidateProbability(t, p.bands, p.rows)) };
+  return {
+    sCurveThreshold: r4(sCurveThreshold(p.bands, p.rows)),
+    recallAtThreshold: r4(candidateProbability(t, p.bands, p.rows)),
+  };
 }

@@ -48,7 +48,10 @@ export function corpusReport(items: DedupItem[], blocks: BlockDedup[]): ReportRo
       }
     }
   }
-  const rows = [all, ...[...bySource.values()].sort((x, y) => (x.source < y.source ? -1 : x.source > y.source ? 1 : 0))];
+  const rows = [
+    all,
+    ...[...bySource.values()].sort((x, y) => (x.source < y.source ? -1 : x.source > y.source ? 1 : 0)),
+  ];
   for (const r of rows) r.uniqueShare = r.recordsIn === 0 ? 0 : Math.round((r.uniqueOut / r.recordsIn) * 1e4) / 1e4;
   return rows;
 }

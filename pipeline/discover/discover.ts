@@ -121,7 +121,12 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
         withoutForward++;
         continue;
       }
-      if (patterns && patterns.length && !matchesBlock(patterns, { name: cls.name, qualname: cls.qualname, module: mod.module, id })) continue;
+      if (
+        patterns &&
+        patterns.length &&
+        !matchesBlock(patterns, { name: cls.name, qualname: cls.qualname, module: mod.module, id })
+      )
+        continue;
       blocks.push({
         id,
         sourceId: mod.sourceId,

@@ -6,7 +6,10 @@ const cache = new Map<string, RegExp>();
 function toRegExp(pattern: string): RegExp {
   let re = cache.get(pattern);
   if (!re) {
-    const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const body = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     re = new RegExp(`^${body}$`);
     cache.set(pattern, re);
   }
@@ -14,7 +17,10 @@ function toRegExp(pattern: string): RegExp {
 }
 
 /** Whether any pattern matches a block's name, qualified name, dotted path or id. */
-export function matchesBlock(patterns: string[], b: { name: string; qualname: string; module: string; id: string }): boolean {
+export function matchesBlock(
+  patterns: string[],
+  b: { name: string; qualname: string; module: string; id: string },
+): boolean {
   return matchesAny(patterns, [b.name, b.qualname, `${b.module}.${b.qualname}`, b.id]);
 }
 

@@ -16,7 +16,9 @@ const FALLBACK_AUTHORITY = 'nnblocks.invalid';
 const TAG_DATE = '2025';
 
 // XML 1.0 Char excludes C0 controls other than tab/LF/CR, U+FFFE/U+FFFF and unpaired surrogates; escaping can't help.
-const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML_CHAR =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function escapeXml(text: string): string {
   return text
@@ -31,7 +33,11 @@ export function escapeXml(text: string): string {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Percent-encodes everything outside the unreserved set, so any block id is a valid tag URI segment. */
-const segment = (s: string) => encodeURIComponent(s.replace(LONE_SURROGATE, '\uFFFD')).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const segment = (s: string) =>
+  encodeURIComponent(s.replace(LONE_SURROGATE, '\uFFFD')).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 
 function siteBase(siteUrl: string | undefined): { url: URL | null; authority: string; prefix: string } {
   if (!siteUrl) return { url: null, authority: FALLBACK_AUTHORITY, prefix: '/' };
@@ -44,7 +50,8 @@ function siteBase(siteUrl: string | undefined): { url: URL | null; authority: st
   return { url, authority: url.hostname.toLowerCase() || FALLBACK_AUTHORITY, prefix: url.pathname };
 }
 
-const pinText = (p: UpstreamPin | undefined) => (p ? (p.commit ? p.commit.slice(0, 12) : [p.version, p.tag && `(${p.tag})`].filter(Boolean).join(' ')) : '');
+const pinText = (p: UpstreamPin | undefined) =>
+  p ? (p.commit ? p.commit.slice(0, 12) : [p.version, p.tag && `(${p.tag})`].filter(Boolean).join(' ')) : '';
 
 function upstreamTitle(u: SourceChange): string {
   if (u.kind === 'added') return `Source added: ${u.sourceId} ${pinText(u.after)}`.trimEnd();
@@ -53,11 +60,19 @@ function upstreamTitle(u: SourceChange): string {
 }
 
 function upstreamText(u: SourceChange): string {
-  const pin = (label: string, p?: UpstreamPin) => (p ? [`${label}: ${[p.commit && `commit ${p.commit}`, p.version && `version ${p.version}`, p.tag && `tag ${p.tag}`].filter(Boolean).join(', ')}`] : []);
-  return [...pin('before', u.before), ...pin('after', u.after), `blocks: ${u.blocks.before} → ${u.blocks.after}`].join('\n');
+  const pin = (label: string, p?: UpstreamPin) =>
+    p
+      ? [
+          `${label}: ${[p.commit && `commit ${p.commit}`, p.version && `version ${p.version}`, p.tag && `tag ${p.tag}`].filter(Boolean).join(', ')}`,
+        ]
+      : [];
+  return [...pin('before', u.before), ...pin('after', u.after), `blocks: ${u.blocks.before} → ${u.blocks.after}`].join(
+    '\n',
+  );
 }
 
-const where = (r: { id: string; path?: string; lines?: [number, number] }) => (r.path ? `${r.path}${r.lines ? `:${r.lines[0]}-${r.lines[1]}` : ''}` : r.id);
+const where = (r: { id: string; path?: string; lines?: [number, number] }) =>
+  r.path ? `${r.path}${r.lines ? `:${r.lines[0]}-${r.lines[1]}` : ''}` : r.id;
 
 function changeTitle(c: BlockChange): string {
   const who = `${c.block.name} (${c.block.sourceId})`;
@@ -71,14 +86,16 @@ function changeText(c: BlockChange): string {
   const lines = [`id: ${c.block.id}`];
   if (c.block.path) lines.push(`at: ${where(c.block)}`);
   if (c.kind === 'moved') lines.push(`from: ${c.from.id} at ${where(c.from)} (matched by ${c.matchedBy})`);
-  if (c.kind === 'moved' || c.kind === 'changed') for (const f of c.fields) lines.push(`${f.field}: ${f.before} → ${f.after}`);
+  if (c.kind === 'moved' || c.kind === 'changed')
+    for (const f of c.fields) lines.push(`${f.field}: ${f.before} → ${f.after}`);
   return lines.join('\n');
 }
 
 export function renderAtom(feed: ChangeFeed, opts: AtomOptions = {}): string {
   const { url, authority, prefix } = siteBase(opts.siteUrl);
   const tag = (path: string) => `tag:${authority},${TAG_DATE}:${prefix}${path}`;
-  const link = (path: string, rel = 'alternate') => (url ? `<link rel="${rel}" href="${escapeXml(new URL(path, url).href)}"/>` : '');
+  const link = (path: string, rel = 'alternate') =>
+    url ? `<link rel="${rel}" href="${escapeXml(new URL(path, url).href)}"/>` : '';
   const updated = escapeXml(feed.generatedAt);
   const build = segment(feed.generatedAt);
   const out: string[] = [];
@@ -95,7 +112,12 @@ export function renderAtom(feed: ChangeFeed, opts: AtomOptions = {}): string {
     );
   };
   for (const u of feed.upstream) {
-    entry(tag(`changes/${build}/upstream/${segment(u.sourceId)}`), upstreamTitle(u), upstreamText(u), `sources/${segment(u.sourceId)}/`);
+    entry(
+      tag(`changes/${build}/upstream/${segment(u.sourceId)}`),
+      upstreamTitle(u),
+      upstreamText(u),
+      `sources/${segment(u.sourceId)}/`,
+    );
   }
   for (const c of feed.changes) {
     // A removed block has no page any more: its entry points at the changes page.

@@ -54,7 +54,11 @@ const NONE = '(none)';
  * has no interface; a catalog built without dedup has no clusters), and absent facts are never compared.
  * `rename` maps block ids of the previous catalog to their moved ids, so cluster ids follow their members.
  */
-export function facts(b: SnapshotBlock, rename: (id: string) => string = (id) => id, full = true): Map<ChangedField, string> {
+export function facts(
+  b: SnapshotBlock,
+  rename: (id: string) => string = (id) => id,
+  full = true,
+): Map<ChangedField, string> {
   const f = new Map<ChangedField, string>([
     ['slug', b.slug],
     ['name', b.name],
@@ -63,15 +67,31 @@ export function facts(b: SnapshotBlock, rename: (id: string) => string = (id) =>
   ]);
   // Compared with a summary, a spec must say no more than the summary can, or `failed` would differ from `failed: timeout`.
   const s = full ? b.spec : undefined;
-  f.set('validation.status', s?.validation ? (s.validation.failureClass ? `${s.validation.status}: ${s.validation.failureClass}` : s.validation.status) : b.status);
+  f.set(
+    'validation.status',
+    s?.validation
+      ? s.validation.failureClass
+        ? `${s.validation.status}: ${s.validation.failureClass}`
+        : s.validation.status
+      : b.status,
+  );
   if (b.params !== null) f.set('validation.params', String(b.params));
   if (!s) return f;
   const i = s.interface;
   f.set('interface.constructorParams', paramsText(i.constructorParams));
-  f.set('interface.forward', i.forward ? `${paramsText(i.forward.params)}${i.forward.returns !== undefined ? ` -> ${i.forward.returns}` : ''}` : NONE);
+  f.set(
+    'interface.forward',
+    i.forward
+      ? `${paramsText(i.forward.params)}${i.forward.returns !== undefined ? ` -> ${i.forward.returns}` : ''}`
+      : NONE,
+  );
   f.set('interface.bases', i.bases.join(', ') || NONE);
   f.set('interface.methods', i.methods.join(', ') || NONE);
-  if (s.validation) f.set('validation.outputs', s.validation.outputs.map((o) => `${o.dtype}[${o.shape.join(', ')}]`).join('; ') || NONE);
+  if (s.validation)
+    f.set(
+      'validation.outputs',
+      s.validation.outputs.map((o) => `${o.dtype}[${o.shape.join(', ')}]`).join('; ') || NONE,
+    );
   if (s.dedup) {
     const d = s.dedup;
     const cluster = (id: string | null) => (id === null ? NONE : rename(id));
@@ -84,7 +104,12 @@ export function facts(b: SnapshotBlock, rename: (id: string) => string = (id) =>
 }
 
 /** The facts that differ between two versions of a block; `rename` maps previous ids to their moved ids. */
-function fieldChanges(a: SnapshotBlock, b: SnapshotBlock, rename: (id: string) => string, skip: ReadonlySet<ChangedField>): FieldChange[] {
+function fieldChanges(
+  a: SnapshotBlock,
+  b: SnapshotBlock,
+  rename: (id: string) => string,
+  skip: ReadonlySet<ChangedField>,
+): FieldChange[] {
   const full = a.spec !== undefined && b.spec !== undefined;
   const before = facts(a, rename, full);
   const after = facts(b, undefined, full);
@@ -98,9 +123,15 @@ function fieldChanges(a: SnapshotBlock, b: SnapshotBlock, rename: (id: string) =
 }
 
 /** Keys that identify the same content across builds, strongest first; null when the block has none. */
-const MOVE_KEYS: { evidence: MoveEvidence; key: (b: SnapshotBlock, rename: (id: string) => string) => string | null }[] = [
+const MOVE_KEYS: {
+  evidence: MoveEvidence;
+  key: (b: SnapshotBlock, rename: (id: string) => string) => string | null;
+}[] = [
   // The file's git blob and the class's line range: the file was moved or its module renamed, nothing edited.
-  { evidence: 'blob', key: (b) => (b.spec ? `${b.spec.provenance.blobSha1}:${b.spec.provenance.lines.join('-')}` : null) },
+  {
+    evidence: 'blob',
+    key: (b) => (b.spec ? `${b.spec.provenance.blobSha1}:${b.spec.provenance.lines.join('-')}` : null),
+  },
   // Same exact-duplicate group (normalized source identical to the same canonical block).
   { evidence: 'exact-group', key: (b, rename) => (b.spec?.dedup?.exactGroup ? rename(b.spec.dedup.exactGroup) : null) },
 ];
@@ -164,7 +195,8 @@ export function diffSources(previous: SourceRecord[], current: SourceRecord[]): 
     const blocks = { before: a?.counts.blocks ?? 0, after: b?.counts.blocks ?? 0 };
     if (!a) out.push({ sourceId, kind: 'added', after: pinOf(b!), blocks });
     else if (!b) out.push({ sourceId, kind: 'removed', before: pinOf(a), blocks });
-    else if (JSON.stringify(pinOf(a)) !== JSON.stringify(pinOf(b))) out.push({ sourceId, kind: 'bumped', before: pinOf(a), after: pinOf(b), blocks });
+    else if (JSON.stringify(pinOf(a)) !== JSON.stringify(pinOf(b)))
+      out.push({ sourceId, kind: 'bumped', before: pinOf(a), after: pinOf(b), blocks });
   }
   return out;
 }
@@ -175,10 +207,20 @@ const changeId = (c: BlockChange) => c.block.id;
  * Compares two catalogs. With no previous catalog the feed is a baseline: no block changes (a site that could
  * not be reached must not announce every block as new), and the diagnostics passed in say why.
  */
-export function diffCatalogs(previous: CatalogSnapshot | null, current: CatalogSnapshot, diagnostics: Diagnostic[] = []): ChangeFeed {
+export function diffCatalogs(
+  previous: CatalogSnapshot | null,
+  current: CatalogSnapshot,
+  diagnostics: Diagnostic[] = [],
+): ChangeFeed {
   const notes = [...diagnostics];
   if (!current.builtAt) {
-    notes.push({ code: 'feed-no-build-info', severity: 'warning', stage: 'feed', message: `the current catalog has no build-info.json builtAt; the feed is dated ${UNKNOWN_DATE}`, hint: 'run `nnblocks build`, which writes build-info.json' });
+    notes.push({
+      code: 'feed-no-build-info',
+      severity: 'warning',
+      stage: 'feed',
+      message: `the current catalog has no build-info.json builtAt; the feed is dated ${UNKNOWN_DATE}`,
+      hint: 'run `nnblocks build`, which writes build-info.json',
+    });
   }
   const changes: BlockChange[] = [];
   if (previous) {
@@ -196,7 +238,13 @@ export function diffCatalogs(previous: CatalogSnapshot | null, current: CatalogS
     for (const b of added) if (!movedTo.has(b.id)) changes.push({ kind: 'new', block: blockRef(b) });
     for (const b of removed) if (!movedFrom.has(b.id)) changes.push({ kind: 'removed', block: blockRef(b) });
     for (const m of moves) {
-      changes.push({ kind: 'moved', from: blockRef(m.from), block: blockRef(m.to), matchedBy: m.evidence, fields: fieldChanges(m.from, m.to, rename, skipForMoves) });
+      changes.push({
+        kind: 'moved',
+        from: blockRef(m.from),
+        block: blockRef(m.to),
+        matchedBy: m.evidence,
+        fields: fieldChanges(m.from, m.to, rename, skipForMoves),
+      });
     }
     for (const [id, b] of after) {
       const a = before.get(id);
@@ -204,7 +252,13 @@ export function diffCatalogs(previous: CatalogSnapshot | null, current: CatalogS
       const pathA = a.spec?.provenance.path;
       const pathB = b.spec?.provenance.path;
       if (pathA !== undefined && pathB !== undefined && pathA !== pathB) {
-        changes.push({ kind: 'moved', from: blockRef(a), block: blockRef(b), matchedBy: 'id', fields: fieldChanges(a, b, rename, skipForMoves) });
+        changes.push({
+          kind: 'moved',
+          from: blockRef(a),
+          block: blockRef(b),
+          matchedBy: 'id',
+          fields: fieldChanges(a, b, rename, skipForMoves),
+        });
         continue;
       }
       const fields = fieldChanges(a, b, rename, new Set());
@@ -218,9 +272,21 @@ export function diffCatalogs(previous: CatalogSnapshot | null, current: CatalogS
   return {
     formatVersion: CHANGES_FORMAT_VERSION,
     generatedAt: current.builtAt ?? UNKNOWN_DATE,
-    previous: previous ? { origin: previous.origin, ...(previous.builtAt ? { builtAt: previous.builtAt } : {}), blocks: previous.blocks.length } : null,
+    previous: previous
+      ? {
+          origin: previous.origin,
+          ...(previous.builtAt ? { builtAt: previous.builtAt } : {}),
+          blocks: previous.blocks.length,
+        }
+      : null,
     current: { blocks: current.blocks.length },
-    summary: { new: count('new'), removed: count('removed'), moved: count('moved'), changed: count('changed'), upstream: upstream.length },
+    summary: {
+      new: count('new'),
+      removed: count('removed'),
+      moved: count('moved'),
+      changed: count('changed'),
+      upstream: upstream.length,
+    },
     upstream,
     changes,
     diagnostics: notes,

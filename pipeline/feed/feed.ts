@@ -43,7 +43,9 @@ export function checkChangeFeed(value: unknown): string[] {
     validator = ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'changes.schema.json'), 'utf8')) as object);
   }
   if (validator(value)) return [];
-  return (validator.errors ?? []).slice(0, 20).map((e) => `${CHANGES_JSON}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  return (validator.errors ?? [])
+    .slice(0, 20)
+    .map((e) => `${CHANGES_JSON}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
 }
 
 /** `https://host/site/api/catalog.json` → `https://host/site/`; undefined for local paths. */

@@ -4,7 +4,14 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
-import { CATALOG_FORMAT_VERSION, SLUG_PATTERN, type BlockSpec, type BuildInfo, type SourceRecord, type SourcesFile } from '../spec/catalog-types.ts';
+import {
+  CATALOG_FORMAT_VERSION,
+  SLUG_PATTERN,
+  type BlockSpec,
+  type BuildInfo,
+  type SourceRecord,
+  type SourcesFile,
+} from '../spec/catalog-types.ts';
 import { checkAgainstSchema } from '../spec/check-catalog.ts';
 import type { BlockStatus, CatalogSnapshot, SnapshotBlock } from './types.ts';
 
@@ -37,9 +44,16 @@ class ReadProblem extends Error {
 }
 
 /** Node's I/O errors (`ENOENT`, `EACCES`, `EISDIR`...) carry a string `code`; our own bugs don't. */
-const isSystemError = (err: unknown): err is Error & { code: string } => err instanceof Error && typeof (err as { code?: unknown }).code === 'string';
+const isSystemError = (err: unknown): err is Error & { code: string } =>
+  err instanceof Error && typeof (err as { code?: unknown }).code === 'string';
 
-const diag = (code: string, message: string, hint?: string): Diagnostic => ({ code, severity: 'warning', stage: 'feed', message, ...(hint ? { hint } : {}) });
+const diag = (code: string, message: string, hint?: string): Diagnostic => ({
+  code,
+  severity: 'warning',
+  stage: 'feed',
+  message,
+  ...(hint ? { hint } : {}),
+});
 
 export function fromSpec(spec: BlockSpec): SnapshotBlock {
   return {
@@ -88,10 +102,18 @@ function readCatalogDirOrThrow(dir: string, origin: string): CatalogSnapshot {
   const blocksDir = join(dir, 'blocks');
   const sourcesPath = join(dir, 'sources.json');
   if (!existsSync(blocksDir) || !existsSync(sourcesPath)) {
-    throw new ReadProblem('previous-not-found', `${dir} is not a catalog directory (no blocks/ or sources.json)`, 'point at the folder `nnblocks build` writes (content/catalog), a built site, or an /api/catalog.json');
+    throw new ReadProblem(
+      'previous-not-found',
+      `${dir} is not a catalog directory (no blocks/ or sources.json)`,
+      'point at the folder `nnblocks build` writes (content/catalog), a built site, or an /api/catalog.json',
+    );
   }
-  const files = readdirSync(blocksDir).filter((f) => f.endsWith('.json')).sort();
-  const blocks = files.map((f) => fromSpec(checkedSpec(parseJson(readFileSync(join(blocksDir, f), 'utf8'), `blocks/${f}`), `blocks/${f}`)));
+  const files = readdirSync(blocksDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const blocks = files.map((f) =>
+    fromSpec(checkedSpec(parseJson(readFileSync(join(blocksDir, f), 'utf8'), `blocks/${f}`), `blocks/${f}`)),
+  );
   const sourcesFile = parseJson(readFileSync(sourcesPath, 'utf8'), 'sources.json') as SourcesFile;
   const sources = checkedSources(isRecord(sourcesFile) ? sourcesFile.sources : undefined, 'sources.json');
   const builtAt = builtAtOf(join(dir, 'build-info.json'));
@@ -103,7 +125,8 @@ export function readCurrentCatalog(dir: string): CatalogSnapshot {
   try {
     return readCatalogDirOrThrow(dir, dir);
   } catch (err) {
-    if (err instanceof ReadProblem) throw new NnblocksError(err.message, 'feed', 'run `nnblocks build` first, or pass --catalog DIR');
+    if (err instanceof ReadProblem)
+      throw new NnblocksError(err.message, 'feed', 'run `nnblocks build` first, or pass --catalog DIR');
     throw err;
   }
 }
@@ -118,11 +141,18 @@ async function fetchText(url: URL, timeoutMs: number): Promise<string> {
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (err as Error).message;
-    throw new ReadProblem('previous-unreachable', `${url.href}: ${why}`, 'check the URL (vars.CATALOG_URL in CI); a first publication has no previous catalog');
+    throw new ReadProblem(
+      'previous-unreachable',
+      `${url.href}: ${why}`,
+      'check the URL (vars.CATALOG_URL in CI); a first publication has no previous catalog',
+    );
   }
   if (!res.ok) {
     await res.body?.cancel();
-    throw new ReadProblem(res.status === 404 ? 'previous-not-found' : 'previous-unreachable', `${url.href}: HTTP ${res.status}`);
+    throw new ReadProblem(
+      res.status === 404 ? 'previous-not-found' : 'previous-unreachable',
+      `${url.href}: HTTP ${res.status}`,
+    );
   }
   return res.text();
 }
@@ -140,12 +170,25 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
  * where each block is a summary (`id, slug, name, sourceId, category, status, params, license`) or a full spec.
  * Summaries are upgraded to specs from `blocks/<slug>.json` when that can be read; otherwise they stay summaries.
  */
-async function fromApiListing(body: unknown, origin: string, load: LoadText, opts: ReadOptions, diagnostics: Diagnostic[]): Promise<CatalogSnapshot> {
+async function fromApiListing(
+  body: unknown,
+  origin: string,
+  load: LoadText,
+  opts: ReadOptions,
+  diagnostics: Diagnostic[],
+): Promise<CatalogSnapshot> {
   if (!isRecord(body) || !Array.isArray(body.blocks) || !Array.isArray(body.sources)) {
-    throw new ReadProblem('previous-invalid', `${origin}: not a catalog listing (expected { formatVersion, sources, blocks })`);
+    throw new ReadProblem(
+      'previous-invalid',
+      `${origin}: not a catalog listing (expected { formatVersion, sources, blocks })`,
+    );
   }
   if (body.formatVersion !== CATALOG_FORMAT_VERSION) {
-    throw new ReadProblem('previous-format', `${origin}: catalog format ${String(body.formatVersion)}, this nnblocks reads ${CATALOG_FORMAT_VERSION}`, 'changes across a format change are not compared; the next build has a baseline');
+    throw new ReadProblem(
+      'previous-format',
+      `${origin}: catalog format ${String(body.formatVersion)}, this nnblocks reads ${CATALOG_FORMAT_VERSION}`,
+      'changes across a format change are not compared; the next build has a baseline',
+    );
   }
   const sources = checkedSources(body.sources, `${origin} sources`);
   const blocks: SnapshotBlock[] = [];
@@ -161,7 +204,12 @@ async function fromApiListing(body: unknown, origin: string, load: LoadText, opt
       continue;
     }
     const status = raw.status as BlockStatus;
-    if (typeof raw.name !== 'string' || typeof raw.sourceId !== 'string' || typeof raw.category !== 'string' || !STATUSES.has(status)) {
+    if (
+      typeof raw.name !== 'string' ||
+      typeof raw.sourceId !== 'string' ||
+      typeof raw.category !== 'string' ||
+      !STATUSES.has(status)
+    ) {
       throw new ReadProblem('previous-invalid', `${origin}: block ${raw.id} is neither a spec nor a summary`);
     }
     blocks.push({
@@ -181,7 +229,8 @@ async function fromApiListing(body: unknown, origin: string, load: LoadText, opt
     await pool(pending, opts.concurrency ?? 8, async ({ index, slug, id }) => {
       try {
         const spec = checkedSpec(parseJson(await load(`blocks/${slug}.json`), slug), slug);
-        if (spec.id !== id) throw new ReadProblem('previous-invalid', `blocks/${slug}.json holds ${spec.id}, not ${id}`);
+        if (spec.id !== id)
+          throw new ReadProblem('previous-invalid', `blocks/${slug}.json holds ${spec.id}, not ${id}`);
         blocks[index] = fromSpec(spec);
       } catch (err) {
         if (!(err instanceof ReadProblem) && !isSystemError(err)) throw err;
@@ -190,7 +239,12 @@ async function fromApiListing(body: unknown, origin: string, load: LoadText, opt
     });
     if (failed.length) {
       failed.sort();
-      diagnostics.push(diag('previous-block-unavailable', `${failed.length} of ${pending.length} block files of the previous catalog could not be read; those blocks are compared by their summaries only (first: ${failed[0]})`));
+      diagnostics.push(
+        diag(
+          'previous-block-unavailable',
+          `${failed.length} of ${pending.length} block files of the previous catalog could not be read; those blocks are compared by their summaries only (first: ${failed[0]})`,
+        ),
+      );
     }
   }
   // The listing may carry the build date (a site that publishes build-info); it is optional.
@@ -223,15 +277,25 @@ async function readOrThrow(location: string, opts: ReadOptions, diagnostics: Dia
     if (existsSync(join(location, 'sources.json'))) return readCatalogDirOrThrow(location, location);
     // A built site (dist/): its API listing.
     file = join(location, 'api', 'catalog.json');
-    if (!existsSync(file)) throw new ReadProblem('previous-not-found', `${location}: neither a catalog directory nor a built site (no api/catalog.json)`);
+    if (!existsSync(file))
+      throw new ReadProblem(
+        'previous-not-found',
+        `${location}: neither a catalog directory nor a built site (no api/catalog.json)`,
+      );
   }
   const body = parseJson(readFileSync(file, 'utf8'), file);
   const base = dirname(file);
-  return fromApiListing(body, location, async (rel) => {
-    const path = join(base, rel);
-    if (!existsSync(path)) throw new ReadProblem('previous-not-found', `${path}: missing`);
-    return readFileSync(path, 'utf8');
-  }, opts, diagnostics);
+  return fromApiListing(
+    body,
+    location,
+    async (rel) => {
+      const path = join(base, rel);
+      if (!existsSync(path)) throw new ReadProblem('previous-not-found', `${path}: missing`);
+      return readFileSync(path, 'utf8');
+    },
+    opts,
+    diagnostics,
+  );
 }
 
 /**

@@ -44,7 +44,14 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
       try {
         st = statSync(abs);
       } catch (err) {
-        diagnostics.push({ code: 'file-vanished', severity: 'warning', stage: 'index', source: snap.id, path: f.path, message: `file disappeared while indexing: ${(err as Error).message}` });
+        diagnostics.push({
+          code: 'file-vanished',
+          severity: 'warning',
+          stage: 'index',
+          source: snap.id,
+          path: f.path,
+          message: `file disappeared while indexing: ${(err as Error).message}`,
+        });
         continue;
       }
       const mtimeMs = Math.floor(st.mtimeMs);
@@ -92,7 +99,14 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
       if (o.json) parsedJson.set(blob, o.json);
     } else crashed.set(blob, o.error);
   }
-  ctx.store.putFacts([...parsedFacts].map(([sha1, facts]) => ({ sha1, size: toParse.get(sha1)!.size, facts, json: parsedJson.get(sha1) })));
+  ctx.store.putFacts(
+    [...parsedFacts].map(([sha1, facts]) => ({
+      sha1,
+      size: toParse.get(sha1)!.size,
+      facts,
+      json: parsedJson.get(sha1),
+    })),
+  );
 
   const modules: IndexedModule[] = [];
   for (const snap of snapshots) {
@@ -105,7 +119,15 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
       stats.bytes += r.size;
       const crash = crashed.get(r.blob);
       if (crash) {
-        diagnostics.push({ code: 'parse-crashed', severity: 'error', stage: 'index', source: snap.id, path: r.path, message: `the parser failed on this file: ${crash.split('\n')[0]}`, hint: 'this is a bug in nnblocks; the file is left out and everything else proceeds' });
+        diagnostics.push({
+          code: 'parse-crashed',
+          severity: 'error',
+          stage: 'index',
+          source: snap.id,
+          path: r.path,
+          message: `the parser failed on this file: ${crash.split('\n')[0]}`,
+          hint: 'this is a bug in nnblocks; the file is left out and everything else proceeds',
+        });
         continue;
       }
       if (parsedFacts.has(r.blob)) stats.parsed++;
@@ -136,7 +158,16 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
   const reused = perSource.reduce((n, s) => n + s.reused, 0);
   return {
     modules,
-    stats: { files: parsed + reused, bytes: bytesTotal, parsed, reused, ms, mbPerSec: bytesTotal / 1e6 / (ms / 1000), threads, perSource },
+    stats: {
+      files: parsed + reused,
+      bytes: bytesTotal,
+      parsed,
+      reused,
+      ms,
+      mbPerSec: bytesTotal / 1e6 / (ms / 1000),
+      threads,
+      perSource,
+    },
     diagnostics,
   };
 }

@@ -20,7 +20,11 @@ const PARALLEL_MIN_BYTES = 6_000_000;
 const BATCH_BYTES = 256_000;
 
 /** How many threads `parseAll` uses for these jobs. */
-export function parseThreads(jobs: ParseJob[], requested = availableParallelism(), minParallelBytes = PARALLEL_MIN_BYTES): number {
+export function parseThreads(
+  jobs: ParseJob[],
+  requested = availableParallelism(),
+  minParallelBytes = PARALLEL_MIN_BYTES,
+): number {
   const total = jobs.reduce((n, j) => n + j.bytes.length, 0);
   const threads = Math.max(1, Math.min(requested, jobs.length));
   return total < minParallelBytes ? 1 : threads;
@@ -67,7 +71,11 @@ function makeBatches(jobs: ParseJob[]): ParseJob[][] {
   return batches;
 }
 
-async function parseInWorkers(jobs: ParseJob[], threads: number, onDone?: (n: number) => void): Promise<ParseOutcome[]> {
+async function parseInWorkers(
+  jobs: ParseJob[],
+  threads: number,
+  onDone?: (n: number) => void,
+): Promise<ParseOutcome[]> {
   const batches = makeBatches(jobs);
   const out: ParseOutcome[] = [];
   let next = 0;
@@ -83,15 +91,22 @@ async function parseInWorkers(jobs: ParseJob[], threads: number, onDone?: (n: nu
               const batch = next++;
               w.postMessage({ batch, jobs: batches[batch] });
             };
-            w.on('message', (msg: { ready?: boolean; results?: ({ id: number; json: string } | { id: number; error: string })[] }) => {
-              if (msg.results) {
-                // Workers send JSON text rather than object graphs: a string crosses threads as one copy, where a
-                // structured clone of thousands of small objects costs more than parsing the text here.
-                for (const r of msg.results) out.push('json' in r ? { id: r.id, facts: JSON.parse(r.json) as ModuleFacts, json: r.json } : r);
-                onDone?.(msg.results.length);
-              }
-              send();
-            });
+            w.on(
+              'message',
+              (msg: {
+                ready?: boolean;
+                results?: ({ id: number; json: string } | { id: number; error: string })[];
+              }) => {
+                if (msg.results) {
+                  // Workers send JSON text rather than object graphs: a string crosses threads as one copy, where a
+                  // structured clone of thousands of small objects costs more than parsing the text here.
+                  for (const r of msg.results)
+                    out.push('json' in r ? { id: r.id, facts: JSON.parse(r.json) as ModuleFacts, json: r.json } : r);
+                  onDone?.(msg.results.length);
+                }
+                send();
+              },
+            );
             w.on('error', reject);
             w.on('exit', (code) => {
               if (code !== 0) reject(new Error(`parse worker exited with code ${code}`));

@@ -11,7 +11,10 @@ parentPort.on('message', (msg) => {
   const results = [];
   for (const job of msg.jobs) {
     try {
-      results.push({ id: job.id, json: JSON.stringify(parseModule(Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength))) });
+      results.push({
+        id: job.id,
+        json: JSON.stringify(parseModule(Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength))),
+      });
     } catch (err) {
       results.push({ id: job.id, error: String(err && err.stack ? err.stack : err) });
     }

@@ -80,9 +80,7 @@ export class Store {
 
   /** `json`, when given, is `facts` already serialized (by a parse worker). */
   putFacts(entries: { sha1: string; size: number; facts: ModuleFacts; json?: string }[]): void {
-    const ins = this.db.prepare(
-      'INSERT OR REPLACE INTO blobs (sha1, parser_version, size, facts) VALUES (?, ?, ?, ?)',
-    );
+    const ins = this.db.prepare('INSERT OR REPLACE INTO blobs (sha1, parser_version, size, facts) VALUES (?, ?, ?, ?)');
     this.tx(() => {
       for (const e of entries) ins.run(e.sha1, e.facts.parserVersion, e.size, e.json ?? JSON.stringify(e.facts));
     });
@@ -100,8 +98,7 @@ export class Store {
 
   kvGet(ns: string, key: string): string | undefined {
     const row = this.db.prepare('SELECT value FROM kv WHERE ns = ? AND key = ?').get(ns, key) as
-      | { value: string }
-      | undefined;
+      { value: string } | undefined;
     return row?.value;
   }
 

@@ -1,7 +1,15 @@
 // Turns the walker's raw records into ModuleFacts: resolves every recorded read against the finished scope
 // table, keeps the free ones (module-level or builtin) per top-level statement, split eager/deferred.
 import type { Diagnostic } from '../diagnostics.ts';
-import { PARSER_VERSION, type AllFact, type ImportFact, type ModuleFacts, type NameOccurrence, type NameRef, type TopStatement } from './facts.ts';
+import {
+  PARSER_VERSION,
+  type AllFact,
+  type ImportFact,
+  type ModuleFacts,
+  type NameOccurrence,
+  type NameRef,
+  type TopStatement,
+} from './facts.ts';
 import { stringSequence } from './literals.ts';
 import type { TextMap } from './text-map.ts';
 import { NO_ATTRS, type GuardFrame } from './walk-state.ts';

@@ -71,7 +71,7 @@ export function decodePython(input: Buffer | Uint8Array): DecodedPython {
     bom = true;
   }
   const declared = bom ? null : codingLine(bytes);
-  const name = declared === null ? 'utf-8' : ALIASES.get(declared) ?? declared;
+  const name = declared === null ? 'utf-8' : (ALIASES.get(declared) ?? declared);
   let text: string | null = null;
   let encoding = declared === null ? 'utf-8' : name === 'windows-1252' ? 'cp1252' : name;
 
@@ -89,7 +89,9 @@ export function decodePython(input: Buffer | Uint8Array): DecodedPython {
       diagnostics.push(
         decodeError(
           unknown ? 'unknown-encoding' : 'decode-error',
-          unknown ? `the coding line names '${declared}', which this runtime can't decode` : `the bytes are not valid '${declared}'`,
+          unknown
+            ? `the coding line names '${declared}', which this runtime can't decode`
+            : `the bytes are not valid '${declared}'`,
           'the file is read as UTF-8 (or latin-1 if that fails); re-save it as UTF-8 to be sure of its text',
         ),
       );
@@ -105,7 +107,9 @@ export function decodePython(input: Buffer | Uint8Array): DecodedPython {
     diagnostics.push(
       decodeError(
         'decode-latin1-fallback',
-        declared === null ? 'the file is not valid UTF-8 and has no PEP 263 coding line; decoded as latin-1' : `the file is not valid ${declared}; decoded as latin-1`,
+        declared === null
+          ? 'the file is not valid UTF-8 and has no PEP 263 coding line; decoded as latin-1'
+          : `the file is not valid ${declared}; decoded as latin-1`,
         'add `# -*- coding: <encoding> -*-` on the first line, or re-save the file as UTF-8',
       ),
     );
@@ -116,7 +120,11 @@ export function decodePython(input: Buffer | Uint8Array): DecodedPython {
     // A space is one UTF-8 byte like NUL, so byte spans stay aligned with the file; CPython refuses NUL outright.
     text = text.replace(/\0/g, ' ');
     diagnostics.push(
-      decodeError('nul-bytes', `the file contains ${count} NUL byte${count === 1 ? '' : 's'}; read as spaces`, 'CPython refuses source with NUL bytes; the file may be binary or corrupted'),
+      decodeError(
+        'nul-bytes',
+        `the file contains ${count} NUL byte${count === 1 ? '' : 's'}; read as spaces`,
+        'CPython refuses source with NUL bytes; the file may be binary or corrupted',
+      ),
     );
   }
   return { text, encoding, diagnostics };

@@ -54,7 +54,11 @@ export function pythonParser(): TsParser {
     p.setLanguage(Python);
     parser = p;
   } catch (err) {
-    throw new NnblocksError(`cannot load tree-sitter / tree-sitter-python: ${(err as Error).message}`, 'parse', 'run `npm run setup` to rebuild the native modules for this Node version');
+    throw new NnblocksError(
+      `cannot load tree-sitter / tree-sitter-python: ${(err as Error).message}`,
+      'parse',
+      'run `npm run setup` to rebuild the native modules for this Node version',
+    );
   }
   return parser;
 }
@@ -168,7 +172,21 @@ function calibrate(): Grammar {
   }
   const leaf = new Uint8Array(0x10000);
   for (const id of anon.values()) if (!hasChildren.has(id)) leaf[id] = 1;
-  for (const name of ['integer', 'float', 'true', 'false', 'none', 'comment', 'ellipsis', 'string_content', 'escape_sequence', 'type_conversion', 'line_continuation', 'keyword_separator', 'positional_separator']) {
+  for (const name of [
+    'integer',
+    'float',
+    'true',
+    'false',
+    'none',
+    'comment',
+    'ellipsis',
+    'string_content',
+    'escape_sequence',
+    'type_conversion',
+    'line_continuation',
+    'keyword_separator',
+    'positional_separator',
+  ]) {
     const id = named.get(name);
     if (id !== undefined) leaf[id] = 1;
   }
@@ -183,7 +201,12 @@ export function grammarIds(): Grammar {
 /** The id of a named node type; throws (our bug) if the grammar build lacks it. */
 export function namedId(name: string): number {
   const id = grammarIds().named.get(name);
-  if (id === undefined) throw new NnblocksError(`tree-sitter-python has no node type '${name}'`, 'parse', 'the pinned tree-sitter-python version changed; update pipeline/parse/grammar.ts');
+  if (id === undefined)
+    throw new NnblocksError(
+      `tree-sitter-python has no node type '${name}'`,
+      'parse',
+      'the pinned tree-sitter-python version changed; update pipeline/parse/grammar.ts',
+    );
   return id;
 }
 

@@ -70,7 +70,9 @@ class LiteralReader {
   }
 
   private number(): number | undefined {
-    const m = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][+-]?[0-9_]+)?)/.exec(this.s.slice(this.i));
+    const m = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][+-]?[0-9_]+)?)/.exec(
+      this.s.slice(this.i),
+    );
     if (!m || m[0] === '' || m[0] === '.') return undefined;
     this.i += m[0].length;
     if (/^[jJlL]/.test(this.s[this.i] ?? '')) return undefined; // complex, or Python 2 long

@@ -22,7 +22,31 @@ export interface ScannedRead {
 /** Words that are operators or constants, never names. */
 const SKIP = new Set(['None', 'True', 'False', 'and', 'or', 'not', 'in', 'is', 'if', 'else', 'await', 'yield', 'from']);
 /** Words that mean the expression needs the tree (scopes, bindings) or isn't a plain expression at all. */
-const ABORT = new Set(['lambda', 'for', 'async', 'def', 'class', 'return', 'import', 'global', 'nonlocal', 'pass', 'raise', 'del', 'while', 'with', 'try', 'except', 'finally', 'assert', 'break', 'continue', 'elif', 'as', '__all__']);
+const ABORT = new Set([
+  'lambda',
+  'for',
+  'async',
+  'def',
+  'class',
+  'return',
+  'import',
+  'global',
+  'nonlocal',
+  'pass',
+  'raise',
+  'del',
+  'while',
+  'with',
+  'try',
+  'except',
+  'finally',
+  'assert',
+  'break',
+  'continue',
+  'elif',
+  'as',
+  '__all__',
+]);
 
 function identStart(ch: number): boolean {
   return (ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || ch === 95 || ch >= 0x80;
@@ -43,8 +67,10 @@ function skipString(s: string, i: number, end: number): number {
   let j = triple ? i + 3 : i + 1;
   while (j < end) {
     const ch = s.charCodeAt(j);
-    if (ch === 92) j += 2; // a backslash escapes the next char, even in raw strings as far as the end is concerned
-    else if (ch === q && (!triple || (s.charCodeAt(j + 1) === q && s.charCodeAt(j + 2) === q))) return j + (triple ? 3 : 1);
+    if (ch === 92)
+      j += 2; // a backslash escapes the next char, even in raw strings as far as the end is concerned
+    else if (ch === q && (!triple || (s.charCodeAt(j + 1) === q && s.charCodeAt(j + 2) === q)))
+      return j + (triple ? 3 : 1);
     else if (ch === 10 && !triple) return -1;
     else j++;
   }
@@ -57,7 +83,7 @@ function skipNumber(s: string, i: number): number {
   const c1 = s.charCodeAt(j + 1) | 32;
   if (s.charCodeAt(j) === 48 && (c1 === 120 || c1 === 111 || c1 === 98)) {
     j += 2;
-    while (j < s.length && (identPart(s.charCodeAt(j)) && s.charCodeAt(j) < 0x80)) j++;
+    while (j < s.length && identPart(s.charCodeAt(j)) && s.charCodeAt(j) < 0x80) j++;
     return j;
   }
   while (digit(s.charCodeAt(j)) || s.charCodeAt(j) === 95) j++;
@@ -211,7 +237,8 @@ export function assignmentSplit(s: string, start: number, end: number): number {
     }
     if (ch === 40 || ch === 91 || ch === 123) depth++;
     else if (ch === 41 || ch === 93 || ch === 125) depth--;
-    else if (depth === 0 && (ch === 58 || ch === 59)) return -2; // annotation, or `a = 1; b = 2`
+    else if (depth === 0 && (ch === 58 || ch === 59))
+      return -2; // annotation, or `a = 1; b = 2`
     else if (depth === 0 && ch === 61) {
       const next = s.charCodeAt(i + 1);
       const prev = s.charCodeAt(i - 1);
@@ -272,7 +299,7 @@ export function targetShape(s: string, start: number, end: number): 'name' | 'ch
 /** Whether a target's text calls something outside brackets: `f(x).y = 1` assigns into f's result, not into f. */
 export function callsInTarget(s: string, start: number, end: number): boolean {
   let depth = 0;
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end;) {
     const ch = s.charCodeAt(i);
     if (ch === 39 || ch === 34) {
       i = skipString(s, i, end);

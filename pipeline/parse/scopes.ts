@@ -43,7 +43,18 @@ export class ScopeTable {
   readonly scopes: Scope[] = [];
 
   constructor() {
-    this.scopes.push({ id: 0, kind: 'module', parent: -1, lexical: -1, deferred: false, locals: new Map(), globals: null, nonlocals: null, qualPrefix: '', owner: '' });
+    this.scopes.push({
+      id: 0,
+      kind: 'module',
+      parent: -1,
+      lexical: -1,
+      deferred: false,
+      locals: new Map(),
+      globals: null,
+      nonlocals: null,
+      qualPrefix: '',
+      owner: '',
+    });
   }
 
   /** Creates a scope written inside `lexical`; `name` is the def/class name (ignored for lambdas and comprehensions). */
@@ -64,7 +75,18 @@ export class ScopeTable {
       qualPrefix = outer.qualPrefix + '<lambda>.<locals>.';
     }
     const id = this.scopes.length;
-    this.scopes.push({ id, kind, parent, lexical, deferred, locals: new Map(), globals: null, nonlocals: null, qualPrefix, owner });
+    this.scopes.push({
+      id,
+      kind,
+      parent,
+      lexical,
+      deferred,
+      locals: new Map(),
+      globals: null,
+      nonlocals: null,
+      qualPrefix,
+      owner,
+    });
     return id;
   }
 

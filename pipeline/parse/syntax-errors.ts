@@ -32,13 +32,18 @@ export function syntaxErrors(root: TsNode, map: TextMap): SyntaxErrors {
   }
   out.ranges.sort((a, b) => a[0] - b[0]);
   for (const [start, end] of out.ranges.slice(0, MAX_REPORTED)) {
-    const snippet = map.text.slice(start, Math.min(end, start + 60)).split('\n')[0].trim();
+    const snippet = map.text
+      .slice(start, Math.min(end, start + 60))
+      .split('\n')[0]
+      .trim();
     const missing = start === end;
     out.diagnostics.push({
       code: 'syntax-error',
       severity: 'error',
       stage: 'parse',
-      message: missing ? `syntax error at line ${map.line(start)}: something is missing here` : `syntax error at line ${map.line(start)}: unexpected \`${snippet}\``,
+      message: missing
+        ? `syntax error at line ${map.line(start)}: something is missing here`
+        : `syntax error at line ${map.line(start)}: unexpected \`${snippet}\``,
       hint: 'the statements around it are still indexed; a statement containing the error is never copied into an assembled module',
       span: map.span(start, end),
     });

@@ -6,7 +6,19 @@ import { EXPR, K, MUTATORS, NO_ATTRS, T, WalkState, X, type RawRef } from './wal
 
 /** Node types whose children are all binding targets: `a, (b, *c) = ...`, `for [x, y] in ...`, `with f() as (g, h)`. */
 const TARGET_GROUP = new Uint8Array(0x10000);
-for (const id of [T.patternList, T.tuplePattern, T.listPattern, T.tuple, T.list, T.parenthesized, T.listSplatPattern, T.listSplat, T.asPatternTarget, T.expressionList]) TARGET_GROUP[id] = 1;
+for (const id of [
+  T.patternList,
+  T.tuplePattern,
+  T.listPattern,
+  T.tuple,
+  T.list,
+  T.parenthesized,
+  T.listSplatPattern,
+  T.listSplat,
+  T.asPatternTarget,
+  T.expressionList,
+])
+  TARGET_GROUP[id] = 1;
 
 export abstract class ExprWalker extends WalkState {
   /** Name of the outermost attribute read by the last `attribute()` call, when it was rooted at a name. */
@@ -43,7 +55,15 @@ export abstract class ExprWalker extends WalkState {
     const deferred = this.scopes.scopes[scope].deferred || (this.inAnnotation && this.futureAnnotations);
     let first: RawRef | null = null;
     for (const r of reads) {
-      const ref: RawRef = { name: r.name, scope, pos: r.pos, end: r.end, attrs: r.attrs.length ? r.attrs : NO_ATTRS, stmt: this.stmt, deferred };
+      const ref: RawRef = {
+        name: r.name,
+        scope,
+        pos: r.pos,
+        end: r.end,
+        attrs: r.attrs.length ? r.attrs : NO_ATTRS,
+        stmt: this.stmt,
+        deferred,
+      };
       first ??= ref;
       this.refs.push(ref);
       if (r.called && MUTATORS.has(r.last)) this.mutation(scope, ref);
@@ -129,7 +149,8 @@ export abstract class ExprWalker extends WalkState {
     const c = this.c;
     this.lastAttr = '';
     c.gotoFirstChild();
-    while (c.gotoNextSibling()) if (c.nodeTypeId === T.identifier) this.lastAttr = this.text.slice(c.startIndex, c.endIndex);
+    while (c.gotoNextSibling())
+      if (c.nodeTypeId === T.identifier) this.lastAttr = this.text.slice(c.startIndex, c.endIndex);
     c.gotoParent();
     if (this.lastAttr !== '') this.addAttr(root, this.lastAttr);
     return root;
@@ -145,7 +166,13 @@ export abstract class ExprWalker extends WalkState {
     const method = isAttr && root !== null ? this.lastAttr : '';
     if (method !== '' && MUTATORS.has(method)) this.mutation(scope, root);
     while (c.gotoNextSibling()) {
-      if (scope === 0 && root !== null && root.name === '__all__' && root.attrs.length === 1 && (method === 'extend' || method === 'append')) {
+      if (
+        scope === 0 &&
+        root !== null &&
+        root.name === '__all__' &&
+        root.attrs.length === 1 &&
+        (method === 'extend' || method === 'append')
+      ) {
         this.allOps.push({ op: method, text: this.nodeText().slice(1, -1) });
       }
       this.expr(scope);

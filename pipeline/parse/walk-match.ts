@@ -48,7 +48,8 @@ export abstract class MatchWalker extends DefWalker {
     if (t === T.keywordPattern) {
       let first = true;
       return this.eachChild((ct) => {
-        if (first && ct === T.identifier) first = false; // the keyword: `Point(x=...)`
+        if (first && ct === T.identifier)
+          first = false; // the keyword: `Point(x=...)`
         else this.pattern(scope);
       });
     }

@@ -67,7 +67,13 @@ export class ModuleWalker extends MatchWalker {
       const t = c.nodeTypeId;
       if (STMT[t] === S.Skip) continue;
       this.stmt = this.statements.length;
-      this.statements.push({ kind: this.topKind(t), start: c.startIndex, end: c.endIndex, binds: new Set(), mutates: new Set() });
+      this.statements.push({
+        kind: this.topKind(t),
+        start: c.startIndex,
+        end: c.endIndex,
+        binds: new Set(),
+        mutates: new Set(),
+      });
       this.statement(0, t);
     } while (c.gotoNextSibling());
     c.gotoParent();
@@ -127,7 +133,9 @@ export class ModuleWalker extends MatchWalker {
       case S.Global:
         return this.eachChild((ct) => ct === T.identifier && this.scopes.declareGlobal(scope, this.identifier().name));
       case S.Nonlocal:
-        return this.eachChild((ct) => ct === T.identifier && this.scopes.declareNonlocal(scope, this.identifier().name));
+        return this.eachChild(
+          (ct) => ct === T.identifier && this.scopes.declareNonlocal(scope, this.identifier().name),
+        );
       case S.Match:
         return this.match(scope);
       case S.TypeAlias: {
@@ -301,7 +309,8 @@ export class ModuleWalker extends MatchWalker {
       if (t === T.block) this.withGuard(kind, () => this.block(scope));
       else if (t === T.elifClause || t === T.elseClause) this.withGuard('if', () => this.compound(scope));
       else if (EXPR[t] !== X.Leaf) {
-        if ((t === T.identifier || t === T.attribute) && TYPE_CHECKING.test(this.nodeText().replace(/\s+/g, ''))) kind = 'type-checking';
+        if ((t === T.identifier || t === T.attribute) && TYPE_CHECKING.test(this.nodeText().replace(/\s+/g, '')))
+          kind = 'type-checking';
         this.expr(scope, t);
       }
     });
@@ -312,7 +321,8 @@ export class ModuleWalker extends MatchWalker {
     const frame: GuardFrame = { kind: 'try', catches: false, parent: this.guard };
     this.eachChild((t) => {
       if (t === T.block) this.withGuard('try', () => this.block(scope), frame);
-      else if (t === T.exceptClause || t === T.exceptGroupClause) this.withGuard('try', () => this.exceptClause(scope, frame), frame);
+      else if (t === T.exceptClause || t === T.exceptGroupClause)
+        this.withGuard('try', () => this.exceptClause(scope, frame), frame);
       else if (CLAUSE[t]) this.compound(scope);
     });
   }

@@ -60,7 +60,13 @@ function defKey(mod: IndexedModule, stmt: number, name: string): BindingKey {
   return `d\0${stmtKey(mod, stmt)}\0${name}`;
 }
 
-export function computeClosure(program: Program, lookup: Lookup, mod: IndexedModule, stmt: number, name: string): Closure {
+export function computeClosure(
+  program: Program,
+  lookup: Lookup,
+  mod: IndexedModule,
+  stmt: number,
+  name: string,
+): Closure {
   const c: Closure = {
     blockKey: defKey(mod, stmt, name),
     stmts: new Map(),
@@ -75,7 +81,15 @@ export function computeClosure(program: Program, lookup: Lookup, mod: IndexedMod
   const include = (m: IndexedModule, s: number, headerImport = false): string => {
     const key = stmtKey(m, s);
     if (!c.stmts.has(key)) {
-      c.stmts.set(key, { key, mod: m, stmt: s, headerImport, eagerDeps: new Set(), refs: new Map(), importRewrites: [] });
+      c.stmts.set(key, {
+        key,
+        mod: m,
+        stmt: s,
+        headerImport,
+        eagerDeps: new Set(),
+        refs: new Map(),
+        importRewrites: [],
+      });
       queue.push({ mod: m, stmt: s });
     }
     return key;
@@ -194,7 +208,15 @@ export function computeClosure(program: Program, lookup: Lookup, mod: IndexedMod
     const st = c.stmts.get(stmtKey(m, s))!;
     const facts = m.facts.statements[s];
     if (facts.hasError) {
-      c.diagnostics.push({ code: 'syntax-error-included', severity: 'error', stage: 'resolve', source: m.sourceId, path: m.path, span: facts.span, message: 'a needed statement contains a syntax error; the assembled module will not parse' });
+      c.diagnostics.push({
+        code: 'syntax-error-included',
+        severity: 'error',
+        stage: 'resolve',
+        source: m.sourceId,
+        path: m.path,
+        span: facts.span,
+        message: 'a needed statement contains a syntax error; the assembled module will not parse',
+      });
     }
     if (st.headerImport) {
       // Every name the verbatim import binds is taken in the emitted module, needed or not: register them all so
@@ -220,7 +242,8 @@ export function computeClosure(program: Program, lookup: Lookup, mod: IndexedMod
     // Statements elsewhere in the module that fill a needed registry: `MODELS['x'] = X`, `REGISTRY.update(...)`.
     for (const other of m.facts.statements) {
       if (other.index === s || other.mutates.length === 0) continue;
-      if (other.mutates.some((n) => facts.binds.includes(n) && program.lastBinding(m, n) === s)) include(m, other.index);
+      if (other.mutates.some((n) => facts.binds.includes(n) && program.lastBinding(m, n) === s))
+        include(m, other.index);
     }
   }
   return c;
@@ -252,7 +275,9 @@ export function computeClosure(program: Program, lookup: Lookup, mod: IndexedMod
     if (imp.kind === 'import') {
       const moduleName = asname ? name : name.split('.')[0];
       const src = lookup.sourceOf(moduleName, m.sourceId);
-      return src ? { kind: 'module', sourceId: src, module: moduleName } : { kind: 'external', qualified: moduleName, confidence: 'import' };
+      return src
+        ? { kind: 'module', sourceId: src, module: moduleName }
+        : { kind: 'external', qualified: moduleName, confidence: 'import' };
     }
     const base = program.absoluteFrom(m, imp);
     if (base === null) return { kind: 'unresolved', name, reason: 'relative import above the top-level package' };

@@ -12,7 +12,12 @@ export type Target =
   /** A module object of an indexed source: `from . import helpers`, `import torchvision.ops as ops`. */
   | { kind: 'module'; sourceId: string; module: string }
   /** Not in any source: `torch.nn.Module`, `numpy`. `via` is the binding statement that imports it. */
-  | { kind: 'external'; qualified: string; via?: { mod: IndexedModule; stmt: number; name: string }; confidence: 'import' | 'star' }
+  | {
+      kind: 'external';
+      qualified: string;
+      via?: { mod: IndexedModule; stmt: number; name: string };
+      confidence: 'import' | 'star';
+    }
   | { kind: 'builtin'; name: string }
   | { kind: 'unresolved'; name: string; reason: string };
 
@@ -96,7 +101,12 @@ export class Lookup {
       } else if (!this.sourceOf(base, mod.sourceId)) {
         // External star import: we can't list its names; a free name nothing else binds most likely comes from it.
         if (!BUILTINS.has(name)) {
-          return { kind: 'external', qualified: `${base}.${name}`, via: { mod, stmt: stars[i].statementIndex, name }, confidence: 'star' };
+          return {
+            kind: 'external',
+            qualified: `${base}.${name}`,
+            via: { mod, stmt: stars[i].statementIndex, name },
+            confidence: 'star',
+          };
         }
       }
     }
@@ -128,7 +138,12 @@ export class Lookup {
       return this.moduleObject(moduleName, mod.sourceId);
     }
     const base = this.program.absoluteFrom(mod, imp);
-    if (base === null) return { kind: 'unresolved', name, reason: `relative import climbs above the top-level package in ${mod.module}` };
+    if (base === null)
+      return {
+        kind: 'unresolved',
+        name,
+        reason: `relative import climbs above the top-level package in ${mod.module}`,
+      };
     return this.memberOf(this.sourceOf(base, mod.sourceId) ?? '', base, entry.name, mod.sourceId, seen, depth + 1);
   }
 
@@ -139,7 +154,14 @@ export class Lookup {
   }
 
   /** `from base import member` / `base.member`: a binding in base's file, else its submodule, else unresolved. */
-  private memberOf(sourceId: string, base: string, member: string, fromSource: string, seen: Set<string>, depth: number): Target {
+  private memberOf(
+    sourceId: string,
+    base: string,
+    member: string,
+    fromSource: string,
+    seen: Set<string>,
+    depth: number,
+  ): Target {
     if (!sourceId) return { kind: 'external', qualified: `${base}.${member}`, confidence: 'import' };
     const file = this.program.findModule(base, sourceId);
     if (file) {
@@ -148,7 +170,11 @@ export class Lookup {
     }
     const sub = `${base}.${member}`;
     if (this.sourceOf(sub, sourceId)) return this.moduleObject(sub, sourceId);
-    return { kind: 'unresolved', name: member, reason: `'${member}' is neither bound in ${base} nor a submodule of it` };
+    return {
+      kind: 'unresolved',
+      name: member,
+      reason: `'${member}' is neither bound in ${base} nor a submodule of it`,
+    };
   }
 
   /**

@@ -37,7 +37,9 @@ export class Program {
       for (let i = 1; i < parts.length; i++) pre.add(parts.slice(0, i).join('.'));
       if (m.isPackage) pre.add(m.module);
     }
-    this.order = [...sources].sort((a, b) => a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((s) => s.id);
+    this.order = [...sources]
+      .sort((a, b) => a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((s) => s.id);
   }
 
   /** Sources to search for a module imported from `fromSource`: its own first (its own copy wins), then the rest. */

@@ -33,7 +33,9 @@ export async function buildSite(opts: BuildSiteOptions): Promise<BuildSiteResult
   const astroBin = join(dirname(createRequire(import.meta.url).resolve('astro/package.json')), 'astro.js');
   // A parent running under Vite (vitest) exports BASE_URL, MODE, DEV, PROD, SSR; Astro lets process.env
   // override import.meta.env at render time, so those would silently replace the site's base path.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !VITE_ENV.has(k) && !k.startsWith('VITEST')));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !VITE_ENV.has(k) && !k.startsWith('VITEST')),
+  );
   const env = {
     ...inherited,
     NNBLOCKS_CATALOG: resolve(opts.catalogDir),
@@ -43,7 +45,11 @@ export async function buildSite(opts: BuildSiteOptions): Promise<BuildSiteResult
   };
   const tail: string[] = [];
   const code = await new Promise<number>((done, fail) => {
-    const child = spawn(process.execPath, [astroBin, 'build', '--root', repoRoot], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [astroBin, 'build', '--root', repoRoot], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
         if (!line) continue;

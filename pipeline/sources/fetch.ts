@@ -38,7 +38,10 @@ function readState(dir: string): SavedState | undefined {
   }
 }
 
-type Fetched = Omit<SourceSnapshot, 'id' | 'kind' | 'priority' | 'domain' | 'files' | 'skipped' | 'importRoot' | 'symbols'> & {
+type Fetched = Omit<
+  SourceSnapshot,
+  'id' | 'kind' | 'priority' | 'domain' | 'files' | 'skipped' | 'importRoot' | 'symbols'
+> & {
   tops?: string[];
   revision?: string;
   git?: GitState;
@@ -65,7 +68,13 @@ async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | un
 }
 
 function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedState | undefined): Fetched {
-  const failed = (d: Diagnostic): Fetched => ({ status: 'failed', root: '', distribution: src.distribution, license: NO_LICENSE, diagnostics: [{ ...d, source: src.id, stage: 'sources' }] });
+  const failed = (d: Diagnostic): Fetched => ({
+    status: 'failed',
+    root: '',
+    distribution: src.distribution,
+    license: NO_LICENSE,
+    diagnostics: [{ ...d, source: src.id, stage: 'sources' }],
+  });
   if (!python.ok) return failed(python.diagnostic);
   const found = locateDistribution(python.python.path, src.distribution, src.id);
   if (!found.ok) return failed(found.diagnostic);
@@ -73,14 +82,23 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
   // License: files shipped with the metadata (dist-info/licenses) or the package, then Debian's copyright
   // (exact SPDX, where metadata often only says "BSD"), then the metadata itself.
   const meta = licenseFromMetadata(d);
-  const debian = d.root.startsWith('/usr/lib/python3/') ? licenseFromDebianCopyright(`/usr/share/doc/python3-${d.name.toLowerCase()}/copyright`) : null;
+  const debian = d.root.startsWith('/usr/lib/python3/')
+    ? licenseFromDebianCopyright(`/usr/share/doc/python3-${d.name.toLowerCase()}/copyright`)
+    : null;
   let license: LicenseInfo =
-    (d.metaDir ? (licenseFromFiles(join(d.metaDir, 'licenses'), (n) => join(d.metaDir!, 'licenses', n)) ?? licenseFromFiles(d.metaDir, (n) => join(d.metaDir!, n))) : null) ??
+    (d.metaDir
+      ? (licenseFromFiles(join(d.metaDir, 'licenses'), (n) => join(d.metaDir!, 'licenses', n)) ??
+        licenseFromFiles(d.metaDir, (n) => join(d.metaDir!, n)))
+      : null) ??
     licenseFromFiles(join(d.root, d.tops[0]), (n) => `${d.tops[0]}/${n}`) ??
     debian ??
     meta ??
     NO_LICENSE;
-  if (license === debian && meta) license = { ...debian, method: `${debian.method}; ${meta.method}${meta.spdx === debian.spdx ? ' agrees' : ' disagrees'}` };
+  if (license === debian && meta)
+    license = {
+      ...debian,
+      method: `${debian.method}; ${meta.method}${meta.spdx === debian.spdx ? ' agrees' : ' disagrees'}`,
+    };
   const repository = upstreamRepository(d);
   const tag = tagForVersion(d.version);
   return {
@@ -99,7 +117,21 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
 
 async function fetchPathSource(src: PathSource): Promise<Fetched> {
   if (!existsSync(src.path)) {
-    return { status: 'failed', root: src.path, license: NO_LICENSE, diagnostics: [{ code: 'source-missing', severity: 'error', stage: 'sources', source: src.id, message: `folder ${src.path} does not exist`, hint: 'correct `path` in the config' }] };
+    return {
+      status: 'failed',
+      root: src.path,
+      license: NO_LICENSE,
+      diagnostics: [
+        {
+          code: 'source-missing',
+          severity: 'error',
+          stage: 'sources',
+          source: src.id,
+          message: `folder ${src.path} does not exist`,
+          hint: 'correct `path` in the config',
+        },
+      ],
+    };
   }
   const info = await checkoutInfo(src.path);
   const repository = info?.origin ? normalizeRepoUrl(info.origin) : null;
@@ -114,24 +146,53 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
   };
 }
 
-async function fetchOne(src: SourceConfig, config: CorpusConfig, python: () => PythonLookup, log: Logger): Promise<SourceSnapshot> {
+async function fetchOne(
+  src: SourceConfig,
+  config: CorpusConfig,
+  python: () => PythonLookup,
+  log: Logger,
+): Promise<SourceSnapshot> {
   const dir = join(config.cacheDir, 'sources', src.id);
-  const base = { id: src.id, kind: src.kind, priority: src.priority, ...(src.domain ? { domain: src.domain } : {}), ...(src.symbols.length ? { symbols: src.symbols } : {}) };
+  const base = {
+    id: src.id,
+    kind: src.kind,
+    priority: src.priority,
+    ...(src.domain ? { domain: src.domain } : {}),
+    ...(src.symbols.length ? { symbols: src.symbols } : {}),
+  };
   try {
     return await withLock(dir, async () => {
       const prev = readState(dir);
-      const got = src.kind === 'git' ? await fetchGitSource(src, dir, prev) : src.kind === 'python' ? fetchPythonSource(src, python(), prev) : await fetchPathSource(src);
+      const got =
+        src.kind === 'git'
+          ? await fetchGitSource(src, dir, prev)
+          : src.kind === 'python'
+            ? fetchPythonSource(src, python(), prev)
+            : await fetchPathSource(src);
       const { tops, revision: rev, git: gitState, ...fields } = got;
-      if (fields.status === 'failed') return { ...base, ...fields, root: fields.root || dir, importRoot: fields.root || dir, files: [], skipped: [] };
-      const listed = walkSource(fields.root, { include: src.include, exclude: src.exclude, maxFileBytes: config.maxFileBytes, ...(tops ? { tops } : {}) });
+      if (fields.status === 'failed')
+        return { ...base, ...fields, root: fields.root || dir, importRoot: fields.root || dir, files: [], skipped: [] };
+      const listed = walkSource(fields.root, {
+        include: src.include,
+        exclude: src.exclude,
+        maxFileBytes: config.maxFileBytes,
+        ...(tops ? { tops } : {}),
+      });
       let revision = rev;
       if (src.kind === 'path') {
         // A clean checkout is identified by its commit; anything else by what its files look like now.
-        revision = fields.commit && !fields.dirty ? fields.commit : createHash('sha256').update(JSON.stringify(listed.files)).digest('hex');
+        revision =
+          fields.commit && !fields.dirty
+            ? fields.commit
+            : createHash('sha256').update(JSON.stringify(listed.files)).digest('hex');
         fields.status = statusFor(prev, 'path', revision);
       }
       if (fields.status !== 'stale') {
-        const state: SavedState = { kind: src.kind, ...(gitState ? { git: gitState, revision: gitState.commit } : {}), ...(revision ? { revision } : {}) };
+        const state: SavedState = {
+          kind: src.kind,
+          ...(gitState ? { git: gitState, revision: gitState.commit } : {}),
+          ...(revision ? { revision } : {}),
+        };
         writeFileSync(join(dir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
       }
       const importRoot = resolve(fields.root, detectImportRoot(listed.files, src.importRoot));
@@ -148,7 +209,16 @@ async function fetchOne(src: SourceConfig, config: CorpusConfig, python: () => P
       files: [],
       skipped: [],
       license: NO_LICENSE,
-      diagnostics: [{ code: 'source-locked', severity: 'error', stage: 'sources', source: src.id, message: `another nnblocks run holds the source cache lock: ${err.message}`, hint: 'wait for the other run to finish; if it crashed on another host, delete the .lock file' }],
+      diagnostics: [
+        {
+          code: 'source-locked',
+          severity: 'error',
+          stage: 'sources',
+          source: src.id,
+          message: `another nnblocks run holds the source cache lock: ${err.message}`,
+          hint: 'wait for the other run to finish; if it crashed on another host, delete the .lock file',
+        },
+      ],
     };
   }
 }

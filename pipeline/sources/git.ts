@@ -34,7 +34,10 @@ export async function git(args: string[], cwd?: string): Promise<string> {
 /** git's own words for a failure: the `fatal:`/`error:` lines of stderr, else the last line. */
 export function gitError(err: unknown): string {
   const e = err as { stderr?: string; message: string };
-  const lines = (e.stderr ?? e.message).split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = (e.stderr ?? e.message)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const fatal = lines.filter((l) => /^(fatal|error|ssh):/i.test(l));
   return (fatal.length ? fatal : lines.slice(-1)).join(' ');
 }
@@ -72,7 +75,15 @@ export interface GitOutcome {
 /** The commit `ref` names on the remote (tags peeled), or null when the remote has no such ref. */
 async function remoteCommit(url: string, ref: string): Promise<string | null> {
   const out = await git(['ls-remote', '--', url, ref, `${ref}^{}`]);
-  const refs = new Map(out.split('\n').filter(Boolean).map((l) => { const [sha, name] = l.split('\t'); return [name, sha] as [string, string]; }));
+  const refs = new Map(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [sha, name] = l.split('\t');
+        return [name, sha] as [string, string];
+      }),
+  );
   const full = ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`];
   for (const name of full) {
     const sha = refs.get(`${name}^{}`) ?? refs.get(name);
@@ -117,7 +128,7 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
   const tree = join(dir, 'tree');
   const sparse = sparsePatterns(src.include);
   const sameSparse = (s: GitState) => s.sparse.join('\n') === sparse.join('\n');
-  let copy = prev && prev.url === src.url && existsSync(join(tree, '.git')) ? prev : undefined;
+  const copy = prev && prev.url === src.url && existsSync(join(tree, '.git')) ? prev : undefined;
   if (!copy && existsSync(tree)) rmSync(tree, { recursive: true, force: true }); // another URL, or a half-made copy
 
   let wanted: string | null = null;
@@ -134,7 +145,16 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
         status: 'stale',
         root: tree,
         state: copy,
-        diagnostics: [{ code: 'source-ref-missing', severity: 'warning', stage: 'sources', source: src.id, message: `${src.url} has no branch or tag "${src.ref}"`, hint: 'correct `ref` (branch, tag or 40-hex commit); the earlier copy is used meanwhile' }],
+        diagnostics: [
+          {
+            code: 'source-ref-missing',
+            severity: 'warning',
+            stage: 'sources',
+            source: src.id,
+            message: `${src.url} has no branch or tag "${src.ref}"`,
+            hint: 'correct `ref` (branch, tag or 40-hex commit); the earlier copy is used meanwhile',
+          },
+        ],
       };
     }
   }
@@ -156,7 +176,12 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
     if (!copy) rmSync(target, { recursive: true, force: true });
     const commit = await fetchInto(target, src, sparse);
     if (!copy) renameSync(target, tree);
-    return { status: copy ? 'updated' : 'fetched', root: tree, state: { url: src.url, ref: src.ref, commit, sparse }, diagnostics: [] };
+    return {
+      status: copy ? 'updated' : 'fetched',
+      root: tree,
+      state: { url: src.url, ref: src.ref, commit, sparse },
+      diagnostics: [],
+    };
   } catch (err) {
     if (!copy) rmSync(target, { recursive: true, force: true });
     if (copy) {
@@ -169,7 +194,9 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
 }
 
 /** Commit, dirtiness and origin of a local folder that sits in a git checkout; null when it is not in one. */
-export async function checkoutInfo(folder: string): Promise<{ commit?: string; dirty: boolean; origin?: string } | null> {
+export async function checkoutInfo(
+  folder: string,
+): Promise<{ commit?: string; dirty: boolean; origin?: string } | null> {
   try {
     await git(['rev-parse', '--show-toplevel'], folder);
   } catch {

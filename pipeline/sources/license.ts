@@ -8,7 +8,12 @@ import type { LicenseInfo } from './types.ts';
 const TEXT_RULES: [string, (t: string) => boolean][] = [
   ['AGPL-3.0', (t) => t.includes('gnu affero general public license')],
   ['LGPL-3.0', (t) => t.includes('gnu lesser general public license') && t.includes('version 3')],
-  ['LGPL-2.1', (t) => (t.includes('gnu lesser general public license') || t.includes('gnu library general public license')) && t.includes('version 2')],
+  [
+    'LGPL-2.1',
+    (t) =>
+      (t.includes('gnu lesser general public license') || t.includes('gnu library general public license')) &&
+      t.includes('version 2'),
+  ],
   ['GPL-3.0', (t) => t.includes('gnu general public license') && t.includes('version 3')],
   ['GPL-2.0', (t) => t.includes('gnu general public license') && t.includes('version 2')],
   ['Apache-2.0', (t) => t.includes('apache license') && t.includes('version 2.0')],
@@ -20,7 +25,12 @@ const TEXT_RULES: [string, (t: string) => boolean][] = [
   ['Unlicense', (t) => t.includes('this is free and unencumbered software')],
   ['ISC', (t) => t.includes('permission to use, copy, modify, and/or distribute this software for any purpose')],
   ['MIT', (t) => t.includes('permission is hereby granted, free of charge')],
-  ['BSD-3-Clause', (t) => t.includes('redistribution and use in source and binary forms') && /neither the names?|names of (its|the) contributors/.test(t)],
+  [
+    'BSD-3-Clause',
+    (t) =>
+      t.includes('redistribution and use in source and binary forms') &&
+      /neither the names?|names of (its|the) contributors/.test(t),
+  ],
   ['BSD-2-Clause', (t) => t.includes('redistribution and use in source and binary forms')],
 ];
 
@@ -57,7 +67,11 @@ export function spdxFromName(name: string): { spdx: string; mapped: boolean } | 
 /** `License :: OSI Approved :: BSD License` → its last segment, mapped. */
 export function spdxFromClassifier(classifier: string): { spdx: string; mapped: boolean } | null {
   if (!classifier.startsWith('License ::')) return null;
-  const last = classifier.split('::').pop()!.trim().replace(/\s*\((.*)\)$/, '');
+  const last = classifier
+    .split('::')
+    .pop()!
+    .trim()
+    .replace(/\s*\((.*)\)$/, '');
   return spdxFromName(last);
 }
 
@@ -105,12 +119,22 @@ export interface PackageLicenseMeta {
 }
 
 export function licenseFromMetadata(meta: PackageLicenseMeta): LicenseInfo | null {
-  if (meta.licenseExpression) return { spdx: meta.licenseExpression.trim(), method: `package metadata License-Expression: ${meta.licenseExpression.trim()}` };
+  if (meta.licenseExpression)
+    return {
+      spdx: meta.licenseExpression.trim(),
+      method: `package metadata License-Expression: ${meta.licenseExpression.trim()}`,
+    };
   const field = meta.license?.trim();
   // Old setuptools writes the whole license text into `License:`; try it as text too.
   if (field && field.toUpperCase() !== 'UNKNOWN') {
-    const m = spdxFromName(field.split('\n')[0]) ?? (field.length > 200 ? ((s) => (s ? { spdx: s, mapped: false } : null))(spdxFromText(field)) : null);
-    if (m) return { spdx: m.spdx, method: `package metadata License: ${field.split('\n')[0].slice(0, 60)}${m.mapped ? ` (mapped to ${m.spdx})` : ''}` };
+    const m =
+      spdxFromName(field.split('\n')[0]) ??
+      (field.length > 200 ? ((s) => (s ? { spdx: s, mapped: false } : null))(spdxFromText(field)) : null);
+    if (m)
+      return {
+        spdx: m.spdx,
+        method: `package metadata License: ${field.split('\n')[0].slice(0, 60)}${m.mapped ? ` (mapped to ${m.spdx})` : ''}`,
+      };
   }
   for (const c of meta.classifiers ?? []) {
     const m = spdxFromClassifier(c);

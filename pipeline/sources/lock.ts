@@ -36,7 +36,7 @@ export async function withLock<T>(dir: string, fn: () => Promise<T>, timeoutMs =
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    let holder: LockInfo | null = null;
+    let holder: LockInfo | null;
     try {
       holder = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
     } catch {
@@ -52,7 +52,10 @@ export async function withLock<T>(dir: string, fn: () => Promise<T>, timeoutMs =
       }
       continue;
     }
-    if (Date.now() > deadline) throw new LockTimeout(`${path} is held by pid ${holder?.pid ?? '?'} on ${holder?.host ?? '?'} since ${holder?.at ?? '?'}`);
+    if (Date.now() > deadline)
+      throw new LockTimeout(
+        `${path} is held by pid ${holder?.pid ?? '?'} on ${holder?.host ?? '?'} since ${holder?.at ?? '?'}`,
+      );
     await sleep(200);
   }
   try {

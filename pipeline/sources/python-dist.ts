@@ -65,19 +65,44 @@ export interface DistInfo {
 export type DistLookup = { ok: true; dist: DistInfo } | { ok: false; diagnostic: Diagnostic };
 
 export function locateDistribution(python: string, distribution: string, sourceId: string): DistLookup {
-  const fail = (message: string, hint: string): DistLookup => ({ ok: false, diagnostic: { code: 'distribution-not-found', severity: 'error', stage: 'sources', source: sourceId, message, hint } });
+  const fail = (message: string, hint: string): DistLookup => ({
+    ok: false,
+    diagnostic: {
+      code: 'distribution-not-found',
+      severity: 'error',
+      stage: 'sources',
+      source: sourceId,
+      message,
+      hint,
+    },
+  });
   let raw: Record<string, unknown>;
   try {
-    const out = execFileSync(python, ['-c', PROBE, distribution], { cwd: '/', encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(python, ['-c', PROBE, distribution], {
+      cwd: '/',
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     raw = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
   } catch (err) {
-    return fail(`probing ${distribution} with ${python} failed: ${(err as { stderr?: string }).stderr?.trim().split('\n').pop() ?? (err as Error).message}`, 'run `nnblocks doctor` to check the Python interpreter');
+    return fail(
+      `probing ${distribution} with ${python} failed: ${(err as { stderr?: string }).stderr?.trim().split('\n').pop() ?? (err as Error).message}`,
+      'run `nnblocks doctor` to check the Python interpreter',
+    );
   }
   if (raw.error === 'not-installed') {
-    return fail(`distribution "${distribution}" is not installed for ${python}`, `install it (e.g. \`apt-get install python3-${distribution.toLowerCase()}\` or \`${python} -m pip install ${distribution}\`), or correct \`distribution\``);
+    return fail(
+      `distribution "${distribution}" is not installed for ${python}`,
+      `install it (e.g. \`apt-get install python3-${distribution.toLowerCase()}\` or \`${python} -m pip install ${distribution}\`), or correct \`distribution\``,
+    );
   }
   const located = raw.located as string[];
-  if (located.length === 0) return fail(`distribution "${distribution}" ${raw.version} is installed but none of its top-level packages can be imported`, 'reinstall the distribution');
+  if (located.length === 0)
+    return fail(
+      `distribution "${distribution}" ${raw.version} is installed but none of its top-level packages can be imported`,
+      'reinstall the distribution',
+    );
   // All top-level packages of one distribution share one folder; the first one decides the root.
   const root = dirname(located[0]);
   const tops = located.filter((l) => dirname(l) === root).map((l) => relative(root, l).split(sep).join('/'));
@@ -110,7 +135,10 @@ export function tagForVersion(version: string): string | undefined {
 
 /** `git@github.com:o/r.git`, `https://github.com/o/r/tree/main` → `https://github.com/o/r`; null for non-forge URLs. */
 export function normalizeRepoUrl(url: string): string | null {
-  const m = /^(?:git\+)?(?:https?:\/\/|git:\/\/|ssh:\/\/git@|git@)(?:www\.)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([^/\s]+)\/([^/\s#?]+)/i.exec(url.trim());
+  const m =
+    /^(?:git\+)?(?:https?:\/\/|git:\/\/|ssh:\/\/git@|git@)(?:www\.)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([^/\s]+)\/([^/\s#?]+)/i.exec(
+      url.trim(),
+    );
   if (!m) return null;
   return `https://${m[1].toLowerCase()}/${m[2]}/${m[3].replace(/\.git$/, '')}`;
 }

@@ -27,7 +27,8 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
   const isPy = (rel: string) => rel.endsWith('.py') && keep(rel);
 
   const addFile = (rel: string, size: number) => {
-    if (size > opts.maxFileBytes) skipped.push({ path: rel, reason: 'too-large', detail: `${size} bytes > maxFileBytes ${opts.maxFileBytes}` });
+    if (size > opts.maxFileBytes)
+      skipped.push({ path: rel, reason: 'too-large', detail: `${size} bytes > maxFileBytes ${opts.maxFileBytes}` });
     else files.push({ path: rel, size });
   };
 
@@ -89,8 +90,12 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
  */
 export function detectImportRoot(files: SourceFileEntry[], configured?: string): string {
   if (configured !== undefined) return configured;
-  const topPackages = new Set(files.filter((f) => /^[^/]+\/__init__\.py$/.test(f.path)).map((f) => f.path.split('/')[0]));
+  const topPackages = new Set(
+    files.filter((f) => /^[^/]+\/__init__\.py$/.test(f.path)).map((f) => f.path.split('/')[0]),
+  );
   // A sparse include (`src/transformers/models/bert`) may list no `__init__.py` at all: every file under src/ counts too.
-  const srcLayout = files.length > 0 && (files.some((f) => /^src\/[^/]+\/__init__\.py$/.test(f.path)) || files.every((f) => f.path.startsWith('src/')));
+  const srcLayout =
+    files.length > 0 &&
+    (files.some((f) => /^src\/[^/]+\/__init__\.py$/.test(f.path)) || files.every((f) => f.path.startsWith('src/')));
   return srcLayout && [...topPackages].every((p) => p === 'src') ? 'src' : '';
 }

@@ -44,14 +44,23 @@ export function dedupRecord(d: BlockDedup): DedupRecord {
     structuralCluster: d.structuralCluster === d.id ? null : d.structuralCluster,
     archHash: d.archHash,
     nearest: d.nearest.slice(0, 10),
-    unique: { exact: d.unique.exact, lexical: d.unique.lexical, structural: d.unique.structural, architecture: d.unique.architecture ?? false },
+    unique: {
+      exact: d.unique.exact,
+      lexical: d.unique.lexical,
+      structural: d.unique.structural,
+      architecture: d.unique.architecture ?? false,
+    },
   };
 }
 
 export function blockSpec(input: SpecInput, composition: Composition): BlockSpec {
   const { block, mod, snapshot } = input;
   const iface = interfaceOf(input.classes, block.baseChain);
-  const { category, rule } = categorize({ name: block.name, bases: block.baseChain, layers: composition.layers.map((l) => l.type) });
+  const { category, rule } = categorize({
+    name: block.name,
+    bases: block.baseChain,
+    layers: composition.layers.map((l) => l.type),
+  });
   const provenance = provenanceOf({
     snapshot,
     // Installed distributions keep the repository's layout under site-packages (`torchvision/ops/misc.py`).
@@ -63,7 +72,17 @@ export function blockSpec(input: SpecInput, composition: Composition): BlockSpec
   const internal = (input.extracted?.definitions ?? [])
     .filter((d) => !(d.module === block.module && d.lines[0] === block.span.startLine))
     .map((d) => ({ qualname: d.name, module: d.module, path: d.path, lines: d.lines }))
-    .sort((a, b) => (a.module < b.module ? -1 : a.module > b.module ? 1 : a.qualname < b.qualname ? -1 : a.qualname > b.qualname ? 1 : 0));
+    .sort((a, b) =>
+      a.module < b.module
+        ? -1
+        : a.module > b.module
+          ? 1
+          : a.qualname < b.qualname
+            ? -1
+            : a.qualname > b.qualname
+              ? 1
+              : 0,
+    );
   const distributions = (input.extracted?.entry.requires ?? [])
     .map((r) => ({ name: r.name, version: r.version ?? 'unknown' }))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -82,7 +101,9 @@ export function blockSpec(input: SpecInput, composition: Composition): BlockSpec
     dependencies: { internal, distributions },
     provenance,
     citation: citationOf(block.name, block.module, input.slug, provenance),
-    diagnostics: [...input.diagnostics].sort((a, b) => (a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0)),
+    diagnostics: [...input.diagnostics].sort((a, b) =>
+      a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0,
+    ),
   };
   if (input.validation) spec.validation = input.validation;
   if (input.dedup) spec.dedup = dedupRecord(input.dedup);

@@ -72,7 +72,11 @@ export function checkCatalog(dir: string): { errors: string[] } {
   const ids = new Set<string>();
   const nearestRefs: { from: string; to: string }[] = [];
   const blockDir = join(dir, 'blocks');
-  const files = existsSync(blockDir) ? readdirSync(blockDir).filter((f) => f.endsWith('.json')).sort() : [];
+  const files = existsSync(blockDir)
+    ? readdirSync(blockDir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
   if (!existsSync(blockDir)) errors.push('blocks/: missing');
 
   for (const file of files) {
@@ -93,7 +97,8 @@ export function checkCatalog(dir: string): { errors: string[] } {
     if (ids.has(block.id)) errors.push(`${label}: duplicate id '${block.id}'`);
     ids.add(block.id);
     if (sources && !sourceIds.has(block.sourceId)) errors.push(`${label}: unknown source '${block.sourceId}'`);
-    if (block.provenance.sourceId !== block.sourceId) errors.push(`${label}: provenance.sourceId differs from sourceId`);
+    if (block.provenance.sourceId !== block.sourceId)
+      errors.push(`${label}: provenance.sourceId differs from sourceId`);
     const p = block.provenance;
     if (p.swhid !== `swh:1:cnt:${p.blobSha1}`) errors.push(`${label}: swhid does not match blobSha1`);
     if (!p.swhidQualified.startsWith(`${p.swhid};`)) errors.push(`${label}: swhidQualified does not start with swhid`);

@@ -10,5 +10,11 @@ const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 export function wilsonProportion(successes: number, trials: number): Proportion {
   const interval = wilsonInterval(successes, trials);
   if (!interval) return { successes, trials, value: 0, low: 0, high: 0 };
-  return { successes, trials, value: round6(successes / trials), low: round6(interval.low), high: round6(interval.high) };
+  return {
+    successes,
+    trials,
+    value: round6(successes / trials),
+    low: round6(interval.low),
+    high: round6(interval.high),
+  };
 }

@@ -16,7 +16,13 @@ function licenseOf(s: SourceSnapshot): License {
   if (!spdx) return { spdx: 'NOASSERTION', method: 'none' };
   // The sources stage names the file it read when a license text decided it; otherwise metadata or the config did.
   const how = (s.license.method ?? '').toLowerCase();
-  const method = s.license.file ? 'license-file' : how.startsWith('package') ? 'package-metadata' : how.includes('config') ? 'config' : 'license-file';
+  const method = s.license.file
+    ? 'license-file'
+    : how.startsWith('package')
+      ? 'package-metadata'
+      : how.includes('config')
+        ? 'config'
+        : 'license-file';
   return { spdx, method };
 }
 
@@ -28,7 +34,10 @@ export function provenanceOf(p: ProvenanceInput): Provenance {
   const anchor = s.commit ? `;anchor=swh:1:rev:${s.commit}` : '';
   const pin = s.commit ?? s.tag;
   const github = /^https:\/\/(github\.com|gitlab\.com)\//.test(repository);
-  const permalink = pin && github ? `${repository}/blob/${pin}/${p.path}#L${a}-L${b}` : `${repository}${pin ? `@${pin}` : ''}/${p.path}#L${a}-L${b}`;
+  const permalink =
+    pin && github
+      ? `${repository}/blob/${pin}/${p.path}#L${a}-L${b}`
+      : `${repository}${pin ? `@${pin}` : ''}/${p.path}#L${a}-L${b}`;
   const prov: Provenance = {
     sourceId: s.id,
     repository,

@@ -12,7 +12,8 @@ function sortKeys(value: unknown): unknown {
     const out = Object.create(null) as Record<string, unknown>;
     for (const k of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+      if (v !== undefined)
+        Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -27,8 +27,10 @@ function countBy<T>(items: T[], key: (t: T) => string | undefined): Map<string, 
   return m;
 }
 
-const byCountThenKey = <T extends { count: number }>(key: (t: T) => string) => (a: T, b: T) =>
-  b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byCountThenKey =
+  <T extends { count: number }>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
 function categories(specs: BlockSpec[]): CategoryCount[] {
   return [...countBy(specs, (s) => s.category)]
@@ -37,7 +39,11 @@ function categories(specs: BlockSpec[]): CategoryCount[] {
 }
 
 function failures(specs: BlockSpec[]): FailureCount[] {
-  return [...countBy(specs, (s) => (s.validation?.status === 'failed' ? s.validation.failureClass ?? 'unknown' : undefined))]
+  return [
+    ...countBy(specs, (s) =>
+      s.validation?.status === 'failed' ? (s.validation.failureClass ?? 'unknown') : undefined,
+    ),
+  ]
     .map(([failureClass, count]) => ({ failureClass, count }))
     .sort(byCountThenKey((x) => x.failureClass));
 }
@@ -52,7 +58,12 @@ function uniqueCounts(specs: BlockSpec[]): Record<DedupLevel, number> | undefine
 function validationCounts(specs: BlockSpec[]) {
   const validated = specs.filter((s) => s.validation).length;
   const passed = specs.filter((s) => s.validation?.status === 'passed').length;
-  return { validated, passed, failed: validated - passed, passRate: validated ? wilsonProportion(passed, validated) : null };
+  return {
+    validated,
+    passed,
+    failed: validated - passed,
+    passRate: validated ? wilsonProportion(passed, validated) : null,
+  };
 }
 
 export function sourcesFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): SourcesFile {
@@ -119,8 +130,19 @@ export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): Stat
     // Cumulative: a block removed at a stricter level stays removed at the looser ones.
     const rows: DedupTableRow[] = [];
     for (const level of DEDUP_LEVELS) {
-      const after = specs.filter((s) => DEDUP_LEVELS.slice(0, DEDUP_LEVELS.indexOf(level) + 1).every((l) => s.dedup?.unique[l] || (l === 'architecture' && !s.dedup?.archHash))).length;
-      rows.push({ level, method: LEVEL_METHOD[level], before, removed: before - after, after, uniqueShare: specs.length ? Math.round((after / specs.length) * 1e4) / 1e4 : 0 });
+      const after = specs.filter((s) =>
+        DEDUP_LEVELS.slice(0, DEDUP_LEVELS.indexOf(level) + 1).every(
+          (l) => s.dedup?.unique[l] || (l === 'architecture' && !s.dedup?.archHash),
+        ),
+      ).length;
+      rows.push({
+        level,
+        method: LEVEL_METHOD[level],
+        before,
+        removed: before - after,
+        after,
+        uniqueShare: specs.length ? Math.round((after / specs.length) * 1e4) / 1e4 : 0,
+      });
       before = after;
     }
     stats.dedupTable = rows;

@@ -25,7 +25,8 @@ export function writeCatalog(dir: string, files: CatalogFiles): { errors: string
   mkdirSync(blocksDir, { recursive: true });
   // Only our own *.json files are removed: a block gone upstream must not linger in the catalog.
   const keep = new Set(files.blocks.map((b) => `${b.slug}.json`));
-  for (const f of readdirSync(blocksDir)) if ((f.endsWith('.json') && !keep.has(f)) || f.endsWith('.tmp')) rmSync(join(blocksDir, f));
+  for (const f of readdirSync(blocksDir))
+    if ((f.endsWith('.json') && !keep.has(f)) || f.endsWith('.tmp')) rmSync(join(blocksDir, f));
   for (const b of files.blocks) writeAtomic(join(blocksDir, `${b.slug}.json`), stableStringify(b));
   writeAtomic(join(dir, 'sources.json'), stableStringify(files.sources));
   writeAtomic(join(dir, 'clusters.json'), stableStringify(files.clusters));

@@ -11,10 +11,23 @@ export interface GlobProblem {
 
 /** Why a pattern can never match a path relative to a source root, or null when it is usable. */
 export function globProblem(pattern: string): GlobProblem | null {
-  if (pattern.trim() === '') return { message: 'is empty', fix: 'write a glob such as "pkg/**/*.py", or remove the entry' };
-  if (pattern.includes('\\')) return { message: `uses a backslash ("${pattern}")`, fix: 'write paths with forward slashes, e.g. "pkg/models/*.py"' };
-  if (pattern.startsWith('/')) return { message: `is absolute ("${pattern}"); globs are relative to the source root`, fix: `drop the leading slash: "${pattern.replace(/^\/+/, '')}"` };
-  if (pattern.split('/').some((s) => s === '..' || s === '.')) return { message: `has a "." or ".." segment ("${pattern}") and can never match a path inside the source root`, fix: 'write the path relative to the source root without "." or ".." segments' };
+  if (pattern.trim() === '')
+    return { message: 'is empty', fix: 'write a glob such as "pkg/**/*.py", or remove the entry' };
+  if (pattern.includes('\\'))
+    return {
+      message: `uses a backslash ("${pattern}")`,
+      fix: 'write paths with forward slashes, e.g. "pkg/models/*.py"',
+    };
+  if (pattern.startsWith('/'))
+    return {
+      message: `is absolute ("${pattern}"); globs are relative to the source root`,
+      fix: `drop the leading slash: "${pattern.replace(/^\/+/, '')}"`,
+    };
+  if (pattern.split('/').some((s) => s === '..' || s === '.'))
+    return {
+      message: `has a "." or ".." segment ("${pattern}") and can never match a path inside the source root`,
+      fix: 'write the path relative to the source root without "." or ".." segments',
+    };
   let braces = 0;
   let brackets = 0;
   for (const ch of pattern) {
@@ -24,8 +37,13 @@ export function globProblem(pattern: string): GlobProblem | null {
     if (ch === ']') brackets--;
     if (braces < 0 || brackets < 0) break;
   }
-  if (braces !== 0) return { message: `has unbalanced braces ("${pattern}")`, fix: 'close every "{" with "}", e.g. "pkg/{models,ops}/**"' };
-  if (brackets !== 0) return { message: `has unbalanced brackets ("${pattern}")`, fix: 'close every "[" with "]", or drop the brackets' };
+  if (braces !== 0)
+    return {
+      message: `has unbalanced braces ("${pattern}")`,
+      fix: 'close every "{" with "}", e.g. "pkg/{models,ops}/**"',
+    };
+  if (brackets !== 0)
+    return { message: `has unbalanced brackets ("${pattern}")`, fix: 'close every "[" with "]", or drop the brackets' };
   return null;
 }
 
@@ -37,7 +55,10 @@ function segmentToRegex(pattern: string): string {
     else if (ch === '?') out += '[^/]';
     else if (ch === '[') {
       const end = pattern.indexOf(']', i + 1);
-      const body = pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+      const body = pattern
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\');
       out += `[${body}]`;
       i = end;
     } else if (ch === '{') {

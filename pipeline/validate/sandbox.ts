@@ -17,14 +17,28 @@ let probed: { ok: boolean; error?: string } | undefined;
 export function bwrapAvailable(): { ok: boolean; error?: string } {
   if (probed) return probed;
   try {
-    execFileSync('bwrap', ['--unshare-all', '--die-with-parent', '--new-session', ...systemBinds(), '--proc', '/proc', '--dev', '/dev', 'true'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 20_000,
-    });
+    execFileSync(
+      'bwrap',
+      [
+        '--unshare-all',
+        '--die-with-parent',
+        '--new-session',
+        ...systemBinds(),
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        'true',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 20_000,
+      },
+    );
     probed = { ok: true };
   } catch (err) {
     const e = err as { code?: string; stderr?: Buffer; message: string };
-    probed = { ok: false, error: e.code === 'ENOENT' ? 'bwrap not found' : (e.stderr?.toString().trim() || e.message) };
+    probed = { ok: false, error: e.code === 'ENOENT' ? 'bwrap not found' : e.stderr?.toString().trim() || e.message };
   }
   return probed;
 }
@@ -39,7 +53,18 @@ function systemBinds(): string[] {
   }
   // Only what the dynamic loader, Python and BLAS need from /etc (Debian's libblas goes through /etc/alternatives);
   // not /etc as a whole, whose contents a block could otherwise print into its stdout tail.
-  const etc = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'localtime', 'passwd', 'group', 'nsswitch.conf', 'hosts', 'ssl'];
+  const etc = [
+    'ld.so.cache',
+    'ld.so.conf',
+    'ld.so.conf.d',
+    'alternatives',
+    'localtime',
+    'passwd',
+    'group',
+    'nsswitch.conf',
+    'hosts',
+    'ssl',
+  ];
   if (existsSync('/etc')) etc.push(...readdirSync('/etc').filter((n) => n.startsWith('python')));
   for (const name of etc) args.push('--ro-bind-try', join('/etc', name), join('/etc', name));
   return args;
@@ -47,7 +72,9 @@ function systemBinds(): string[] {
 
 /** Drops folders nested in another one of the list (binding the outer one shows them already). */
 export function outermost(paths: string[]): string[] {
-  const sorted = [...new Set(paths.filter((p) => p && existsSync(p)).map((p) => realpathSync(p)))].sort((a, b) => a.length - b.length);
+  const sorted = [...new Set(paths.filter((p) => p && existsSync(p)).map((p) => realpathSync(p)))].sort(
+    (a, b) => a.length - b.length,
+  );
   const out: string[] = [];
   for (const p of sorted) if (!out.some((o) => p === o || p.startsWith(o.endsWith(sep) ? o : o + sep))) out.push(p);
   return out;
@@ -73,20 +100,41 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
     '--die-with-parent',
     '--new-session', // no controlling terminal to inject keystrokes into (TIOCSTI)
     '--clearenv',
-    '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin',
-    '--setenv', 'HOME', '/tmp',
-    '--setenv', 'LANG', 'C.UTF-8',
-    '--setenv', 'OMP_NUM_THREADS', '1',
-    '--setenv', 'MKL_NUM_THREADS', '1',
-    '--setenv', 'PYTHONHASHSEED', '0',
+    '--setenv',
+    'PATH',
+    '/usr/local/bin:/usr/bin:/bin',
+    '--setenv',
+    'HOME',
+    '/tmp',
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--setenv',
+    'OMP_NUM_THREADS',
+    '1',
+    '--setenv',
+    'MKL_NUM_THREADS',
+    '1',
+    '--setenv',
+    'PYTHONHASHSEED',
+    '0',
     ...systemBinds(),
-    '--ro-bind-try', '/sys', '/sys', // CPU topology for torch, and the GPU for CUDA
-    '--proc', '/proc',
+    '--ro-bind-try',
+    '/sys',
+    '/sys', // CPU topology for torch, and the GPU for CUDA
+    '--proc',
+    '/proc',
     ...(spec.gpu ? ['--dev-bind', '/dev', '/dev'] : ['--dev', '/dev']),
-    '--tmpfs', '/tmp',
+    '--tmpfs',
+    '/tmp',
     ...roots.flatMap((r) => ['--ro-bind', r, r]),
-    '--chdir', '/tmp',
-    spec.python, '-I', '-B', '-u', spec.runner,
+    '--chdir',
+    '/tmp',
+    spec.python,
+    '-I',
+    '-B',
+    '-u',
+    spec.runner,
   ];
   return { file: 'bwrap', args };
 }

@@ -26,10 +26,19 @@ function backstopMs(timeoutMs: number): number {
 
 /** Version of the runner: a change to runner.py or infer.py invalidates every cached record. */
 export function runnerVersion(): string {
-  return createHash('sha256').update(readFileSync(RUNNER_PATH)).update(readFileSync(INFER_PATH)).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(readFileSync(RUNNER_PATH))
+    .update(readFileSync(INFER_PATH))
+    .digest('hex')
+    .slice(0, 16);
 }
 
-function emptyRecord(item: ValidateItem, status: ValidationRecord['status'], detail: string, hello?: WorkerHello): ValidationRecord {
+function emptyRecord(
+  item: ValidateItem,
+  status: ValidationRecord['status'],
+  detail: string,
+  hello?: WorkerHello,
+): ValidationRecord {
   return {
     id: item.id,
     status,
@@ -54,7 +63,11 @@ function emptyRecord(item: ValidateItem, status: ValidationRecord['status'], det
 }
 
 /** A block whose worker died or hung past the backstop: the sandbox was killed, so all we know is how it ended. */
-function lostRecord(item: ValidateItem, outcome: Extract<JobOutcome, { ok: false }>, hello: WorkerHello): ValidationRecord {
+function lostRecord(
+  item: ValidateItem,
+  outcome: Extract<JobOutcome, { ok: false }>,
+  hello: WorkerHello,
+): ValidationRecord {
   const rec = emptyRecord(item, 'failed', outcome.detail.slice(-2000), hello);
   rec.failureClass = outcome.reason === 'backstop' ? 'timeout' : 'crashed';
   return rec;
@@ -94,7 +107,10 @@ export async function validateBlocks(items: ValidateItem[], opts: ValidateOption
   if (opts.sandbox) {
     const bwrap = bwrapAvailable();
     if (!bwrap.ok) {
-      const detail = bwrap.error === 'bwrap not found' ? NO_SANDBOX_DETAIL : `${NO_SANDBOX_DETAIL} (bubblewrap failed here: ${bwrap.error})`;
+      const detail =
+        bwrap.error === 'bwrap not found'
+          ? NO_SANDBOX_DETAIL
+          : `${NO_SANDBOX_DETAIL} (bubblewrap failed here: ${bwrap.error})`;
       items.forEach((it, i) => finish(i, emptyRecord(it, 'skipped', detail)));
       return out;
     }
@@ -103,7 +119,12 @@ export async function validateBlocks(items: ValidateItem[], opts: ValidateOption
   const hostWork = opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
   const roots = items.flatMap((it) => [it.importRoot, it.original?.importRoot ?? '']);
   const cmd = opts.sandbox
-    ? sandboxCommand({ python: opts.python, runner: RUNNER_PATH, readOnly: roots, gpu: opts.device !== 'cpu' && hasGpuDevices() })
+    ? sandboxCommand({
+        python: opts.python,
+        runner: RUNNER_PATH,
+        readOnly: roots,
+        gpu: opts.device !== 'cpu' && hasGpuDevices(),
+      })
     : { file: opts.python, args: ['-I', '-B', '-u', RUNNER_PATH] };
   const helloIn = { device: opts.device, workRoot: hostWork ?? SANDBOX_WORK_ROOT, sandboxed: opts.sandbox };
   const workers: RunnerWorker[] = [];
@@ -121,7 +142,14 @@ export async function validateBlocks(items: ValidateItem[], opts: ValidateOption
       items.forEach((it, i) => finish(i, emptyRecord(it, 'skipped', hello.error!, hello)));
       return out;
     }
-    const parts: CacheKeyParts = { runnerVersion: runnerVersion(), torchVersion: hello.torchVersion, device: hello.device, timeoutMs, memoryBytes, sandbox: opts.sandbox };
+    const parts: CacheKeyParts = {
+      runnerVersion: runnerVersion(),
+      torchVersion: hello.torchVersion,
+      device: hello.device,
+      timeoutMs,
+      memoryBytes,
+      sandbox: opts.sandbox,
+    };
     const keys = items.map((it) => cacheKey(it, parts));
     const pending: number[] = [];
     items.forEach((it, i) => {
@@ -149,7 +177,10 @@ export async function validateBlocks(items: ValidateItem[], opts: ValidateOption
       }
     };
     // The first worker drains at once; the others join as soon as their torch import is done.
-    await Promise.all([drain(first.worker), ...Array.from({ length: count - 1 }, () => start().then((s) => drain(s.worker)))]);
+    await Promise.all([
+      drain(first.worker),
+      ...Array.from({ length: count - 1 }, () => start().then((s) => drain(s.worker))),
+    ]);
     return out;
   } finally {
     await Promise.all(workers.map((w) => w.close()));

@@ -14,5 +14,8 @@ export function wilsonInterval(successes: number, n: number, z = Z95): { low: nu
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   // At p = 0 and p = 1 the bound is exactly 0 or 1; say so rather than leave 0.9999999999999999.
-  return { low: successes === 0 ? 0 : Math.max(0, centre - half), high: successes === n ? 1 : Math.min(1, centre + half) };
+  return {
+    low: successes === 0 ? 0 : Math.max(0, centre - half),
+    high: successes === n ? 1 : Math.min(1, centre + half),
+  };
 }

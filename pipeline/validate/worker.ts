@@ -74,11 +74,18 @@ export class RunnerWorker {
     };
     proc.stdout?.on('data', keep);
     proc.stderr?.on('data', keep);
-    void proc.then(() => this.onExit(), () => this.onExit());
+    void proc.then(
+      () => this.onExit(),
+      () => this.onExit(),
+    );
   }
 
   /** Starts a worker and waits for its `ready` line (it imports torch first). Throws when it never gets there. */
-  static async start(cmd: { file: string; args: string[] }, hello: { device: string; workRoot: string; sandboxed: boolean }, timeoutMs = 120_000): Promise<{ worker: RunnerWorker; hello: WorkerHello }> {
+  static async start(
+    cmd: { file: string; args: string[] },
+    hello: { device: string; workRoot: string; sandboxed: boolean },
+    timeoutMs = 120_000,
+  ): Promise<{ worker: RunnerWorker; hello: WorkerHello }> {
     const nonce = randomBytes(16).toString('hex');
     const proc = spawn(cmd);
     const worker = new RunnerWorker(proc, nonce);
@@ -86,7 +93,10 @@ export class RunnerWorker {
       worker.readyWaiter = { resolve, reject };
     });
     proc.stdin?.write(JSON.stringify({ nonce, ...hello }) + '\n');
-    const timer = setTimeout(() => worker.readyWaiter?.reject(new Error(`no ready line within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => worker.readyWaiter?.reject(new Error(`no ready line within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     try {
       return { worker, hello: await ready };
     } catch (err) {

@@ -22,7 +22,9 @@ export default function pagefindIntegration(): AstroIntegration {
           logger.info(`indexed ${added.page_count} pages in ${Date.now() - started} ms`);
         } catch (err) {
           // A site without search is broken; fail the build with the fix instead of shipping it.
-          logger.error(`${(err as Error).message}. Hint: check that the pagefind package installed its binary (npm ci).`);
+          logger.error(
+            `${(err as Error).message}. Hint: check that the pagefind package installed its binary (npm ci).`,
+          );
           throw err;
         } finally {
           await pagefind.close();

@@ -18,7 +18,15 @@ import {
   type StatsFile,
 } from '../../pipeline/spec/catalog-types.ts';
 
-export type { BlockSpec, Category, Cluster, ParamSpec, Proportion, SourceRecord, StatsFile } from '../../pipeline/spec/catalog-types.ts';
+export type {
+  BlockSpec,
+  Category,
+  Cluster,
+  ParamSpec,
+  Proportion,
+  SourceRecord,
+  StatsFile,
+} from '../../pipeline/spec/catalog-types.ts';
 export type Status = 'passed' | 'failed' | 'unvalidated';
 
 /** What listings, links and /api/catalog.json need about every block (~200 bytes each). */
@@ -42,7 +50,9 @@ export function catalogDir(): string {
 function readJson<T>(file: string): T {
   const path = join(catalogDir(), file);
   if (!existsSync(path)) {
-    throw new Error(`nnblocks site: ${path} is missing. Hint: run \`npm run catalog\` first, or point NNBLOCKS_CATALOG at a catalog directory.`);
+    throw new Error(
+      `nnblocks site: ${path} is missing. Hint: run \`npm run catalog\` first, or point NNBLOCKS_CATALOG at a catalog directory.`,
+    );
   }
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
@@ -51,7 +61,8 @@ function statusOf(spec: BlockSpec): Status {
   return spec.validation?.status ?? 'unvalidated';
 }
 
-let summaryCache: { list: BlockSummary[]; bySlug: Map<string, BlockSummary>; byId: Map<string, BlockSummary> } | undefined;
+let summaryCache:
+  { list: BlockSummary[]; bySlug: Map<string, BlockSummary>; byId: Map<string, BlockSummary> } | undefined;
 
 function index() {
   if (summaryCache) return summaryCache;

@@ -3,7 +3,15 @@
 // feed, has neither, and the site then says "no change feed yet" instead of failing.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlockChange, BlockRef, ChangeFeed, ChangeKind, FieldChange, SourceChange, UpstreamPin } from '../../pipeline/feed/types.ts';
+import type {
+  BlockChange,
+  BlockRef,
+  ChangeFeed,
+  ChangeKind,
+  FieldChange,
+  SourceChange,
+  UpstreamPin,
+} from '../../pipeline/feed/types.ts';
 import { catalogDir } from './catalog.ts';
 
 export type { BlockChange, BlockRef, ChangeFeed, ChangeKind, FieldChange, SourceChange, UpstreamPin };
@@ -22,7 +30,7 @@ export function changeFeed(dir: string = catalogDir()): ChangeFeed | undefined {
   if (feed.formatVersion !== FORMAT_VERSION) {
     throw new Error(
       `nnblocks site: ${path} has formatVersion ${String(feed.formatVersion)}, this site renders ${FORMAT_VERSION}. ` +
-        'Hint: rewrite it with this version\'s `nnblocks changes --catalog DIR`, or delete it.',
+        "Hint: rewrite it with this version's `nnblocks changes --catalog DIR`, or delete it.",
     );
   }
   return feed;

@@ -8,7 +8,8 @@ import { oneLine } from './format.ts';
 export function pyLiteral(v: LiteralValue): string {
   if (v === null) return 'None';
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : v > 0 ? "float('inf')" : v < 0 ? "float('-inf')" : "float('nan')";
+  if (typeof v === 'number')
+    return Number.isFinite(v) ? String(v) : v > 0 ? "float('inf')" : v < 0 ? "float('-inf')" : "float('nan')";
   if (typeof v === 'string') return JSON.stringify(v);
   return v.length === 1 ? `(${pyLiteral(v[0])},)` : `(${v.map(pyLiteral).join(', ')})`;
 }
@@ -70,7 +71,9 @@ export function replayScript(spec: BlockSpec): string | undefined {
       : `x${i} = torch.randn(${shape}, dtype=torch.${inp.dtype})`;
   });
   const args = v.recipe.inputs.map((_, i) => `x${i}`).join(', ');
-  const expected = v.outputs.map((o, i) => `# output ${i}: shape ${pyLiteral(o.shape)}, ${o.dtype}, checksum ${o.checksum}`);
+  const expected = v.outputs.map(
+    (o, i) => `# output ${i}: shape ${pyLiteral(o.shape)}, ${o.dtype}, checksum ${o.checksum}`,
+  );
   // `nnblocks extract <id> --out blocks` writes one module per block and blocks/manifest.json naming it.
   return [
     'import importlib, json, sys',
@@ -86,5 +89,5 @@ export function replayScript(spec: BlockSpec): string | undefined {
     'with torch.no_grad():',
     `    out = model(${args})`,
     ...(expected.length > 0 ? expected : ['# validation recorded no outputs (it stopped before forward)']),
-].join('\n');
+  ].join('\n');
 }

@@ -12,7 +12,11 @@ interface PagefindResultData {
 interface Pagefind {
   options(o: Record<string, unknown>): Promise<void>;
   init(): Promise<void>;
-  debouncedSearch(term: string, o: Record<string, unknown>, ms?: number): Promise<{ results: { id: string; data(): Promise<PagefindResultData> }[] } | null>;
+  debouncedSearch(
+    term: string,
+    o: Record<string, unknown>,
+    ms?: number,
+  ): Promise<{ results: { id: string; data(): Promise<PagefindResultData> }[] } | null>;
 }
 
 const PAGE = 20;
@@ -71,7 +75,10 @@ async function showMore(): Promise<void> {
     a.className = 'result-link';
     const facts = document.createElement('p');
     facts.className = 'facts';
-    facts.textContent = ['category', 'source', 'status', 'license'].map((f) => d.filters[f]?.[0]).filter(Boolean).join(' · ');
+    facts.textContent = ['category', 'source', 'status', 'license']
+      .map((f) => d.filters[f]?.[0])
+      .filter(Boolean)
+      .join(' · ');
     const excerpt = document.createElement('p');
     excerpt.className = 'excerpt';
     excerpt.append(safeExcerpt(d.excerpt));
@@ -99,7 +106,11 @@ async function run(): Promise<void> {
   }
   const pf = await load();
   const [key, dir] = sortSelect.value.split(':');
-  const search = await pf.debouncedSearch(term || null as unknown as string, { filters, ...(key ? { sort: { [key]: dir } } : {}) }, 150);
+  const search = await pf.debouncedSearch(
+    term || (null as unknown as string),
+    { filters, ...(key ? { sort: { [key]: dir } } : {}) },
+    150,
+  );
   if (search === null) return; // a newer query superseded this one
   results = search.results;
   shown = 0;

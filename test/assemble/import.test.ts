@@ -19,7 +19,9 @@ describe('emitted modules import without their repository', () => {
       entries.push({ ...out.entry, module: out.entry.module, case: c.name });
     }
     const results = importInFreshPython(entries, ['pkg']);
-    const failures = entries.filter((e) => results.get(e.module) !== 'ok').map((e) => `${e.case}: ${results.get(e.module)}`);
+    const failures = entries
+      .filter((e) => results.get(e.module) !== 'ok')
+      .map((e) => `${e.case}: ${results.get(e.module)}`);
     expect(failures).toEqual([]);
   });
 
@@ -30,7 +32,11 @@ describe('emitted modules import without their repository', () => {
     const out = extractBlocks(program, discovered.blocks, { outDir, labels: new Map() });
     const manifest = writeManifest(outDir, out);
     expect(manifest.endsWith('manifest.json')).toBe(true);
-    const results = importInFreshPython(out.map((o) => o.entry), ['pkg'], { build: true });
+    const results = importInFreshPython(
+      out.map((o) => o.entry),
+      ['pkg'],
+      { build: true },
+    );
     for (const o of out) expect(results.get(o.entry.module)).toMatch(/^ok/);
   });
 });

@@ -36,10 +36,35 @@ export async function run(): Promise<Figure[]> {
   const c = cold.summary;
   const rate = c.validated ? (100 * c.passed) / c.validated : 0;
   return [
-    { issue: 7, figure: `cold build, default corpus (${c.blocks} blocks; stages: ${shares(c.timings)})`, value: round(cold.s, 1), unit: 's' },
-    { issue: 7, figure: `warm build, nothing changed (stages: ${shares(warm.summary.timings)})`, value: round(warm.s, 1), unit: 's' },
-    { issue: 7, figure: 'blocks passing validation (all stages)', value: `${c.passed}/${c.validated} (${round(rate, 1)}%)`, target: 'NN-RAG: 73% (import only)' },
-    { issue: 7, figure: 'unique blocks: exact / lexical / structural', value: c.unique ? `${c.unique.exact} / ${c.unique.lexical} / ${c.unique.structural}` : 'n/a' },
-    { issue: 9, figure: 'catalog schema errors (cold build)', value: c.errors.length, target: '0', ok: c.errors.length === 0 },
+    {
+      issue: 7,
+      figure: `cold build, default corpus (${c.blocks} blocks; stages: ${shares(c.timings)})`,
+      value: round(cold.s, 1),
+      unit: 's',
+    },
+    {
+      issue: 7,
+      figure: `warm build, nothing changed (stages: ${shares(warm.summary.timings)})`,
+      value: round(warm.s, 1),
+      unit: 's',
+    },
+    {
+      issue: 7,
+      figure: 'blocks passing validation (all stages)',
+      value: `${c.passed}/${c.validated} (${round(rate, 1)}%)`,
+      target: 'NN-RAG: 73% (import only)',
+    },
+    {
+      issue: 7,
+      figure: 'unique blocks: exact / lexical / structural',
+      value: c.unique ? `${c.unique.exact} / ${c.unique.lexical} / ${c.unique.structural}` : 'n/a',
+    },
+    {
+      issue: 9,
+      figure: 'catalog schema errors (cold build)',
+      value: c.errors.length,
+      target: '0',
+      ok: c.errors.length === 0,
+    },
   ];
 }

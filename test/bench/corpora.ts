@@ -8,7 +8,14 @@ export function benchConfig(withTorchNn: boolean, wholeTorch = false): string {
   const sources: object[] = [
     { id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'], priority: 1 },
   ];
-  if (withTorchNn) sources.push({ id: 'torch', kind: 'python', distribution: 'torch', include: [wholeTorch ? 'torch/**/*.py' : 'torch/nn/**/*.py'], priority: 2 });
+  if (withTorchNn)
+    sources.push({
+      id: 'torch',
+      kind: 'python',
+      distribution: 'torch',
+      include: [wholeTorch ? 'torch/**/*.py' : 'torch/nn/**/*.py'],
+      priority: 2,
+    });
   const file = join(dir, 'corpus.json');
   writeFileSync(file, JSON.stringify({ name: 'bench', cacheDir: join(dir, 'cache'), sources }, null, 2));
   return file;

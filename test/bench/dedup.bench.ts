@@ -16,7 +16,13 @@ function groupOf(result: DedupResult) {
   const byId = new Map(result.blocks.map((b) => [b.id, b]));
   return (id: string, level: Level) => {
     const b = byId.get(id)!;
-    return level === 'exact' ? b.exactGroup : level === 'lexical' ? b.lexicalCluster : level === 'structural' ? b.structuralCluster : b.architectureGroup;
+    return level === 'exact'
+      ? b.exactGroup
+      : level === 'lexical'
+        ? b.lexicalCluster
+        : level === 'structural'
+          ? b.structuralCluster
+          : b.architectureGroup;
   };
 }
 
@@ -31,8 +37,22 @@ function fixtureFigures(): Figure[] {
     const precision = tp + fp === 0 ? 1 : tp / (tp + fp);
     const recall = tp + fn === 0 ? 1 : tp / (tp + fn);
     const detail = { pairs: v.length, tp, fp, fn };
-    figures.push({ issue: ISSUE, figure: `dedup fixture precision (${level})`, value: round(precision, 3), target: '1.0', ok: precision === 1, detail });
-    figures.push({ issue: ISSUE, figure: `dedup fixture recall (${level})`, value: round(recall, 3), target: '>= 0.95', ok: recall >= 0.95, detail });
+    figures.push({
+      issue: ISSUE,
+      figure: `dedup fixture precision (${level})`,
+      value: round(precision, 3),
+      target: '1.0',
+      ok: precision === 1,
+      detail,
+    });
+    figures.push({
+      issue: ISSUE,
+      figure: `dedup fixture recall (${level})`,
+      value: round(recall, 3),
+      target: '>= 0.95',
+      ok: recall >= 0.95,
+      detail,
+    });
   }
   return figures;
 }
@@ -66,7 +86,9 @@ async function syntheticFigures(): Promise<Figure[]> {
     // How the generator's families came out: variants in their base's structural cluster, clusters mixing families.
     const byId = new Map(result.blocks.map((b) => [b.id, b]));
     const variants = blocks.filter((b) => b.mutation !== null);
-    const kept = variants.filter((b) => byId.get(b.item.id)!.structuralCluster === byId.get(b.family)!.structuralCluster).length;
+    const kept = variants.filter(
+      (b) => byId.get(b.item.id)!.structuralCluster === byId.get(b.family)!.structuralCluster,
+    ).length;
     const familiesPerCluster = new Map<string, Set<string>>();
     for (const b of blocks) {
       const c = byId.get(b.item.id)!.structuralCluster;
@@ -83,10 +105,24 @@ async function syntheticFigures(): Promise<Figure[]> {
       families: { variants: variants.length, variantsWithTheirBase: kept, clustersMixingFamilies: mixed },
     };
     const target = n === 10_000 ? { target: '<= 10 s', ok: wall[n] <= 10 } : {};
-    figures.push({ issue: ISSUE, figure: `dedup ${label} synthetic blocks, wall (best of in-thread / ${workers} workers)`, value: round(wall[n]), unit: 's', ...target, detail });
+    figures.push({
+      issue: ISSUE,
+      figure: `dedup ${label} synthetic blocks, wall (best of in-thread / ${workers} workers)`,
+      value: round(wall[n]),
+      unit: 's',
+      ...target,
+      detail,
+    });
     // CPU time is the steadier figure on a shared 2-core machine, where wall time follows the other tenants' load.
     const cpuTarget = n === 10_000 ? { target: '<= 10 s', ok: syncCpu <= 10 } : {};
-    figures.push({ issue: ISSUE, figure: `dedup ${label} synthetic blocks, in-thread CPU`, value: round(syncCpu), unit: 's', ...cpuTarget, detail });
+    figures.push({
+      issue: ISSUE,
+      figure: `dedup ${label} synthetic blocks, in-thread CPU`,
+      value: round(syncCpu),
+      unit: 's',
+      ...cpuTarget,
+      detail,
+    });
   }
   // Scaling from CPU time: wall time on a shared machine swings with other processes' load.
   figures.push({

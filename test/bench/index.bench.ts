@@ -33,20 +33,79 @@ export async function run(): Promise<Figure[]> {
   const perCore = cold.stats.mbPerSec / Math.max(1, cold.stats.threads);
 
   // Discovery against ground truth: the real Python imports torchvision and lists nn.Module subclasses with a forward.
-  const truth = JSON.parse(execFileSync(testPython(), ['test/discover/ground-truth.py', 'torchvision'], { encoding: 'utf8', maxBuffer: 1 << 26 })) as { blocks: string[] };
+  const truth = JSON.parse(
+    execFileSync(testPython(), ['test/discover/ground-truth.py', 'torchvision'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    }),
+  ) as { blocks: string[] };
   const program = new Program(warm.modules, snapshots);
-  const found = new Set(discoverBlocks(program).blocks.filter((b) => b.sourceId === 'torchvision').map((b) => `${b.module}.${b.qualname}`));
+  const found = new Set(
+    discoverBlocks(program)
+      .blocks.filter((b) => b.sourceId === 'torchvision')
+      .map((b) => `${b.module}.${b.qualname}`),
+  );
   const expected = new Set(truth.blocks);
   const tp = [...found].filter((x) => expected.has(x)).length;
   const precision = found.size ? tp / found.size : 0;
   const recall = expected.size ? tp / expected.size : 0;
   return [
-    { issue: 3, figure: `cold index, torchvision + torch/nn (${cold.stats.files} files, ${round(mb)} MB)`, value: round(cold.stats.ms / 1000), unit: 's' },
-    { issue: 3, figure: `cold index throughput per core (${cold.stats.threads} of ${cores} cores used, ${round(cold.stats.mbPerSec)} MB/s total)`, value: round(perCore), unit: 'MB/s', target: '>= 5 MB/s per core', ok: perCore >= 5 },
-    { issue: 3, figure: `cold index at scale, torchvision + all of torch (${bigCold.stats.files} files, ${round(bigCold.stats.bytes / 1e6)} MB)`, value: round(bigCold.stats.mbPerSec / bigCold.stats.threads), unit: 'MB/s per core', target: '>= 5 MB/s per core', ok: bigCold.stats.mbPerSec / bigCold.stats.threads >= 5, detail: { seconds: round(bigCold.stats.ms / 1000) } },
-    { issue: 3, figure: 'warm re-run of the index step (nothing changed)', value: round(warm.stats.ms / 1000, 3), unit: 's', target: '<= 1 s', ok: warm.stats.ms <= 1000 },
-    { issue: 3, figure: 'parses reused on the warm re-run', value: round((100 * warm.stats.reused) / warm.stats.files, 1), unit: '%', target: '100%', ok: warm.stats.parsed === 0 },
-    { issue: 3, figure: `discovery precision (torchvision, ${found.size} found / ${expected.size} true)`, value: round(100 * precision, 1), unit: '%', target: '100%', ok: precision === 1, detail: { falsePositives: [...found].filter((x) => !expected.has(x)) } },
-    { issue: 3, figure: 'discovery recall (torchvision)', value: round(100 * recall, 1), unit: '%', target: '>= 98%', ok: recall >= 0.98, detail: { misses: [...expected].filter((x) => !found.has(x)) } },
+    {
+      issue: 3,
+      figure: `cold index, torchvision + torch/nn (${cold.stats.files} files, ${round(mb)} MB)`,
+      value: round(cold.stats.ms / 1000),
+      unit: 's',
+    },
+    {
+      issue: 3,
+      figure: `cold index throughput per core (${cold.stats.threads} of ${cores} cores used, ${round(cold.stats.mbPerSec)} MB/s total)`,
+      value: round(perCore),
+      unit: 'MB/s',
+      target: '>= 5 MB/s per core',
+      ok: perCore >= 5,
+    },
+    {
+      issue: 3,
+      figure: `cold index at scale, torchvision + all of torch (${bigCold.stats.files} files, ${round(bigCold.stats.bytes / 1e6)} MB)`,
+      value: round(bigCold.stats.mbPerSec / bigCold.stats.threads),
+      unit: 'MB/s per core',
+      target: '>= 5 MB/s per core',
+      ok: bigCold.stats.mbPerSec / bigCold.stats.threads >= 5,
+      detail: { seconds: round(bigCold.stats.ms / 1000) },
+    },
+    {
+      issue: 3,
+      figure: 'warm re-run of the index step (nothing changed)',
+      value: round(warm.stats.ms / 1000, 3),
+      unit: 's',
+      target: '<= 1 s',
+      ok: warm.stats.ms <= 1000,
+    },
+    {
+      issue: 3,
+      figure: 'parses reused on the warm re-run',
+      value: round((100 * warm.stats.reused) / warm.stats.files, 1),
+      unit: '%',
+      target: '100%',
+      ok: warm.stats.parsed === 0,
+    },
+    {
+      issue: 3,
+      figure: `discovery precision (torchvision, ${found.size} found / ${expected.size} true)`,
+      value: round(100 * precision, 1),
+      unit: '%',
+      target: '100%',
+      ok: precision === 1,
+      detail: { falsePositives: [...found].filter((x) => !expected.has(x)) },
+    },
+    {
+      issue: 3,
+      figure: 'discovery recall (torchvision)',
+      value: round(100 * recall, 1),
+      unit: '%',
+      target: '>= 98%',
+      ok: recall >= 0.98,
+      detail: { misses: [...expected].filter((x) => !found.has(x)) },
+    },
   ];
 }

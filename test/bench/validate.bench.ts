@@ -28,7 +28,14 @@ function blockSource(i: number): string {
 
 export async function run(): Promise<Figure[]> {
   if (!bwrapAvailable().ok) {
-    return [{ issue: 5, figure: 'validate throughput (200 small synthetic blocks)', value: 'skipped: no bubblewrap', ok: false }];
+    return [
+      {
+        issue: 5,
+        figure: 'validate throughput (200 small synthetic blocks)',
+        value: 'skipped: no bubblewrap',
+        ok: false,
+      },
+    ];
   }
   const dir = mkdtempSync(join(tmpdir(), 'nnb-bench-validate-'));
   try {
@@ -77,7 +84,12 @@ export async function run(): Promise<Figure[]> {
           summary,
         },
       },
-      { issue: 5, figure: 'validate throughput after worker start (steady state)', value: round(steady, 1), unit: 'blocks/s' },
+      {
+        issue: 5,
+        figure: 'validate throughput after worker start (steady state)',
+        value: round(steady, 1),
+        unit: 'blocks/s',
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

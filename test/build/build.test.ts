@@ -77,7 +77,9 @@ describe('nnblocks build', () => {
       const parts: string[] = [];
       for (let k = 1; k <= n; k++) {
         const part = tempDir(`nnb-part-${k}-`);
-        expect(await runCli(['build', '--config', config, '--shard', `${k}/${n}`, '--out', part, '--json'], quiet)).toBe(0);
+        expect(
+          await runCli(['build', '--config', config, '--shard', `${k}/${n}`, '--out', part, '--json'], quiet),
+        ).toBe(0);
         parts.push(part);
       }
       const merged = tempDir('nnb-merged-');
@@ -90,7 +92,10 @@ describe('nnblocks build', () => {
     const part = tempDir('nnb-part-');
     await runCli(['build', '--config', config, '--shard', '1/2', '--out', part, '--json'], quiet);
     const errs: string[] = [];
-    const code = await runCli(['merge', part, '--out', tempDir()], () => ({ ...quiet(), err: (t: string) => errs.push(t) }));
+    const code = await runCli(['merge', part, '--out', tempDir()], () => ({
+      ...quiet(),
+      err: (t: string) => errs.push(t),
+    }));
     expect(code).toBe(2);
     expect(errs.join('')).toContain('complete sharded build');
   });

@@ -11,7 +11,8 @@ export function catalogFiles(dir: string): Map<string, string> {
   const walk = (d: string, rel: string) => {
     for (const f of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (f.isDirectory()) walk(join(d, f.name), `${rel}${f.name}/`);
-      else if (!['build-info.json', 'changes.json', 'changes.atom'].includes(f.name)) out.set(`${rel}${f.name}`, readFileSync(join(d, f.name), 'utf8'));
+      else if (!['build-info.json', 'changes.json', 'changes.atom'].includes(f.name))
+        out.set(`${rel}${f.name}`, readFileSync(join(d, f.name), 'utf8'));
     }
   };
   walk(dir, '');

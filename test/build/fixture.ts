@@ -11,16 +11,18 @@ export const BODY_LINES = [
 ];
 
 export function fixtureCorpus(existingRoot?: string): { config: string; root: string } {
-  const dir = existingRoot ?? gitRepo({
-    'LICENSE': 'MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\n',
-    'tinynet/__init__.py': 'from .blocks import Proj, Attention, Mlp\n',
-    'tinynet/util.py': py`
+  const dir =
+    existingRoot ??
+    gitRepo({
+      LICENSE: 'MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy\n',
+      'tinynet/__init__.py': 'from .blocks import Proj, Attention, Mlp\n',
+      'tinynet/util.py': py`
       import torch
       def norm_helper(x):
           """Normalizes x."""  # a docstring that must not be published
           return x / (x.norm(dim=-1, keepdim=True) + 1e-6)
     `,
-    'tinynet/blocks.py': py`
+      'tinynet/blocks.py': py`
       import torch
       import torch.nn as nn
       from .util import norm_helper
@@ -76,9 +78,16 @@ export function fixtureCorpus(existingRoot?: string): { config: string; root: st
           def forward(self, x):
               return x * 2
     `,
-  }).dir;
+    }).dir;
   const cfgDir = tempDir('nnb-cfg-');
   const config = join(cfgDir, 'corpus.json');
-  writeFileSync(config, JSON.stringify({ name: 'fixture', cacheDir: join(cfgDir, 'cache'), sources: [{ id: 'tiny', kind: 'path', path: dir }] }, null, 2));
+  writeFileSync(
+    config,
+    JSON.stringify(
+      { name: 'fixture', cacheDir: join(cfgDir, 'cache'), sources: [{ id: 'tiny', kind: 'path', path: dir }] },
+      null,
+      2,
+    ),
+  );
   return { config, root: dir };
 }

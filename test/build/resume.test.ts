@@ -16,7 +16,10 @@ const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, jso
 /** Runs the CLI in a child and SIGKILLs it `delayMs` after `marker` shows on stderr; resolves with what it printed. */
 function killAfter(args: string[], marker: string, delayMs: number): Promise<{ killed: boolean; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, CI: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, CI: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let armed = false;
     child.stderr.on('data', (d: Buffer) => {
@@ -46,7 +49,9 @@ describe('killing the pipeline and running it again', () => {
     const r = await killAfter(['index', '--config', config], 'sources:', 400);
     expect(r.killed).toBe(true);
     const out: string[] = [];
-    expect(await runCli(['index', '--config', config, '--json'], () => ({ ...quiet(), out: (t: string) => out.push(t) }))).toBe(0);
+    expect(
+      await runCli(['index', '--config', config, '--json'], () => ({ ...quiet(), out: (t: string) => out.push(t) })),
+    ).toBe(0);
     const summary = JSON.parse(out.join(''));
     expect(summary.files).toBe(summary.parsed + summary.reused);
     expect(summary.blocks).toBeGreaterThan(200);

@@ -14,7 +14,19 @@ const config = JSON.stringify({
 });
 
 function snap(id: string, extra: Partial<SourceSnapshot>): SourceSnapshot {
-  return { id, kind: 'git', priority: 1, status: 'fetched', root: '/r', importRoot: '/r', files: [], skipped: [], license: { spdx: null, method: 'none' }, diagnostics: [], ...extra };
+  return {
+    id,
+    kind: 'git',
+    priority: 1,
+    status: 'fetched',
+    root: '/r',
+    importRoot: '/r',
+    files: [],
+    skipped: [],
+    license: { spdx: null, method: 'none' },
+    diagnostics: [],
+    ...extra,
+  };
 }
 
 const snapshots = (visionCommit: string, tvVersion = '0.14.1') => [
@@ -41,11 +53,17 @@ describe('planFromSources', () => {
     const upgraded = planFromSources(config, snapshots('a'.repeat(40), '0.15.0'), 2);
     expect(bumped.configKey).toBe(a.configKey);
     expect(new Set([a.pinsHash, bumped.pinsHash, upgraded.pinsHash]).size).toBe(3);
-    expect(planFromSources(config.replace('.nnblocks', '.cache'), snapshots('a'.repeat(40)), 2).configKey).not.toBe(a.configKey);
+    expect(planFromSources(config.replace('.nnblocks', '.cache'), snapshots('a'.repeat(40)), 2).configKey).not.toBe(
+      a.configKey,
+    );
   });
 
   it('leaves a failed source unpinned with a warning', () => {
-    const plan = planFromSources(config, [snap('vision', { status: 'failed' }), ...snapshots('a'.repeat(40)).slice(1)], 1);
+    const plan = planFromSources(
+      config,
+      [snap('vision', { status: 'failed' }), ...snapshots('a'.repeat(40)).slice(1)],
+      1,
+    );
     expect(JSON.parse(plan.pinnedConfig).sources[0].ref).toBe('main');
     expect(plan.warnings).toEqual([expect.stringContaining('vision could not be fetched')]);
   });

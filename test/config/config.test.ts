@@ -25,8 +25,14 @@ const ok = { id: 'ok', kind: 'python', distribution: 'torchvision' };
 describe('config errors name the field path, the problem and the fix', () => {
   it('a git source without ref', () => {
     // `then: { required: [ref] }` of the git branch reports the concrete field, not a vague if/then failure.
-    expect(problemsOf({ name: 'x', sources: [{ id: 'vision', kind: 'git', url: 'https://github.com/pytorch/vision.git' }] })).toEqual([
-      { path: 'sources[0].ref', message: 'is missing (a git source needs it)', fix: expect.stringContaining('a tag ("v0.14.1") or a full 40-character commit SHA') },
+    expect(
+      problemsOf({ name: 'x', sources: [{ id: 'vision', kind: 'git', url: 'https://github.com/pytorch/vision.git' }] }),
+    ).toEqual([
+      {
+        path: 'sources[0].ref',
+        message: 'is missing (a git source needs it)',
+        fix: expect.stringContaining('a tag ("v0.14.1") or a full 40-character commit SHA'),
+      },
     ]);
   });
 
@@ -38,7 +44,11 @@ describe('config errors name the field path, the problem and the fix', () => {
 
   it('two sources with the same id', () => {
     expect(problemsOf({ name: 'x', sources: [ok, { ...ok, id: 'b' }, ok] })).toEqual([
-      { path: 'sources[2].id', message: '"ok" is already the id of sources[0]', fix: expect.stringContaining('give every source its own id') },
+      {
+        path: 'sources[2].id',
+        message: '"ok" is already the id of sources[0]',
+        fix: expect.stringContaining('give every source its own id'),
+      },
     ]);
   });
 
@@ -50,21 +60,43 @@ describe('config errors name the field path, the problem and the fix', () => {
 
   it('an include glob that can never select a Python file', () => {
     expect(problemsOf({ name: 'x', sources: [{ ...ok, include: ['torchvision/**/*.py', 'docs/*.md'] }] })).toEqual([
-      { path: 'sources[0].include[1]', message: expect.stringContaining('can never match a Python (.py) file'), fix: 'end it with ".py", e.g. "docs/*.py"' },
+      {
+        path: 'sources[0].include[1]',
+        message: expect.stringContaining('can never match a Python (.py) file'),
+        fix: 'end it with ".py", e.g. "docs/*.py"',
+      },
     ]);
   });
 
   it('a ref that is no branch, tag or commit', () => {
     // A ref starting with "-" would be read by git as an option: the schema refuses it.
-    expect(problemsOf({ name: 'x', sources: [{ id: 'a', kind: 'git', url: 'https://h.org/r.git', ref: '--upload-pack=x' }] })).toEqual([
-      { path: 'sources[0].ref', message: 'has the wrong form (got "--upload-pack=x")', fix: expect.stringContaining('use a branch ("main")') },
+    expect(
+      problemsOf({
+        name: 'x',
+        sources: [{ id: 'a', kind: 'git', url: 'https://h.org/r.git', ref: '--upload-pack=x' }],
+      }),
+    ).toEqual([
+      {
+        path: 'sources[0].ref',
+        message: 'has the wrong form (got "--upload-pack=x")',
+        fix: expect.stringContaining('use a branch ("main")'),
+      },
     ]);
   });
 
   it('a field of another source kind, a missing folder and an escaping importRoot', () => {
-    const problems = problemsOf({ name: 'x', sources: [{ ...ok, url: 'https://h.org/r.git' }, { id: 'p', kind: 'path', path: 'no/such/folder', importRoot: '../up' }] });
+    const problems = problemsOf({
+      name: 'x',
+      sources: [
+        { ...ok, url: 'https://h.org/r.git' },
+        { id: 'p', kind: 'path', path: 'no/such/folder', importRoot: '../up' },
+      ],
+    });
     expect(problems.map((p) => p.path)).toEqual(['sources[0].url', 'sources[1].importRoot', 'sources[1].path']);
-    expect(problems[0]).toMatchObject({ message: 'only applies to git sources, but this source is kind "python"', fix: 'remove "url", or set "kind": "git"' });
+    expect(problems[0]).toMatchObject({
+      message: 'only applies to git sources, but this source is kind "python"',
+      fix: 'remove "url", or set "kind": "git"',
+    });
     expect(problems[2].message).toMatch(/no\/such\/folder does not exist \(relative paths resolve against /);
   });
 
@@ -72,14 +104,29 @@ describe('config errors name the field path, the problem and the fix', () => {
     const problems = problemsOf({
       name: 'x',
       sources: [ok],
-      validate: { device: 'gpu', overrides: { 'torchvision.ops.MLP': { inputs: [{ shape: [1, 'x'], dtype: 'float' }] } } },
+      validate: {
+        device: 'gpu',
+        overrides: { 'torchvision.ops.MLP': { inputs: [{ shape: [1, 'x'], dtype: 'float' }] } },
+      },
       dedup: { lexicalThreshold: 1.5 },
     });
     expect(problems).toEqual(
       expect.arrayContaining([
-        { path: 'validate.device', message: 'must be one of "auto", "cpu", "cuda" (got "gpu")', fix: 'use "auto", "cpu" or "cuda"' },
-        { path: 'validate.overrides["torchvision.ops.MLP"].inputs[0].shape[1]', message: 'must be an integer (got "x")', fix: 'use a list of whole numbers such as [1, 3, 224, 224]' },
-        { path: 'dedup.lexicalThreshold', message: 'must be <= 1 (got 1.5)', fix: 'use a number between 0 and 1, e.g. 0.8' },
+        {
+          path: 'validate.device',
+          message: 'must be one of "auto", "cpu", "cuda" (got "gpu")',
+          fix: 'use "auto", "cpu" or "cuda"',
+        },
+        {
+          path: 'validate.overrides["torchvision.ops.MLP"].inputs[0].shape[1]',
+          message: 'must be an integer (got "x")',
+          fix: 'use a list of whole numbers such as [1, 3, 224, 224]',
+        },
+        {
+          path: 'dedup.lexicalThreshold',
+          message: 'must be <= 1 (got 1.5)',
+          fix: 'use a number between 0 and 1, e.g. 0.8',
+        },
       ]),
     );
     expect(problems).toHaveLength(3);
@@ -113,12 +160,29 @@ describe('resolved config', () => {
     const root = tempDir('nnb-cfg-');
     mkdirSync(join(root, 'content'));
     mkdirSync(join(root, 'models'));
-    writeFileSync(join(root, 'content', 'corpus.json'), JSON.stringify({ name: 'x', sources: [{ id: 'm', kind: 'path', path: 'models' }, { id: 'g', kind: 'git', url: 'file:///r', ref: 'main', priority: 2 }] }));
+    writeFileSync(
+      join(root, 'content', 'corpus.json'),
+      JSON.stringify({
+        name: 'x',
+        sources: [
+          { id: 'm', kind: 'path', path: 'models' },
+          { id: 'g', kind: 'git', url: 'file:///r', ref: 'main', priority: 2 },
+        ],
+      }),
+    );
     const c = loadConfig(join(root, 'content', 'corpus.json'));
     expect(c.projectRoot).toBe(root);
     expect(c.cacheDir).toBe(join(root, '.nnblocks'));
     expect(c.maxFileBytes).toBe(1024 * 1024);
-    expect(c.sources[0]).toEqual({ id: 'm', kind: 'path', path: join(root, 'models'), include: ['**/*.py'], exclude: [], symbols: [], priority: 1 });
+    expect(c.sources[0]).toEqual({
+      id: 'm',
+      kind: 'path',
+      path: join(root, 'models'),
+      include: ['**/*.py'],
+      exclude: [],
+      symbols: [],
+      priority: 1,
+    });
     expect(c.sources[1]).toMatchObject({ kind: 'git', priority: 2, include: ['**/*.py'] });
   });
 
@@ -130,11 +194,29 @@ describe('resolved config', () => {
 
   it('the shipped configs load', () => {
     const def = loadConfig('content/corpus.json');
-    expect(def.sources).toEqual([expect.objectContaining({ id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'] })]);
+    expect(def.sources).toEqual([
+      expect.objectContaining({
+        id: 'torchvision',
+        kind: 'python',
+        distribution: 'torchvision',
+        include: ['torchvision/**/*.py'],
+      }),
+    ]);
     const paper = loadConfig('content/corpus.paper.json');
     expect(paper.sources.length).toBeGreaterThanOrEqual(19);
     expect(paper.sources.every((s) => s.kind === 'git')).toBe(true);
-    expect(paper.sources.map((s) => s.id)).toEqual(expect.arrayContaining(['torchvision', 'timm', 'transformers', 'mmdetection', 'detectron2', 'yolov5', 'pyg', 'mmcv']));
+    expect(paper.sources.map((s) => s.id)).toEqual(
+      expect.arrayContaining([
+        'torchvision',
+        'timm',
+        'transformers',
+        'mmdetection',
+        'detectron2',
+        'yolov5',
+        'pyg',
+        'mmcv',
+      ]),
+    );
   });
 
   it('every field in the schema has a description and a fix hint, for editors and error messages', () => {

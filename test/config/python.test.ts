@@ -15,7 +15,9 @@ describe('python discovery', () => {
     expect(r.python.version).toMatch(/^3\.\d+\.\d+$/);
     expect(typeof r.python.cudaAvailable).toBe('boolean');
     // The candidates are tried in order and the last one tried is the winner.
-    expect(r.python.tried.map((t) => t.candidate)).toEqual(['python3', '/usr/bin/python3'].slice(0, r.python.tried.length));
+    expect(r.python.tried.map((t) => t.candidate)).toEqual(
+      ['python3', '/usr/bin/python3'].slice(0, r.python.tried.length),
+    );
     expect(r.python.tried.at(-1)!.ok).toBe(true);
     expect(r.python.tried.slice(0, -1).every((t) => !t.ok && t.error)).toBe(true);
   });

@@ -15,25 +15,106 @@ const relu = () => node(`${T}activation.ReLU`);
 const hash = (t: ModuleTreeNode) => archHash(t);
 
 describe('archHash', () => {
-  const base = node('a.Net', [], [['fc1', lin(4, 8)], ['act', relu()], ['fc2', lin(8, 4)]]);
+  const base = node(
+    'a.Net',
+    [],
+    [
+      ['fc1', lin(4, 8)],
+      ['act', relu()],
+      ['fc2', lin(8, 4)],
+    ],
+  );
 
   it('ignores the root class name and child names', () => {
-    expect(hash(node('b.Other', [], [['x', lin(4, 8)], ['y', relu()], ['z', lin(8, 4)]]))).toBe(hash(base));
+    expect(
+      hash(
+        node(
+          'b.Other',
+          [],
+          [
+            ['x', lin(4, 8)],
+            ['y', relu()],
+            ['z', lin(8, 4)],
+          ],
+        ),
+      ),
+    ).toBe(hash(base));
   });
 
   it('treats torch containers as transparent', () => {
-    const seq = node(`${T}container.Sequential`, [], [['0', lin(4, 8)], ['1', relu()], ['2', lin(8, 4)]]);
+    const seq = node(
+      `${T}container.Sequential`,
+      [],
+      [
+        ['0', lin(4, 8)],
+        ['1', relu()],
+        ['2', lin(8, 4)],
+      ],
+    );
     expect(hash(node('a.Net', [], [['body', seq]]))).toBe(hash(base));
   });
 
   it('ignores registration order', () => {
-    expect(hash(node('a.Net', [], [['fc2', lin(8, 4)], ['fc1', lin(4, 8)], ['act', relu()]]))).toBe(hash(base));
+    expect(
+      hash(
+        node(
+          'a.Net',
+          [],
+          [
+            ['fc2', lin(8, 4)],
+            ['fc1', lin(4, 8)],
+            ['act', relu()],
+          ],
+        ),
+      ),
+    ).toBe(hash(base));
   });
 
   it('changes with shapes, torch types and nesting under user classes', () => {
-    expect(hash(node('a.Net', [], [['fc1', lin(4, 16)], ['act', relu()], ['fc2', lin(16, 4)]]))).not.toBe(hash(base));
-    expect(hash(node('a.Net', [], [['fc1', lin(4, 8)], ['act', node(`${T}activation.GELU`)], ['fc2', lin(8, 4)]]))).not.toBe(hash(base));
-    const wrapped = node('a.Net', [], [['inner', node('a.Inner', [], [['fc1', lin(4, 8)], ['act', relu()]])], ['fc2', lin(8, 4)]]);
+    expect(
+      hash(
+        node(
+          'a.Net',
+          [],
+          [
+            ['fc1', lin(4, 16)],
+            ['act', relu()],
+            ['fc2', lin(16, 4)],
+          ],
+        ),
+      ),
+    ).not.toBe(hash(base));
+    expect(
+      hash(
+        node(
+          'a.Net',
+          [],
+          [
+            ['fc1', lin(4, 8)],
+            ['act', node(`${T}activation.GELU`)],
+            ['fc2', lin(8, 4)],
+          ],
+        ),
+      ),
+    ).not.toBe(hash(base));
+    const wrapped = node(
+      'a.Net',
+      [],
+      [
+        [
+          'inner',
+          node(
+            'a.Inner',
+            [],
+            [
+              ['fc1', lin(4, 8)],
+              ['act', relu()],
+            ],
+          ),
+        ],
+        ['fc2', lin(8, 4)],
+      ],
+    );
     expect(hash(wrapped)).not.toBe(hash(base));
   });
 

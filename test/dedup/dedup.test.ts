@@ -19,7 +19,15 @@ function groupLookup(result: DedupResult) {
 }
 
 function item(id: string, code: string, extra: Partial<DedupItem> = {}): DedupItem {
-  return { id, sourceId: id.split(':')[0], path: `${id.split(':')[1]}.py`, priority: 1, validated: false, code, ...extra };
+  return {
+    id,
+    sourceId: id.split(':')[0],
+    path: `${id.split(':')[1]}.py`,
+    priority: 1,
+    validated: false,
+    code,
+    ...extra,
+  };
 }
 
 describe('labelled fixture', () => {
@@ -29,7 +37,10 @@ describe('labelled fixture', () => {
     const why = new Map(FIXTURE.map((f) => [f.item.id, f.why]));
     const wrong = pairVerdicts(FIXTURE, groupLookup(result))
       .filter((v) => v.expected !== v.actual)
-      .map((v) => `${v.level}: ${v.a} (${why.get(v.a)}) vs ${v.b} (${why.get(v.b)}): expected ${v.expected ? 'same' : 'different'}`);
+      .map(
+        (v) =>
+          `${v.level}: ${v.a} (${why.get(v.a)}) vs ${v.b} (${why.get(v.b)}): expected ${v.expected ? 'same' : 'different'}`,
+      );
     expect(wrong).toEqual([]);
   });
 
@@ -57,12 +68,20 @@ describe('labelled fixture', () => {
   });
 
   it('gives the same verdicts with textbook k-permutation MinHash', () => {
-    const wrong = pairVerdicts(FIXTURE, groupLookup(dedup(items, { minhashScheme: 'k-permutations' }))).filter((v) => v.expected !== v.actual);
+    const wrong = pairVerdicts(FIXTURE, groupLookup(dedup(items, { minhashScheme: 'k-permutations' }))).filter(
+      (v) => v.expected !== v.actual,
+    );
     expect(wrong).toEqual([]);
   });
 
   it('records every parameter, with bands x rows chosen for the threshold', () => {
-    expect(result.params).toMatchObject({ shingleSize: 5, permutations: 256, bands: 18, rows: 14, lexicalThreshold: 0.9 });
+    expect(result.params).toMatchObject({
+      shingleSize: 5,
+      permutations: 256,
+      bands: 18,
+      rows: 14,
+      lexicalThreshold: 0.9,
+    });
     expect(result.lsh.recallAtThreshold).toBeGreaterThanOrEqual(0.99);
     expect(result.lsh.sCurveThreshold).toBeLessThan(0.9);
   });
@@ -114,7 +133,8 @@ describe('determinism', () => {
 
 describe('hostile names', () => {
   it('treats __proto__ and constructor as ordinary ids, sources, identifiers and child names', () => {
-    const code = 'class __proto__(nn.Module):\n    def forward(self, constructor):\n        return constructor.__proto__\n';
+    const code =
+      'class __proto__(nn.Module):\n    def forward(self, constructor):\n        return constructor.__proto__\n';
     const tree = {
       type: 'x.__proto__',
       params: [{ name: '__proto__', shape: [2] }],
@@ -127,7 +147,11 @@ describe('hostile names', () => {
     const r = dedup(xs);
     expect(r.blocks.map((b) => b.exactGroup)).toEqual(['__proto__:__proto__', '__proto__:__proto__']);
     expect(r.blocks[1].architectureGroup).toBe('__proto__:__proto__');
-    expect(r.report.map((row) => [row.source, row.recordsIn])).toEqual([['all', 2], ['__proto__', 1], ['constructor', 1]]);
+    expect(r.report.map((row) => [row.source, row.recordsIn])).toEqual([
+      ['all', 2],
+      ['__proto__', 1],
+      ['constructor', 1],
+    ]);
     expect(Object.getPrototypeOf(r.report[1])).toBe(Object.prototype);
   });
 });

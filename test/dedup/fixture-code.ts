@@ -112,7 +112,10 @@ const attn = `class MultiHeadSelfAttention(nn.Module):
 const attnEdited = attn
   .replace('MultiHeadSelfAttention', 'Attention')
   .replace(/\battn\b/g, 'scores')
-  .replace('        scores = scores.softmax', '        scores = scores - scores.amax(dim=-1, keepdim=True)\n        scores = scores.softmax');
+  .replace(
+    '        scores = scores.softmax',
+    '        scores = scores - scores.amax(dim=-1, keepdim=True)\n        scores = scores.softmax',
+  );
 
 const mlp = `class Mlp(nn.Module):
     def __init__(self, dim=64, hidden=128):

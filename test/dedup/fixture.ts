@@ -16,23 +16,39 @@ export interface LabelledBlock {
 
 // Module trees as validation would record them (qualified type names, direct parameters only).
 const T = 'torch.nn.modules.';
-const node = (type: string, params: [string, number[]][] = [], children: [string, ModuleTreeNode][] = []): ModuleTreeNode => ({
+const node = (
+  type: string,
+  params: [string, number[]][] = [],
+  children: [string, ModuleTreeNode][] = [],
+): ModuleTreeNode => ({
   type,
   params: params.map(([name, shape]) => ({ name, shape })),
   children: children.map(([name, child]) => ({ name, ...child })),
 });
-const linear = (i: number, o: number) => node(`${T}linear.Linear`, [['weight', [o, i]], ['bias', [o]]]);
+const linear = (i: number, o: number) =>
+  node(`${T}linear.Linear`, [
+    ['weight', [o, i]],
+    ['bias', [o]],
+  ]);
 const gelu = () => node(`${T}activation.GELU`);
 const conv = (i: number, o: number, k: number) => node(`${T}conv.Conv2d`, [['weight', [o, i, k, k]]]);
-const bn = (c: number) => node(`${T}batchnorm.BatchNorm2d`, [['weight', [c]], ['bias', [c]]]);
-const resTree = (root: string, names: string[]) =>
-  node(root, [], [
-    [names[0], conv(64, 64, 3)],
-    [names[1], bn(64)],
-    [names[2], conv(64, 64, 3)],
-    [names[3], bn(64)],
-    [names[4], node(`${T}linear.Identity`)],
+const bn = (c: number) =>
+  node(`${T}batchnorm.BatchNorm2d`, [
+    ['weight', [c]],
+    ['bias', [c]],
   ]);
+const resTree = (root: string, names: string[]) =>
+  node(
+    root,
+    [],
+    [
+      [names[0], conv(64, 64, 3)],
+      [names[1], bn(64)],
+      [names[2], conv(64, 64, 3)],
+      [names[3], bn(64)],
+      [names[4], node(`${T}linear.Identity`)],
+    ],
+  );
 
 let counter = 0;
 function block(
@@ -64,27 +80,111 @@ export const FIXTURE: LabelledBlock[] = [
     moduleTree: resTree('blocks.m1.ResidualBlock', ['conv1', 'bn1', 'conv2', 'bn2', 'shortcut']),
   }),
   block('b', 'ResidualBlock', BLOCKS.res, ['res', 'res', 'res', null], 'an exact copy in another source'),
-  block('b', 'ResidualBlock', BLOCKS.resReformatted, ['res', 'res', 'res', null], 'same tokens: layout, comments, docstring and quotes differ'),
-  block('c', 'ResBlock', BLOCKS.resRenamed, ['res-renamed', 'res', 'res', 'res'], 'every user identifier renamed: same abstract token stream', {
-    moduleTree: resTree('blocks.m4.ResBlock', ['c1', 'n1', 'c2', 'n2', 'skip']),
-  }),
-  block('c', 'ResidualBlock', BLOCKS.resLiterals, ['res-literals', 'res', 'res', null], 'other numbers and booleans: literals are abstracted'),
-  block('c', 'ResidualBlock1d', BLOCKS.resApiSwap, ['res-1d', 'res-1d', 'res', null], 'other torch APIs in the same tree shape: lexically far, structurally equal'),
+  block(
+    'b',
+    'ResidualBlock',
+    BLOCKS.resReformatted,
+    ['res', 'res', 'res', null],
+    'same tokens: layout, comments, docstring and quotes differ',
+  ),
+  block(
+    'c',
+    'ResBlock',
+    BLOCKS.resRenamed,
+    ['res-renamed', 'res', 'res', 'res'],
+    'every user identifier renamed: same abstract token stream',
+    {
+      moduleTree: resTree('blocks.m4.ResBlock', ['c1', 'n1', 'c2', 'n2', 'skip']),
+    },
+  ),
+  block(
+    'c',
+    'ResidualBlock',
+    BLOCKS.resLiterals,
+    ['res-literals', 'res', 'res', null],
+    'other numbers and booleans: literals are abstracted',
+  ),
+  block(
+    'c',
+    'ResidualBlock1d',
+    BLOCKS.resApiSwap,
+    ['res-1d', 'res-1d', 'res', null],
+    'other torch APIs in the same tree shape: lexically far, structurally equal',
+  ),
   block('a', 'MultiHeadSelfAttention', BLOCKS.attn, ['attn', 'attn', 'attn', null], 'the original attention block'),
-  block('b', 'Attention', BLOCKS.attnEdited, ['attn-edited', 'attn', 'attn', null], 'renamed, plus one added statement: shingle Jaccard still >= 0.90'),
+  block(
+    'b',
+    'Attention',
+    BLOCKS.attnEdited,
+    ['attn-edited', 'attn', 'attn', null],
+    'renamed, plus one added statement: shingle Jaccard still >= 0.90',
+  ),
   block('a', 'Mlp', BLOCKS.mlp, ['mlp', 'mlp', 'mlp', 'mlp'], 'an MLP written with explicit layers', {
-    moduleTree: node('blocks.Mlp', [], [['fc1', linear(64, 128)], ['act', gelu()], ['fc2', linear(128, 64)]]),
+    moduleTree: node(
+      'blocks.Mlp',
+      [],
+      [
+        ['fc1', linear(64, 128)],
+        ['act', gelu()],
+        ['fc2', linear(128, 64)],
+      ],
+    ),
   }),
-  block('b', 'FeedForward', BLOCKS.mlpSequential, ['mlp-seq', 'mlp-seq', 'mlp-seq', 'mlp'], 'the same network through nn.Sequential: only the architecture matches', {
-    moduleTree: node('blocks.FeedForward', [], [['net', node(`${T}container.Sequential`, [], [['0', linear(64, 128)], ['1', gelu()], ['2', linear(128, 64)]])]]),
-  }),
-  block('b', 'WideMlp', BLOCKS.mlpWide, ['mlp-wide', 'mlp', 'mlp', 'mlp-wide'], 'the explicit MLP with a wider hidden layer: same code up to literals, other network', {
-    moduleTree: node('blocks.WideMlp', [], [['fc1', linear(64, 256)], ['act', gelu()], ['fc2', linear(256, 64)]]),
-  }),
+  block(
+    'b',
+    'FeedForward',
+    BLOCKS.mlpSequential,
+    ['mlp-seq', 'mlp-seq', 'mlp-seq', 'mlp'],
+    'the same network through nn.Sequential: only the architecture matches',
+    {
+      moduleTree: node(
+        'blocks.FeedForward',
+        [],
+        [
+          [
+            'net',
+            node(
+              `${T}container.Sequential`,
+              [],
+              [
+                ['0', linear(64, 128)],
+                ['1', gelu()],
+                ['2', linear(128, 64)],
+              ],
+            ),
+          ],
+        ],
+      ),
+    },
+  ),
+  block(
+    'b',
+    'WideMlp',
+    BLOCKS.mlpWide,
+    ['mlp-wide', 'mlp', 'mlp', 'mlp-wide'],
+    'the explicit MLP with a wider hidden layer: same code up to literals, other network',
+    {
+      moduleTree: node(
+        'blocks.WideMlp',
+        [],
+        [
+          ['fc1', linear(64, 256)],
+          ['act', gelu()],
+          ['fc2', linear(256, 64)],
+        ],
+      ),
+    },
+  ),
   block('a', 'ConvBNAct', BLOCKS.convBnAct, ['cba', 'cba', 'cba', null], 'different block'),
   block('a', 'SqueezeExcite', BLOCKS.squeezeExcite, ['se', 'se', 'se', null], 'different block'),
   block('b', 'PatchEmbed', BLOCKS.patchEmbed, ['patch', 'patch', 'patch', null], 'different block'),
-  block('c', 'LayerNorm2d', BLOCKS.layerNorm2d, ['ln2d', 'ln2d', 'ln2d', null], 'different block, with a helper function pulled in'),
+  block(
+    'c',
+    'LayerNorm2d',
+    BLOCKS.layerNorm2d,
+    ['ln2d', 'ln2d', 'ln2d', null],
+    'different block, with a helper function pulled in',
+  ),
   block('c', 'GatedMlp', BLOCKS.gatedMlp, ['glu', 'glu', 'glu', null], 'different block close to the MLP family'),
 ];
 

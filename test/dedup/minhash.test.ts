@@ -31,7 +31,14 @@ describe('minhash', () => {
   for (const [scheme, signature] of schemes) {
     it(`estimates Jaccard within a few points with 256 values (${scheme})`, () => {
       // Set sizes below and above k, so densification (empty bins) is exercised too.
-      for (const [size, shared, seed] of [[400, 100, 1], [400, 300, 2], [400, 360, 3], [400, 390, 4], [60, 55, 5], [1000, 950, 6]] as const) {
+      for (const [size, shared, seed] of [
+        [400, 100, 1],
+        [400, 300, 2],
+        [400, 360, 3],
+        [400, 390, 4],
+        [60, 55, 5],
+        [1000, 950, 6],
+      ] as const) {
         const [a, b] = pair(size, shared, seed);
         const sa = signature(a);
         const sb = signature(b);
@@ -68,7 +75,14 @@ describe('band choice', () => {
     for (let k = 0; k < 20; k++) sets.push(...pair(300, 290, 100 + k)); // 20 pairs at Jaccard ~0.935
     const sigs = sets.map((s) => minhash(s, perms));
     const found = new Set<string>();
-    lshPairs(sigs, 18, 14, 64, () => false, (i, j) => found.add(`${i},${j}`));
+    lshPairs(
+      sigs,
+      18,
+      14,
+      64,
+      () => false,
+      (i, j) => found.add(`${i},${j}`),
+    );
     for (let k = 0; k < 20; k++) expect(found.has(`${2 * k},${2 * k + 1}`)).toBe(true);
     expect(found.size).toBe(20); // unrelated random sets share nothing
   });

@@ -13,7 +13,11 @@ export interface SyntheticBlock {
   mutation: Mutation | null;
 }
 
-type Rand = { int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T; chance: (p: number) => boolean };
+type Rand = {
+  int: (lo: number, hi: number) => number;
+  pick: <T>(xs: readonly T[]) => T;
+  chance: (p: number) => boolean;
+};
 
 function rand(seed: number): Rand {
   const next = mulberry32(seed);
@@ -27,27 +31,180 @@ function rand(seed: number): Rand {
 
 // Large API vocabularies and a small expression grammar, so unrelated blocks differ the way real ones do
 // (torchvision's classes mostly share under 20% of their shingles) instead of all drawing on a few templates.
-const LAYERS = ['Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose2d', 'Linear', 'Bilinear', 'BatchNorm1d', 'BatchNorm2d',
-  'GroupNorm', 'LayerNorm', 'InstanceNorm2d', 'Dropout', 'Dropout2d', 'ReLU', 'GELU', 'SiLU', 'Tanh', 'Sigmoid',
-  'Hardswish', 'Mish', 'ELU', 'PReLU', 'LeakyReLU', 'Softmax', 'MaxPool2d', 'AvgPool2d', 'AdaptiveAvgPool2d',
-  'AdaptiveMaxPool2d', 'Upsample', 'PixelShuffle', 'Embedding', 'MultiheadAttention', 'LSTM', 'GRU', 'Identity',
-  'Flatten', 'Unflatten', 'ZeroPad2d', 'ReflectionPad2d', 'Hardsigmoid', 'Softplus', 'GLU', 'CELU', 'SELU'];
-const FNS = ['relu', 'gelu', 'silu', 'tanh', 'sigmoid', 'softplus', 'elu', 'mish', 'softmax', 'log_softmax',
-  'dropout', 'interpolate', 'pad', 'normalize', 'layer_norm', 'group_norm', 'avg_pool2d', 'max_pool2d',
-  'adaptive_avg_pool2d', 'conv2d', 'linear', 'embedding', 'one_hot', 'pixel_shuffle', 'unfold', 'fold',
-  'hardswish', 'leaky_relu', 'glu', 'cross_entropy', 'mse_loss', 'cosine_similarity', 'grid_sample'];
-const TORCH = ['cat', 'stack', 'matmul', 'bmm', 'einsum', 'sigmoid', 'tanh', 'exp', 'log', 'sqrt', 'softmax',
-  'zeros_like', 'ones_like', 'randn_like', 'where', 'clamp', 'flatten', 'chunk', 'split', 'roll', 'mean', 'sum',
-  'max', 'min', 'topk', 'gather', 'arange', 'linspace', 'meshgrid', 'cumsum', 'norm', 'rsqrt', 'erf'];
-const METHODS = ['view', 'reshape', 'permute', 'transpose', 'flatten', 'mean', 'sum', 'softmax', 'chunk',
-  'contiguous', 'unsqueeze', 'squeeze', 'expand', 'repeat', 'masked_fill', 'clamp', 'pow', 'abs', 'size'];
+const LAYERS = [
+  'Conv1d',
+  'Conv2d',
+  'Conv3d',
+  'ConvTranspose2d',
+  'Linear',
+  'Bilinear',
+  'BatchNorm1d',
+  'BatchNorm2d',
+  'GroupNorm',
+  'LayerNorm',
+  'InstanceNorm2d',
+  'Dropout',
+  'Dropout2d',
+  'ReLU',
+  'GELU',
+  'SiLU',
+  'Tanh',
+  'Sigmoid',
+  'Hardswish',
+  'Mish',
+  'ELU',
+  'PReLU',
+  'LeakyReLU',
+  'Softmax',
+  'MaxPool2d',
+  'AvgPool2d',
+  'AdaptiveAvgPool2d',
+  'AdaptiveMaxPool2d',
+  'Upsample',
+  'PixelShuffle',
+  'Embedding',
+  'MultiheadAttention',
+  'LSTM',
+  'GRU',
+  'Identity',
+  'Flatten',
+  'Unflatten',
+  'ZeroPad2d',
+  'ReflectionPad2d',
+  'Hardsigmoid',
+  'Softplus',
+  'GLU',
+  'CELU',
+  'SELU',
+];
+const FNS = [
+  'relu',
+  'gelu',
+  'silu',
+  'tanh',
+  'sigmoid',
+  'softplus',
+  'elu',
+  'mish',
+  'softmax',
+  'log_softmax',
+  'dropout',
+  'interpolate',
+  'pad',
+  'normalize',
+  'layer_norm',
+  'group_norm',
+  'avg_pool2d',
+  'max_pool2d',
+  'adaptive_avg_pool2d',
+  'conv2d',
+  'linear',
+  'embedding',
+  'one_hot',
+  'pixel_shuffle',
+  'unfold',
+  'fold',
+  'hardswish',
+  'leaky_relu',
+  'glu',
+  'cross_entropy',
+  'mse_loss',
+  'cosine_similarity',
+  'grid_sample',
+];
+const TORCH = [
+  'cat',
+  'stack',
+  'matmul',
+  'bmm',
+  'einsum',
+  'sigmoid',
+  'tanh',
+  'exp',
+  'log',
+  'sqrt',
+  'softmax',
+  'zeros_like',
+  'ones_like',
+  'randn_like',
+  'where',
+  'clamp',
+  'flatten',
+  'chunk',
+  'split',
+  'roll',
+  'mean',
+  'sum',
+  'max',
+  'min',
+  'topk',
+  'gather',
+  'arange',
+  'linspace',
+  'meshgrid',
+  'cumsum',
+  'norm',
+  'rsqrt',
+  'erf',
+];
+const METHODS = [
+  'view',
+  'reshape',
+  'permute',
+  'transpose',
+  'flatten',
+  'mean',
+  'sum',
+  'softmax',
+  'chunk',
+  'contiguous',
+  'unsqueeze',
+  'squeeze',
+  'expand',
+  'repeat',
+  'masked_fill',
+  'clamp',
+  'pow',
+  'abs',
+  'size',
+];
 const OPS = ['+', '-', '*', '/', '@', '**', '//', '%'];
-const WORDS = ['conv', 'norm', 'proj', 'fc', 'gate', 'attn', 'mix', 'pool', 'embed', 'head', 'stem', 'branch',
-  'skip', 'drop', 'q', 'k', 'v', 'scale', 'bias', 'alpha', 'beta', 'tau', 'mask', 'pos', 'ctx', 'tok'];
+const WORDS = [
+  'conv',
+  'norm',
+  'proj',
+  'fc',
+  'gate',
+  'attn',
+  'mix',
+  'pool',
+  'embed',
+  'head',
+  'stem',
+  'branch',
+  'skip',
+  'drop',
+  'q',
+  'k',
+  'v',
+  'scale',
+  'bias',
+  'alpha',
+  'beta',
+  'tau',
+  'mask',
+  'pos',
+  'ctx',
+  'tok',
+];
 
 function literal(r: Rand): string {
-  return r.pick([() => String(r.int(0, 512)), () => r.pick(['0.1', '0.5', '1e-5', '1e-6', '2.0', '-1', '-0.5']),
-    () => r.pick(['True', 'False', 'None']), () => `"${r.pick(['bilinear', 'nearest', 'mean', 'sum', 'zeros'])}"`])();
+  return r.pick([
+    () => String(r.int(0, 512)),
+    () => r.pick(['0.1', '0.5', '1e-5', '1e-6', '2.0', '-1', '-0.5']),
+    () => r.pick(['True', 'False', 'None']),
+    () => `"${r.pick(['bilinear', 'nearest', 'mean', 'sum', 'zeros'])}"`,
+  ])();
 }
 
 function expr(r: Rand, vars: string[], attrs: string[], depth: number): string {
@@ -58,7 +215,8 @@ function expr(r: Rand, vars: string[], attrs: string[], depth: number): string {
   return r.pick([
     leaf,
     () => `${sub()} ${r.pick(OPS)} ${sub()}`,
-    () => `F.${r.pick(FNS)}(${args(r.int(1, 2))}${r.chance(0.4) ? `, ${r.pick(['dim', 'p', 'inplace', 'eps'])}=${literal(r)}` : ''})`,
+    () =>
+      `F.${r.pick(FNS)}(${args(r.int(1, 2))}${r.chance(0.4) ? `, ${r.pick(['dim', 'p', 'inplace', 'eps'])}=${literal(r)}` : ''})`,
     () => `torch.${r.pick(TORCH)}(${r.chance(0.3) ? `[${args(2)}]` : args(r.int(1, 3))})`,
     () => `${r.pick(vars)}.${r.pick(METHODS)}(${args(r.int(0, 2))})`,
     () => `self.${r.pick(attrs)}(${args(r.int(1, 2))})`,
@@ -77,7 +235,9 @@ function statements(r: Rand, vars: string[], attrs: string[], count: number, ind
       out.push(`${indent}if ${expr(r, vars, attrs, 1)} ${r.pick(['>', '<', '==', 'is not'])} ${literal(r)}:`);
       out.push(...statements(r, vars, attrs, r.int(1, 3), indent + '    ', nest - 1));
     } else if (kind === 8) {
-      out.push(`${indent}for ${r.pick(['i', 'blk', 'layer'])} in ${r.pick(['range(self.depth)', 'self.blocks', `range(${r.int(2, 6)})`])}:`);
+      out.push(
+        `${indent}for ${r.pick(['i', 'blk', 'layer'])} in ${r.pick(['range(self.depth)', 'self.blocks', `range(${r.int(2, 6)})`])}:`,
+      );
       out.push(...statements(r, vars, attrs, r.int(1, 3), indent + '    ', nest - 1));
     } else {
       out.push(`${indent}with torch.no_grad():`);
@@ -96,7 +256,14 @@ function randomBlock(r: Rand, name: string): { lines: string[]; names: string[] 
     const attr = `${r.pick(WORDS)}${i}`;
     attrs.push(attr);
     const layer = () => `nn.${r.pick(LAYERS)}(${Array.from({ length: r.int(0, 3) }, () => literal(r)).join(', ')})`;
-    const value = r.pick([layer, layer, layer, () => `nn.Sequential(${layer()}, ${layer()})`, () => `nn.Parameter(torch.${r.pick(['zeros', 'ones', 'randn'])}(${r.int(1, 256)}))`, () => literal(r)]);
+    const value = r.pick([
+      layer,
+      layer,
+      layer,
+      () => `nn.Sequential(${layer()}, ${layer()})`,
+      () => `nn.Parameter(torch.${r.pick(['zeros', 'ones', 'randn'])}(${r.int(1, 256)}))`,
+      () => literal(r),
+    ]);
     init.push(`        self.${attr} = ${value()}`);
   }
   const vars = ['x', ...['h', 'y', 'z', 'u', 'v', 'w', 'attn', 'feat', 'out', 'res'].filter(() => r.chance(0.5))];
@@ -112,7 +279,10 @@ function randomBlock(r: Rand, name: string): { lines: string[]; names: string[] 
     `        return ${r.pick(vars)}`,
   ];
   if (r.chance(0.4)) {
-    lines.push('', `    def ${r.pick(['extra_repr', 'reset_parameters', 'init_weights', '_forward_features'])}(self${r.chance(0.5) ? ', x' : ''}):`);
+    lines.push(
+      '',
+      `    def ${r.pick(['extra_repr', 'reset_parameters', 'init_weights', '_forward_features'])}(self${r.chance(0.5) ? ', x' : ''}):`,
+    );
     lines.push(...statements(r, ['x', 'y'], attrs, r.int(3, 8), '        ', 1), '        return x');
   }
   return { lines, names: [name, ...attrs, ...vars.slice(1), ...params.slice(1)] };
@@ -136,7 +306,9 @@ function mutate(r: Rand, lines: string[], names: string[], m: Mutation): string[
     }
     case 'delete': {
       const at = lines.findIndex((l) => l.startsWith('    def forward')) + 1 + r.int(0, 3);
-      return /^ {8}\S/.test(lines[at]) && !lines[at].endsWith(':') ? [...lines.slice(0, at), ...lines.slice(at + 1)] : lines;
+      return /^ {8}\S/.test(lines[at]) && !lines[at].endsWith(':')
+        ? [...lines.slice(0, at), ...lines.slice(at + 1)]
+        : lines;
     }
   }
 }

@@ -30,7 +30,10 @@ export function torchvisionItems(root = TORCHVISION_ROOT): DedupItem[] {
   for (const file of pythonFiles(root)) {
     const text = readFileSync(file, 'utf8');
     const path = relative(root, file);
-    const module = `torchvision.${path.replace(/\.py$/, '').replace(/\//g, '.').replace(/\.__init__$/, '')}`;
+    const module = `torchvision.${path
+      .replace(/\.py$/, '')
+      .replace(/\//g, '.')
+      .replace(/\.__init__$/, '')}`;
     const tree = parser.parse(text, null, { bufferSize: 2 * text.length + 64 });
     const visit = (node: Parser.SyntaxNode, qual: string[]) => {
       for (const child of node.namedChildren) {
@@ -44,7 +47,14 @@ export function torchvisionItems(root = TORCHVISION_ROOT): DedupItem[] {
               .split('\n')
               .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
               .join('\n');
-            items.push({ id: `torchvision:${module}.${q.join('.')}`, sourceId: 'torchvision', path, priority: 1, validated: false, code: code + '\n' });
+            items.push({
+              id: `torchvision:${module}.${q.join('.')}`,
+              sourceId: 'torchvision',
+              path,
+              priority: 1,
+              validated: false,
+              code: code + '\n',
+            });
           }
           visit(child, q);
         } else if (child.type === 'function_definition') {

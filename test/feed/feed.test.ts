@@ -49,7 +49,9 @@ describe('diffCatalogs', () => {
 
   it('pairs moves by id, by file blob and lines, and by exact-duplicate group', () => {
     const moved = feed.changes.filter((c) => c.kind === 'moved');
-    expect(new Map(moved.map((c) => [c.block.id, { from: c.from.id, matchedBy: c.matchedBy }]))).toEqual(fx.expect.moved);
+    expect(new Map(moved.map((c) => [c.block.id, { from: c.from.id, matchedBy: c.matchedBy }]))).toEqual(
+      fx.expect.moved,
+    );
     // A move is not also reported as new + removed.
     for (const m of moved) expect([...ids('new'), ...ids('removed')]).not.toContain(m.block.id);
   });
@@ -73,7 +75,11 @@ describe('diffCatalogs', () => {
   it('is dated by the build, orders changes by kind then id, and validates against its schema', () => {
     expect(feed.generatedAt).toBe('2025-02-01T12:00:00Z');
     const kinds = feed.changes.map((c) => c.kind);
-    expect(kinds).toEqual([...kinds].sort((a, b) => ['new', 'removed', 'moved', 'changed'].indexOf(a) - ['new', 'removed', 'moved', 'changed'].indexOf(b)));
+    expect(kinds).toEqual(
+      [...kinds].sort(
+        (a, b) => ['new', 'removed', 'moved', 'changed'].indexOf(a) - ['new', 'removed', 'moved', 'changed'].indexOf(b),
+      ),
+    );
     expect(checkChangeFeed(JSON.parse(JSON.stringify(feed)))).toEqual([]);
   });
 
@@ -105,7 +111,12 @@ describe('writeChangeFeed', () => {
     const outs = [join(work, 'out-a'), join(work, 'out-b')];
     for (const out of outs) {
       mkdirSync(out, { recursive: true });
-      const r = await writeChangeFeed({ catalogDir: fx.current, previous: fx.previous, outDir: out, siteUrl: 'https://example.github.io/nnblocks/' });
+      const r = await writeChangeFeed({
+        catalogDir: fx.current,
+        previous: fx.previous,
+        outDir: out,
+        siteUrl: 'https://example.github.io/nnblocks/',
+      });
       expect(r.errors).toEqual([]);
     }
     for (const f of ['changes.json', 'changes.atom']) {
@@ -116,10 +127,18 @@ describe('writeChangeFeed', () => {
   it('writes Atom 1.0 with stable tag ids, escaping hostile names', async () => {
     const out = join(work, 'out-atom');
     mkdirSync(out, { recursive: true });
-    await writeChangeFeed({ catalogDir: fx.current, previous: fx.previous, outDir: out, siteUrl: 'https://example.github.io/nnblocks' });
+    await writeChangeFeed({
+      catalogDir: fx.current,
+      previous: fx.previous,
+      outDir: out,
+      siteUrl: 'https://example.github.io/nnblocks',
+    });
     const text = readFileSync(join(out, 'changes.atom'), 'utf8');
     const atom = parseAtom(text);
-    expect(atom.feed).toMatchObject({ id: 'tag:example.github.io,2025:/nnblocks/changes', updated: '2025-02-01T12:00:00Z' });
+    expect(atom.feed).toMatchObject({
+      id: 'tag:example.github.io,2025:/nnblocks/changes',
+      updated: '2025-02-01T12:00:00Z',
+    });
     expect(atom.feed.title).toBeTruthy();
     expect(atom.entries).toHaveLength(feed.changes.length + feed.upstream.length);
     for (const e of atom.entries) {
@@ -135,13 +154,17 @@ describe('writeChangeFeed', () => {
   });
 
   it('escapes every XML special character', () => {
-    expect(escapeXml(`<a href="x">'&'</a>\u0000`)).toBe('&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;\uFFFD');
+    expect(escapeXml(`<a href="x">'&'</a>\u0000`)).toBe(
+      '&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;\uFFFD',
+    );
   });
 
   it('makes a valid tag URI from any block id, a lone surrogate included', () => {
     const block = { id: 'src:m.\ud800<x>&', slug: 'src-x', name: 'X', sourceId: 'src' };
     const atom = parseAtom(renderAtom({ ...feed, upstream: [], changes: [{ kind: 'new', block }] }));
-    expect(atom.entries[0].id).toBe('tag:nnblocks.invalid,2025:/changes/2025-02-01T12%3A00%3A00Z/new/src%3Am.%EF%BF%BD%3Cx%3E%26');
+    expect(atom.entries[0].id).toBe(
+      'tag:nnblocks.invalid,2025:/changes/2025-02-01T12%3A00%3A00Z/new/src%3Am.%EF%BF%BD%3Cx%3E%26',
+    );
   });
 });
 
@@ -151,7 +174,10 @@ describe('nnblocks changes', () => {
     mkdirSync(out, { recursive: true });
     let stdout = '';
     const io = (json: boolean): CliIO => ({ out: (t) => (stdout += t), err: () => {}, isTTY: false, ci: true, json });
-    const code = await runCli(['changes', '--catalog', fx.current, '--previous', fx.previous, '--out', out, '--json'], io);
+    const code = await runCli(
+      ['changes', '--catalog', fx.current, '--previous', fx.previous, '--out', out, '--json'],
+      io,
+    );
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result.summary).toEqual(feed.summary);

@@ -9,7 +9,12 @@ export interface FeedFixture {
   previous: string;
   current: string;
   /** Block ids by the change the current catalog makes to them. */
-  expect: { new: string[]; removed: string[]; moved: Map<string, { from: string; matchedBy: string }>; changed: Map<string, string[]> };
+  expect: {
+    new: string[];
+    removed: string[];
+    moved: Map<string, { from: string; matchedBy: string }>;
+    changed: Map<string, string[]>;
+  };
   hostileName: string;
 }
 
@@ -74,10 +79,22 @@ export function makeFeedFixture(work: string): FeedFixture {
 
   // changed: interface, status, fingerprint, and the hostile block's name and default.
   const c4 = edit(current, slugOf(current, 4), (s) => {
-    s.interface.forward!.params.push({ name: 'scale', kind: 'keyword-only', annotation: 'float', default: '1.0', defaultLiteral: 1 });
+    s.interface.forward!.params.push({
+      name: 'scale',
+      kind: 'keyword-only',
+      annotation: 'float',
+      default: '1.0',
+      defaultLiteral: 1,
+    });
   });
   const c8 = edit(current, slugOf(current, 8), (s) => {
-    s.validation = { ...s.validation!, status: 'failed', failureClass: 'timeout', failureDetail: 'TimeoutError', outputs: [] };
+    s.validation = {
+      ...s.validation!,
+      status: 'failed',
+      failureClass: 'timeout',
+      failureDetail: 'TimeoutError',
+      outputs: [],
+    };
   });
   const c9 = edit(current, slugOf(current, 9), (s) => {
     s.dedup = { ...s.dedup!, archHash: 'f'.repeat(16) };
@@ -93,7 +110,10 @@ export function makeFeedFixture(work: string): FeedFixture {
   const sources = JSON.parse(readFileSync(sourcesPath, 'utf8')) as SourcesFile;
   sources.sources.find((s) => s.id === 'torchvision')!.commit = 'c'.repeat(40);
   writeFileSync(sourcesPath, stableJson(sources));
-  writeFileSync(join(current, 'build-info.json'), stableJson({ formatVersion: 1, builtAt: '2025-02-01T12:00:00Z', nnblocksVersion: '0.1.0-fixture' }));
+  writeFileSync(
+    join(current, 'build-info.json'),
+    stableJson({ formatVersion: 1, builtAt: '2025-02-01T12:00:00Z', nnblocksVersion: '0.1.0-fixture' }),
+  );
 
   return {
     previous,

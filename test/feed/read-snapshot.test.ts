@@ -90,7 +90,9 @@ describe('readPrevious', () => {
     const port = await closedPort();
     const { snapshot, diagnostics } = await readPrevious(`http://127.0.0.1:${port}/`, { timeoutMs: 10_000 });
     expect(snapshot).toBeNull();
-    expect(diagnostics).toEqual([expect.objectContaining({ code: 'previous-unreachable', severity: 'warning', stage: 'feed' })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ code: 'previous-unreachable', severity: 'warning', stage: 'feed' }),
+    ]);
     expect(diagnostics[0].message).toContain(`127.0.0.1:${port}/api/catalog.json`);
   });
 
@@ -112,7 +114,10 @@ describe('readPrevious', () => {
     for (const [location, code] of cases) {
       const { snapshot, diagnostics } = await readPrevious(location);
       expect(snapshot, location).toBeNull();
-      expect(diagnostics.map((d) => d.code), location).toEqual([code]);
+      expect(
+        diagnostics.map((d) => d.code),
+        location,
+      ).toEqual([code]);
     }
   });
 });

@@ -36,7 +36,10 @@ export function folderSnapshot(id: string, root: string, priority: 1 | 2 = 1): S
   } as SourceSnapshot;
 }
 
-export async function indexFolders(folders: { id: string; root: string; priority?: 1 | 2 }[], store = new Store(join(tempDir('nnb-db-'), 'index.sqlite'))) {
+export async function indexFolders(
+  folders: { id: string; root: string; priority?: 1 | 2 }[],
+  store = new Store(join(tempDir('nnb-db-'), 'index.sqlite')),
+) {
   const snapshots = folders.map((f) => folderSnapshot(f.id, f.root, f.priority ?? 1));
   const index = await indexSources(snapshots, { store, log: silentLogger, progress: noProgress, threads: 1 });
   const program = new Program(index.modules, snapshots);

@@ -24,7 +24,17 @@ export function writeTree(tree: Tree, dir = tempDir()): string {
 export function gitRepo(tree: Tree, dir = tempDir('nnb-repo-')): { dir: string; commit: string } {
   writeTree(tree, dir);
   const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@e',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@e',
+      },
+    }).trim();
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'fixture');
@@ -36,5 +46,10 @@ export function py(strings: TemplateStringsArray, ...values: unknown[]): string 
   const raw = strings.reduce((acc, s, i) => acc + s + (i < values.length ? String(values[i]) : ''), '');
   const lines = raw.replace(/^\n/, '').split('\n');
   const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^ */)![0].length));
-  return lines.map((l) => l.slice(indent)).join('\n').replace(/\s+$/, '') + '\n';
+  return (
+    lines
+      .map((l) => l.slice(indent))
+      .join('\n')
+      .replace(/\s+$/, '') + '\n'
+  );
 }

@@ -8,7 +8,9 @@ const MODELS = '/usr/lib/python3/dist-packages/torchvision/models';
 
 describe('parseAll', () => {
   it('parses in two worker threads with the same results as inline, in job order', async () => {
-    const files = readdirSync(MODELS).filter((f) => f.endsWith('.py')).sort();
+    const files = readdirSync(MODELS)
+      .filter((f) => f.endsWith('.py'))
+      .sort();
     const jobs = files.map((f, id) => ({ id, bytes: readFileSync(join(MODELS, f)) }));
     const inline = await parseAll(jobs, { threads: 1 });
     let done = 0;

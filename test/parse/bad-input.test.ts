@@ -23,20 +23,30 @@ describe('decoding', () => {
   });
 
   it('a PEP 263 latin-1 coding line is honoured silently', () => {
-    const d = decodePython(Buffer.from([...Buffer.from("# -*- coding: latin-1 -*-\ns = '"), 0xe9, ...Buffer.from("'\n")]));
+    const d = decodePython(
+      Buffer.from([...Buffer.from("# -*- coding: latin-1 -*-\ns = '"), 0xe9, ...Buffer.from("'\n")]),
+    );
     expect(d.text.endsWith("s = 'é'\n")).toBe(true);
     expect(d.encoding).toBe('latin-1');
     expect(d.diagnostics).toEqual([]);
   });
 
   it('cp1252 on the second line, after a shebang', () => {
-    const d = decodePython(Buffer.from([...Buffer.from("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '"), 0x80, ...Buffer.from("'\n")]));
+    const d = decodePython(
+      Buffer.from([
+        ...Buffer.from("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '"),
+        0x80,
+        ...Buffer.from("'\n"),
+      ]),
+    );
     expect(d.text.endsWith("s = '€'\n")).toBe(true);
     expect(d.encoding).toBe('cp1252');
   });
 
   it('a coding line on line 2 after code does not count', () => {
-    const d = decodePython(Buffer.from([...Buffer.from("x = 1\n# coding: latin-1\ns = '"), 0xe9, ...Buffer.from("'\n")]));
+    const d = decodePython(
+      Buffer.from([...Buffer.from("x = 1\n# coding: latin-1\ns = '"), 0xe9, ...Buffer.from("'\n")]),
+    );
     expect(codes(d.diagnostics)).toEqual(['decode-latin1-fallback']);
   });
 
@@ -57,7 +67,15 @@ describe('decoding', () => {
 describe('degenerate and broken files', () => {
   it('an empty file', () => {
     const facts = parseModule(Buffer.alloc(0));
-    expect(facts).toMatchObject({ lineCount: 0, statements: [], imports: [], classes: [], functions: [], all: null, diagnostics: [] });
+    expect(facts).toMatchObject({
+      lineCount: 0,
+      statements: [],
+      imports: [],
+      classes: [],
+      functions: [],
+      all: null,
+      diagnostics: [],
+    });
   });
 
   it('only comments and blank lines', () => {
@@ -67,7 +85,8 @@ describe('degenerate and broken files', () => {
   });
 
   it('a syntax error is a diagnostic with a span; the rest of the file is kept', () => {
-    const src = 'import torch\ndef broken(:\n    pass\nclass Good(nn.Module):\n    def forward(self, x):\n        return x\n';
+    const src =
+      'import torch\ndef broken(:\n    pass\nclass Good(nn.Module):\n    def forward(self, x):\n        return x\n';
     const facts = parseText(src);
     const errs = facts.diagnostics.filter((d) => d.code === 'syntax-error');
     expect(errs.length).toBeGreaterThan(0);
@@ -100,7 +119,8 @@ describe('degenerate and broken files', () => {
   });
 
   it('classes named like Object.prototype members', () => {
-    const src = 'class __proto__: pass\nclass constructor(__proto__): pass\nclass hasOwnProperty(constructor):\n    toString = 1\n    def valueOf(self): return __proto__\n';
+    const src =
+      'class __proto__: pass\nclass constructor(__proto__): pass\nclass hasOwnProperty(constructor):\n    toString = 1\n    def valueOf(self): return __proto__\n';
     const facts = parseText(src);
     expect(facts.classes.map((c) => c.name)).toEqual(['__proto__', 'constructor', 'hasOwnProperty']);
     expect(facts.statements.map((s) => s.binds)).toEqual([['__proto__'], ['constructor'], ['hasOwnProperty']]);

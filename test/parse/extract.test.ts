@@ -10,25 +10,100 @@ const only = <T>(xs: T[]): T => {
 
 describe('imports', () => {
   const cases: { why: string; src: string; want: Partial<ImportFact> }[] = [
-    { why: '`import a.b.c` binds the top package', src: 'import a.b.c\n', want: { kind: 'import', module: '', level: 0, names: [{ name: 'a.b.c', bound: 'a' }] } },
-    { why: '`import a.b as c` binds the alias', src: 'import a.b as c\n', want: { names: [{ name: 'a.b', asname: 'c', bound: 'c' }] } },
-    { why: 'relative import of a submodule', src: 'from . import helpers\n', want: { kind: 'from', module: '', level: 1, names: [{ name: 'helpers', bound: 'helpers' }] } },
-    { why: 'parenthesized names, aliases and two dots', src: 'from ..pkg.mod import (a as b,\n    c)\n', want: { module: 'pkg.mod', level: 2, names: [{ name: 'a', asname: 'b', bound: 'b' }, { name: 'c', bound: 'c' }] } },
+    {
+      why: '`import a.b.c` binds the top package',
+      src: 'import a.b.c\n',
+      want: { kind: 'import', module: '', level: 0, names: [{ name: 'a.b.c', bound: 'a' }] },
+    },
+    {
+      why: '`import a.b as c` binds the alias',
+      src: 'import a.b as c\n',
+      want: { names: [{ name: 'a.b', asname: 'c', bound: 'c' }] },
+    },
+    {
+      why: 'relative import of a submodule',
+      src: 'from . import helpers\n',
+      want: { kind: 'from', module: '', level: 1, names: [{ name: 'helpers', bound: 'helpers' }] },
+    },
+    {
+      why: 'parenthesized names, aliases and two dots',
+      src: 'from ..pkg.mod import (a as b,\n    c)\n',
+      want: {
+        module: 'pkg.mod',
+        level: 2,
+        names: [
+          { name: 'a', asname: 'b', bound: 'b' },
+          { name: 'c', bound: 'c' },
+        ],
+      },
+    },
     { why: 'star import', src: 'from .ops import *\n', want: { module: 'ops', level: 1, names: [], star: true } },
-    { why: '__future__ imports are flagged', src: 'from __future__ import annotations\n', want: { module: '__future__', future: true, names: [{ name: 'annotations', bound: 'annotations' }] } },
-    { why: 'try/except ImportError guards', src: 'try:\n    import scipy\nexcept ImportError:\n    scipy = None\n', want: { guard: 'try' } },
-    { why: 'except (ImportError, OSError) guards', src: 'try:\n    import accimage\nexcept (ImportError, OSError):\n    pass\n', want: { guard: 'try' } },
+    {
+      why: '__future__ imports are flagged',
+      src: 'from __future__ import annotations\n',
+      want: { module: '__future__', future: true, names: [{ name: 'annotations', bound: 'annotations' }] },
+    },
+    {
+      why: 'try/except ImportError guards',
+      src: 'try:\n    import scipy\nexcept ImportError:\n    scipy = None\n',
+      want: { guard: 'try' },
+    },
+    {
+      why: 'except (ImportError, OSError) guards',
+      src: 'try:\n    import accimage\nexcept (ImportError, OSError):\n    pass\n',
+      want: { guard: 'try' },
+    },
     { why: 'a bare except guards', src: 'try:\n    import x\nexcept:\n    pass\n', want: { guard: 'try' } },
-    { why: 'except (ImportError, AttributeError) as e guards', src: 'try:\n    from a import b\nexcept (ImportError, AttributeError) as e:\n    b = None\n', want: { guard: 'try' } },
-    { why: 'an import in else/finally is not guarded by the try', src: 'try:\n    pass\nexcept ImportError:\n    pass\nelse:\n    import x\n', want: { guard: undefined } },
-    { why: 'except ValueError does not catch a failed import', src: 'try:\n    import x\nexcept ValueError:\n    pass\n', want: { guard: undefined } },
-    { why: 'if TYPE_CHECKING', src: 'if TYPE_CHECKING:\n    from torch import Tensor\n', want: { guard: 'type-checking' } },
-    { why: 'if typing.TYPE_CHECKING', src: 'if typing.TYPE_CHECKING:\n    import numpy\n', want: { guard: 'type-checking' } },
-    { why: 'any other if', src: 'if sys.version_info >= (3, 8):\n    from importlib import metadata\n', want: { guard: 'if' } },
-    { why: 'function-local import: scope and qualname', src: 'class A:\n    def m(self):\n        import scipy.special\n', want: { scope: 'function', scopeQualname: 'A.m', statementIndex: 0, guard: undefined } },
-    { why: 'class-body import', src: 'class A:\n    from math import pi\n', want: { scope: 'class', scopeQualname: 'A' } },
-    { why: 'an import in a function is not guarded by a try around the def', src: 'try:\n    def f():\n        import x\nexcept ImportError:\n    pass\n', want: { scope: 'function', guard: undefined } },
-    { why: 'a try inside a function guards its imports', src: 'def f():\n    try:\n        import x\n    except ModuleNotFoundError:\n        x = None\n', want: { scope: 'function', scopeQualname: 'f', guard: 'try' } },
+    {
+      why: 'except (ImportError, AttributeError) as e guards',
+      src: 'try:\n    from a import b\nexcept (ImportError, AttributeError) as e:\n    b = None\n',
+      want: { guard: 'try' },
+    },
+    {
+      why: 'an import in else/finally is not guarded by the try',
+      src: 'try:\n    pass\nexcept ImportError:\n    pass\nelse:\n    import x\n',
+      want: { guard: undefined },
+    },
+    {
+      why: 'except ValueError does not catch a failed import',
+      src: 'try:\n    import x\nexcept ValueError:\n    pass\n',
+      want: { guard: undefined },
+    },
+    {
+      why: 'if TYPE_CHECKING',
+      src: 'if TYPE_CHECKING:\n    from torch import Tensor\n',
+      want: { guard: 'type-checking' },
+    },
+    {
+      why: 'if typing.TYPE_CHECKING',
+      src: 'if typing.TYPE_CHECKING:\n    import numpy\n',
+      want: { guard: 'type-checking' },
+    },
+    {
+      why: 'any other if',
+      src: 'if sys.version_info >= (3, 8):\n    from importlib import metadata\n',
+      want: { guard: 'if' },
+    },
+    {
+      why: 'function-local import: scope and qualname',
+      src: 'class A:\n    def m(self):\n        import scipy.special\n',
+      want: { scope: 'function', scopeQualname: 'A.m', statementIndex: 0, guard: undefined },
+    },
+    {
+      why: 'class-body import',
+      src: 'class A:\n    from math import pi\n',
+      want: { scope: 'class', scopeQualname: 'A' },
+    },
+    {
+      why: 'an import in a function is not guarded by a try around the def',
+      src: 'try:\n    def f():\n        import x\nexcept ImportError:\n    pass\n',
+      want: { scope: 'function', guard: undefined },
+    },
+    {
+      why: 'a try inside a function guards its imports',
+      src: 'def f():\n    try:\n        import x\n    except ModuleNotFoundError:\n        x = None\n',
+      want: { scope: 'function', scopeQualname: 'f', guard: 'try' },
+    },
   ];
   for (const c of cases) {
     it(c.why, () => {
@@ -53,7 +128,8 @@ describe('imports', () => {
 
 describe('classes', () => {
   it('bases as dotted names, keywords, decorators, methods, attributes', () => {
-    const src = '@dataclass(frozen=True)\nclass Net(nn.Module, Generic[T], make_base(), metaclass=ABCMeta):\n    """Doc."""\n    act = nn.ReLU\n    x: int = 1\n    y: int\n    if FLAG:\n        z = 2\n    def forward(self, x): return x\n    async def run(self): pass\n';
+    const src =
+      '@dataclass(frozen=True)\nclass Net(nn.Module, Generic[T], make_base(), metaclass=ABCMeta):\n    """Doc."""\n    act = nn.ReLU\n    x: int = 1\n    y: int\n    if FLAG:\n        z = 2\n    def forward(self, x): return x\n    async def run(self): pass\n';
     const cls = only(parseText(src).classes);
     expect(cls.name).toBe('Net');
     expect(cls.line).toBe(2);
@@ -74,7 +150,8 @@ describe('classes', () => {
   });
 
   it('qualnames as Python writes them, and topLevel', () => {
-    const src = 'class Outer:\n    class Inner:\n        def m(self):\n            class Deep: pass\ndef make():\n    class Local: pass\nif X:\n    class Cond: pass\n';
+    const src =
+      'class Outer:\n    class Inner:\n        def m(self):\n            class Deep: pass\ndef make():\n    class Local: pass\nif X:\n    class Cond: pass\n';
     const classes = parseText(src).classes;
     expect(classes.map((c) => [c.qualname, c.topLevel, c.statementIndex])).toEqual([
       ['Outer', true, 0],
@@ -130,7 +207,8 @@ describe('classes', () => {
 
 describe('functions and parameters', () => {
   it('module-level functions, including those in if/try; not nested ones', () => {
-    const src = 'def a(): pass\nif X:\n    def b(): pass\ntry:\n    async def c(): pass\nexcept Exception:\n    pass\ndef outer():\n    def inner(): pass\n';
+    const src =
+      'def a(): pass\nif X:\n    def b(): pass\ntry:\n    async def c(): pass\nexcept Exception:\n    pass\ndef outer():\n    def inner(): pass\n';
     expect(parseText(src).functions.map((f) => [f.qualname, f.async, f.statementIndex])).toEqual([
       ['a', false, 0],
       ['b', false, 1],
@@ -140,7 +218,8 @@ describe('functions and parameters', () => {
   });
 
   it('parameter kinds, annotations, defaults, returns, decorators', () => {
-    const src = '@torch.jit.unused\ndef f(a, b: int = 1, /, c=2, *args: Any, d, e: float = -1.5, **kw) -> Tensor:\n    pass\n';
+    const src =
+      '@torch.jit.unused\ndef f(a, b: int = 1, /, c=2, *args: Any, d, e: float = -1.5, **kw) -> Tensor:\n    pass\n';
     const f = only(parseText(src).functions);
     expect(f.decorators).toEqual(['torch.jit.unused']);
     expect(f.returns).toBe('Tensor');
@@ -173,7 +252,13 @@ describe('functions and parameters', () => {
     ['(1,)', [1]],
     ['()', []],
     ['[1, -2]', [1, -2]],
-    ['((1, 2), (3, 4))', [[1, 2], [3, 4]]],
+    [
+      '((1, 2), (3, 4))',
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    ],
     ["'relu'", 'relu'],
     ['"a" "b"', 'ab'],
     ["r'\\d+'", '\\d+'],
@@ -199,7 +284,9 @@ describe('functions and parameters', () => {
   }
 
   it('qualnames of nested functions', () => {
-    const classes = parseText('class A:\n    def m(self):\n        def inner(): pass\n        class B:\n            def n(self): pass\n').classes;
+    const classes = parseText(
+      'class A:\n    def m(self):\n        def inner(): pass\n        class B:\n            def n(self): pass\n',
+    ).classes;
     expect(classes.map((c) => [c.qualname, c.methods.map((m) => m.qualname)])).toEqual([
       ['A', ['A.m']],
       ['A.m.<locals>.B', ['A.m.<locals>.B.n']],
@@ -212,7 +299,11 @@ describe('__all__', () => {
     ['no __all__', 'x = 1\n', null],
     ['literal list', "__all__ = ['A', 'b']\n", { names: ['A', 'b'], dynamic: false }],
     ['literal tuple', '__all__ = ("A",)\n', { names: ['A'], dynamic: false }],
-    ['+= and .extend and .append', "__all__ = ['a']\n__all__ += ['b']\n__all__.extend(('c', 'a'))\n__all__.append('d')\n", { names: ['a', 'b', 'c', 'd'], dynamic: false }],
+    [
+      '+= and .extend and .append',
+      "__all__ = ['a']\n__all__ += ['b']\n__all__.extend(('c', 'a'))\n__all__.append('d')\n",
+      { names: ['a', 'b', 'c', 'd'], dynamic: false },
+    ],
     ['concatenation of literals', "__all__ = ['a'] + ['b']\n", { names: ['a', 'b'], dynamic: false }],
     ['extended from another module', "__all__ = ['a'] + other.__all__ + ['b']\n", { names: ['a', 'b'], dynamic: true }],
     ['computed', "__all__ = [n for n in dir() if not n.startswith('_')]\n", { names: [], dynamic: true }],

@@ -11,18 +11,92 @@ function scan(expr: string): [string, string[]][] | false {
 
 describe('scanExpression', () => {
   const reads: [string, [string, string[]][], string][] = [
-    ['f(x, key=K).y[a.b.c]', [['f', []], ['x', []], ['K', []], ['a', ['b', 'c']]], 'keyword names are skipped; a call ends the chain'],
-    ['f(key == v, k2 <= w)', [['f', []], ['key', []], ['v', []], ['k2', []], ['w', []]], '`==` and `<=` are comparisons, not keywords'],
+    [
+      'f(x, key=K).y[a.b.c]',
+      [
+        ['f', []],
+        ['x', []],
+        ['K', []],
+        ['a', ['b', 'c']],
+      ],
+      'keyword names are skipped; a call ends the chain',
+    ],
+    [
+      'f(key == v, k2 <= w)',
+      [
+        ['f', []],
+        ['key', []],
+        ['v', []],
+        ['k2', []],
+        ['w', []],
+      ],
+      '`==` and `<=` are comparisons, not keywords',
+    ],
     ['1if a else 2', [['a', []]], 'a number never swallows a keyword after it'],
     ['1e-5 + 0x1F + 1_000 + .5 + 2j + 3.0e+2 * x', [['x', []]], 'number forms'],
     ['t.u.v.w.x.y', [['t', ['u', 'v', 'w', 'x']]], 'chains stop at 4'],
-    ['f(x).y.z', [['f', []], ['x', []]], 'attributes of a call result are not a chain of f'],
-    ['"a{b}" + \'c\\\'d\' + """e\nf""" + r"\\"" + b"g"', [], 'strings hold no names (escapes, triple quotes, raw, bytes)'],
-    ['x[..., None] + (not a in b) + (c is not None)', [['x', []], ['a', []], ['b', []], ['c', []]], 'keywords and ellipsis'],
-    ['{**d, "k": v, e: [*xs]}', [['d', []], ['v', []], ['e', []], ['xs', []]], 'dict and list displays'],
-    ['f(a,  # a comment\n  b=1)', [['f', []], ['a', []]], 'comments and newlines inside brackets'],
-    ['await g(x) if y else (yield z)', [['g', []], ['x', []], ['y', []], ['z', []]], 'await / yield / conditional'],
-    ['π.σ + print(match, type, case)', [['π', ['σ']], ['print', []], ['match', []], ['type', []], ['case', []]], 'non-ASCII names and soft keywords'],
+    [
+      'f(x).y.z',
+      [
+        ['f', []],
+        ['x', []],
+      ],
+      'attributes of a call result are not a chain of f',
+    ],
+    [
+      '"a{b}" + \'c\\\'d\' + """e\nf""" + r"\\"" + b"g"',
+      [],
+      'strings hold no names (escapes, triple quotes, raw, bytes)',
+    ],
+    [
+      'x[..., None] + (not a in b) + (c is not None)',
+      [
+        ['x', []],
+        ['a', []],
+        ['b', []],
+        ['c', []],
+      ],
+      'keywords and ellipsis',
+    ],
+    [
+      '{**d, "k": v, e: [*xs]}',
+      [
+        ['d', []],
+        ['v', []],
+        ['e', []],
+        ['xs', []],
+      ],
+      'dict and list displays',
+    ],
+    [
+      'f(a,  # a comment\n  b=1)',
+      [
+        ['f', []],
+        ['a', []],
+      ],
+      'comments and newlines inside brackets',
+    ],
+    [
+      'await g(x) if y else (yield z)',
+      [
+        ['g', []],
+        ['x', []],
+        ['y', []],
+        ['z', []],
+      ],
+      'await / yield / conditional',
+    ],
+    [
+      'π.σ + print(match, type, case)',
+      [
+        ['π', ['σ']],
+        ['print', []],
+        ['match', []],
+        ['type', []],
+        ['case', []],
+      ],
+      'non-ASCII names and soft keywords',
+    ],
   ];
   for (const [expr, want, why] of reads) it(why, () => expect(scan(expr)).toEqual(want));
 

@@ -44,7 +44,9 @@ print(json.dumps(out))
 
 describe.runIf(existsSync(ROOT))('agreement with CPython symtable on torchvision', () => {
   it('deferred names equal, class-body names included in eager', () => {
-    const expected = JSON.parse(execFileSync(testPython(), ['-c', SCRIPT, ROOT], { encoding: 'utf8', maxBuffer: 64 << 20 })) as Record<string, [string[], string[]][]>;
+    const expected = JSON.parse(
+      execFileSync(testPython(), ['-c', SCRIPT, ROOT], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+    ) as Record<string, [string[], string[]][]>;
     let statements = 0;
     const mismatches: string[] = [];
     for (const [rel, stmts] of Object.entries(expected)) {
@@ -54,7 +56,8 @@ describe.runIf(existsSync(ROOT))('agreement with CPython symtable on torchvision
         statements++;
         const st = facts.statements[i];
         const ours = st.deferred.map((r) => r.name).sort();
-        if (JSON.stringify(ours) !== JSON.stringify(deferred)) mismatches.push(`${rel}:${st.span.startLine} deferred ours=${ours} cpython=${deferred}`);
+        if (JSON.stringify(ours) !== JSON.stringify(deferred))
+          mismatches.push(`${rel}:${st.span.startLine} deferred ours=${ours} cpython=${deferred}`);
         const eager = new Set(st.eager.map((r) => r.name));
         const missing = classBody.filter((n) => !eager.has(n));
         if (missing.length) mismatches.push(`${rel}:${st.span.startLine} eager lacks ${missing}`);

@@ -48,7 +48,9 @@ describe.runIf(existsSync(ROOT))('installed torchvision', () => {
     const deferred = stmt.deferred.map((r) => r.name);
     expect(deferred).toContain('conv1x1');
     expect(deferred).toContain('torch');
-    expect(f.imports.some((i) => i.kind === 'import' && i.names.some((n) => n.name === 'torch.nn' && n.bound === 'nn'))).toBe(true);
+    expect(
+      f.imports.some((i) => i.kind === 'import' && i.names.some((n) => n.name === 'torch.nn' && n.bound === 'nn')),
+    ).toBe(true);
   });
 
   it('reads torchvision.models/__init__.py star imports', () => {

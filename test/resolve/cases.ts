@@ -24,7 +24,10 @@ export const cases: ResolverCase[] = [
   {
     name: 'helper used in forward is included, unused one is not',
     why: 'free names of methods are the references; nothing else is pulled in',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       def helper(x):
           return x * 2
       def unused():
@@ -32,7 +35,8 @@ export const cases: ResolverCase[] = [
       class Block(nn.Module):
           def forward(self, x):
               return helper(x)
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:helper', 'pkg.m:Block'],
     hasNot: ['pkg.m:unused'],
@@ -40,35 +44,46 @@ export const cases: ResolverCase[] = [
   {
     name: 'class-scope skip',
     why: 'a method does not see class-level names: `act` in forward is the module-level function',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       def act(x):
           return x
       class Block(nn.Module):
           act = None
           def forward(self, x):
               return act(x)
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:act'],
   },
   {
     name: 'class attribute read in the class body stays in the class',
     why: 'class-level names are visible to later class-level statements, not to the module',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       width = 99
       class Block(nn.Module):
           width = 4
           doubled = width * 2
           def forward(self, x):
               return x
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:width'],
   },
   {
     name: 'default argument',
     why: 'defaults are evaluated in the enclosing (module) scope at definition time',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       DEFAULT_K = 3
       class Block(nn.Module):
           def __init__(self, k=DEFAULT_K):
@@ -76,14 +91,18 @@ export const cases: ResolverCase[] = [
               self.k = k
           def forward(self, x):
               return x
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:DEFAULT_K'],
   },
   {
     name: 'class decorator',
     why: 'decorators are evaluated in the enclosing scope and kept verbatim',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       def tag(cls):
           cls.tagged = True
           return cls
@@ -91,7 +110,8 @@ export const cases: ResolverCase[] = [
       class Block(nn.Module):
           def forward(self, x):
               return x
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:tag'],
     code: ['@tag'],
@@ -99,7 +119,10 @@ export const cases: ResolverCase[] = [
   {
     name: 'base class in the same module',
     why: 'bases are needed at import time and come before the class',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       class Block(nn.Module):
           pass
       class Base(nn.Module):
@@ -108,7 +131,8 @@ export const cases: ResolverCase[] = [
       Block.__bases__ = (Base,) if False else Block.__bases__
       class Child(Base):
           pass
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Child',
     has: ['pkg.m:Base'],
     hasNot: ['pkg.m:Block'],
@@ -129,7 +153,8 @@ export const cases: ResolverCase[] = [
     why: '`from .x import y as z`: references to z reach y',
     files: pkg({
       'pkg/x.py': 'def y(t):\n    return t\n',
-      'pkg/m.py': NN + 'from .x import y as z\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return z(t)\n',
+      'pkg/m.py':
+        NN + 'from .x import y as z\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return z(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.x:y'],
@@ -140,7 +165,9 @@ export const cases: ResolverCase[] = [
     files: pkg({
       'pkg/util.py': 'def helper(t):\n    return t\n',
       'pkg/sub/__init__.py': '',
-      'pkg/sub/m.py': NN + 'from ..util import helper\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return helper(t)\n',
+      'pkg/sub/m.py':
+        NN +
+        'from ..util import helper\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return helper(t)\n',
     }),
     block: 'pkg.sub.m:Block',
     has: ['pkg.util:helper'],
@@ -151,7 +178,9 @@ export const cases: ResolverCase[] = [
     files: {
       'pkg/__init__.py': 'from .layers import Conv\n',
       'pkg/layers.py': NN + 'class Conv(nn.Module):\n    def forward(self, x):\n        return x\n',
-      'pkg/m.py': NN + 'from pkg import Conv\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.c = Conv()\n    def forward(self, x):\n        return self.c(x)\n',
+      'pkg/m.py':
+        NN +
+        'from pkg import Conv\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.c = Conv()\n    def forward(self, x):\n        return self.c(x)\n',
     },
     block: 'pkg.m:Block',
     has: ['pkg.layers:Conv'],
@@ -161,7 +190,8 @@ export const cases: ResolverCase[] = [
     why: 'only names in __all__ come through `from .ops import *`',
     files: pkg({
       'pkg/ops.py': '__all__ = ["a"]\n\ndef a(t):\n    return t\n\ndef b(t):\n    return t\n',
-      'pkg/m.py': NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return a(t)\n',
+      'pkg/m.py':
+        NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return a(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.ops:a'],
@@ -172,7 +202,8 @@ export const cases: ResolverCase[] = [
     why: 'without __all__, a star import binds every public module-level name',
     files: pkg({
       'pkg/ops.py': 'def public(t):\n    return t\n',
-      'pkg/m.py': NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return public(t)\n',
+      'pkg/m.py':
+        NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return public(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.ops:public'],
@@ -182,7 +213,8 @@ export const cases: ResolverCase[] = [
     why: '__all__ = ["a"] hides b; a reference to b is reported, not guessed',
     files: pkg({
       'pkg/ops.py': '__all__ = ["a"]\n\ndef a(t):\n    return t\n\ndef b(t):\n    return t\n',
-      'pkg/m.py': NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return b(t)\n',
+      'pkg/m.py':
+        NN + 'from .ops import *\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return b(t)\n',
     }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.ops:b'],
@@ -193,7 +225,9 @@ export const cases: ResolverCase[] = [
     why: '`from . import helpers` then `helpers.f(...)`: f is pulled in, g is not, a namespace stands in',
     files: pkg({
       'pkg/helpers.py': 'def f(t):\n    return t\n\ndef g(t):\n    return t\n',
-      'pkg/m.py': NN + 'from . import helpers\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return helpers.f(t)\n',
+      'pkg/m.py':
+        NN +
+        'from . import helpers\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return helpers.f(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.helpers:f'],
@@ -205,7 +239,8 @@ export const cases: ResolverCase[] = [
     why: '`import pkg.helpers as H` then `H.f`',
     files: pkg({
       'pkg/helpers.py': 'def f(t):\n    return t\n',
-      'pkg/m.py': NN + 'import pkg.helpers as H\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return H.f(t)\n',
+      'pkg/m.py':
+        NN + 'import pkg.helpers as H\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return H.f(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.helpers:f'],
@@ -215,7 +250,8 @@ export const cases: ResolverCase[] = [
     why: '`import pkg` then `pkg.helpers.f`: nested namespaces',
     files: pkg({
       'pkg/helpers.py': 'def f(t):\n    return t\n',
-      'pkg/m.py': NN + 'import pkg\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return pkg.helpers.f(t)\n',
+      'pkg/m.py':
+        NN + 'import pkg\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return pkg.helpers.f(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.helpers:f'],
@@ -225,7 +261,9 @@ export const cases: ResolverCase[] = [
     why: 'a local import of an internal name is rewritten; its target is defined at module level',
     files: pkg({
       'pkg/helpers.py': 'def f(t):\n    return t\n',
-      'pkg/m.py': NN + 'class Block(nn.Module):\n    def forward(self, t):\n        from .helpers import f\n        return f(t)\n',
+      'pkg/m.py':
+        NN +
+        'class Block(nn.Module):\n    def forward(self, t):\n        from .helpers import f\n        return f(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.helpers:f'],
@@ -234,7 +272,10 @@ export const cases: ResolverCase[] = [
   {
     name: 'function-local external import stays',
     why: 'external local imports are kept verbatim',
-    files: pkg({ 'pkg/m.py': NN + 'class Block(nn.Module):\n    def forward(self, t):\n        import math\n        return t * math.pi\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN + 'class Block(nn.Module):\n    def forward(self, t):\n        import math\n        return t * math.pi\n',
+    }),
     block: 'pkg.m:Block',
     code: ['        import math'],
   },
@@ -242,7 +283,9 @@ export const cases: ResolverCase[] = [
     name: 'try/except ImportError fallback',
     why: 'the statement that binds the name is kept whole, both alternatives',
     files: pkg({
-      'pkg/m.py': NN + py`
+      'pkg/m.py':
+        NN +
+        py`
         try:
             from torch.hub import load_state_dict_from_url
         except ImportError:
@@ -259,14 +302,18 @@ export const cases: ResolverCase[] = [
   {
     name: 'comprehension in a method',
     why: 'the comprehension variable is local; the function it calls is global',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       x = 'module x'
       def g(v):
           return v
       class Block(nn.Module):
           def forward(self, t):
               return sum(g(x) for x in [t])
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:g'],
     hasNot: ['pkg.m:x'],
@@ -274,34 +321,45 @@ export const cases: ResolverCase[] = [
   {
     name: "comprehension's first iterable at class level",
     why: 'the first iterable is evaluated in the class scope, which reads the module-level WIDTHS',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       WIDTHS = [1, 2]
       class Block(nn.Module):
           doubled = [w * 2 for w in WIDTHS]
           def forward(self, t):
               return t
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:WIDTHS'],
   },
   {
     name: 'global declaration',
     why: '`global COUNTER` in a method makes COUNTER the module-level binding',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       COUNTER = 0
       class Block(nn.Module):
           def forward(self, t):
               global COUNTER
               COUNTER += 1
               return t
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:COUNTER'],
   },
   {
     name: 'closure variable is not global',
     why: 'an inner function reading its enclosing function’s local never reaches the module',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       scale = 'global'
       class Block(nn.Module):
           def forward(self, t):
@@ -309,14 +367,18 @@ export const cases: ResolverCase[] = [
               def inner(v):
                   return v * scale
               return inner(t)
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:scale'],
   },
   {
     name: 'nonlocal',
     why: '`nonlocal n` refers to the enclosing function, not the module-level n',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       n = 'global'
       class Block(nn.Module):
           def forward(self, t):
@@ -326,28 +388,36 @@ export const cases: ResolverCase[] = [
                   n += 1
               bump()
               return t
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:n'],
   },
   {
     name: 'module-level lambda',
     why: 'a lambda bound at module level is a definition; its body reads relu6 later',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       def relu6(v):
           return v
       act = lambda v: relu6(v)
       class Block(nn.Module):
           def forward(self, t):
               return act(t)
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:act', 'pkg.m:relu6'],
   },
   {
     name: 'registry filled by assignment',
     why: 'a statement that mutates a needed registry is kept with what it registers',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       class Foo(nn.Module):
           def forward(self, t):
               return t
@@ -356,7 +426,8 @@ export const cases: ResolverCase[] = [
       class Block(nn.Module):
           def forward(self, t):
               return REGISTRY['foo']()(t)
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:REGISTRY', 'pkg.m:Foo'],
     code: ["REGISTRY['foo'] = Foo"],
@@ -364,7 +435,10 @@ export const cases: ResolverCase[] = [
   {
     name: 'decorator writing to a registry',
     why: 'the decorator is kept and so is the registry its body writes to',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       MODELS = {}
       def register(cls):
           MODELS[cls.__name__] = cls
@@ -373,14 +447,18 @@ export const cases: ResolverCase[] = [
       class Block(nn.Module):
           def forward(self, t):
               return t
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:register', 'pkg.m:MODELS'],
   },
   {
     name: 'dataclass used as a default',
     why: 'the default is evaluated at import time, so the dataclass and its import come first',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       from dataclasses import dataclass
       @dataclass
       class Cfg:
@@ -391,7 +469,8 @@ export const cases: ResolverCase[] = [
               self.cfg = cfg
           def forward(self, t):
               return t
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:Cfg'],
     code: ['from dataclasses import dataclass'],
@@ -399,7 +478,10 @@ export const cases: ResolverCase[] = [
   {
     name: 'constant chain',
     why: 'B = A * 2 needs A at import time',
-    files: pkg({ 'pkg/m.py': NN + 'A = 4\nB = A * 2\nC = 0\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return t * B\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN + 'A = 4\nB = A * 2\nC = 0\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return t * B\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:A', 'pkg.m:B'],
     hasNot: ['pkg.m:C'],
@@ -407,21 +489,33 @@ export const cases: ResolverCase[] = [
   {
     name: 'transitive calls',
     why: 'forward → f → g',
-    files: pkg({ 'pkg/m.py': NN + 'def g(t):\n    return t\n\ndef f(t):\n    return g(t)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'def g(t):\n    return t\n\ndef f(t):\n    return g(t)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:f', 'pkg.m:g'],
   },
   {
     name: 'mutual recursion',
     why: 'cycles terminate',
-    files: pkg({ 'pkg/m.py': NN + 'def f(t, n=2):\n    return g(t, n - 1) if n else t\n\ndef g(t, n):\n    return f(t, n)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'def f(t, n=2):\n    return g(t, n - 1) if n else t\n\ndef g(t, n):\n    return f(t, n)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:f', 'pkg.m:g'],
   },
   {
     name: 'redefinition: the last binding wins',
     why: 'functions see the module namespace after it ran',
-    files: pkg({ 'pkg/m.py': NN + 'def f(t):\n    return "first"\n\ndef f(t):\n    return "second"\n\nclass Block(nn.Module):\n    def forward(self, t):\n        f(t)\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'def f(t):\n    return "first"\n\ndef f(t):\n    return "second"\n\nclass Block(nn.Module):\n    def forward(self, t):\n        f(t)\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     code: ['"second"'],
     notCode: ['"first"'],
@@ -429,49 +523,77 @@ export const cases: ResolverCase[] = [
   {
     name: 'parameter shadows a global',
     why: 'a parameter named like a module function is local',
-    files: pkg({ 'pkg/m.py': NN + 'def helper(t):\n    return t\n\nclass Block(nn.Module):\n    def forward(self, t, helper=None):\n        return helper\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'def helper(t):\n    return t\n\nclass Block(nn.Module):\n    def forward(self, t, helper=None):\n        return helper\n',
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:helper'],
   },
   {
     name: 'local assignment shadows a global',
     why: 'any assignment in a function makes the name local there',
-    files: pkg({ 'pkg/m.py': NN + 'size = 3\n\nclass Block(nn.Module):\n    def forward(self, t):\n        size = 2\n        return t * size\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'size = 3\n\nclass Block(nn.Module):\n    def forward(self, t):\n        size = 2\n        return t * size\n',
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:size'],
   },
   {
     name: 'walrus in a comprehension binds in the function',
     why: 'PEP 572: `(last := v)` inside a comprehension binds `last` in the enclosing function',
-    files: pkg({ 'pkg/m.py': NN + 'last = "global"\n\nclass Block(nn.Module):\n    def forward(self, t):\n        [(last := v) for v in [t]]\n        return last\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'last = "global"\n\nclass Block(nn.Module):\n    def forward(self, t):\n        [(last := v) for v in [t]]\n        return last\n',
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:last'],
   },
   {
     name: 'except-as and with-as targets are local',
     why: 'handler and context-manager targets bind in the function',
-    files: pkg({ 'pkg/m.py': NN + 'err = 1\nctx = 2\n\nclass Block(nn.Module):\n    def forward(self, t):\n        try:\n            pass\n        except Exception as err:\n            print(err)\n        with open("/dev/null") as ctx:\n            ctx.read()\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'err = 1\nctx = 2\n\nclass Block(nn.Module):\n    def forward(self, t):\n        try:\n            pass\n        except Exception as err:\n            print(err)\n        with open("/dev/null") as ctx:\n            ctx.read()\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     hasNot: ['pkg.m:err', 'pkg.m:ctx'],
   },
   {
     name: 'class keyword metaclass',
     why: 'class keywords are evaluated at import time',
-    files: pkg({ 'pkg/m.py': NN + 'class Meta(type):\n    pass\n\nclass Block(nn.Module, metaclass=Meta):\n    def forward(self, t):\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'class Meta(type):\n    pass\n\nclass Block(nn.Module, metaclass=Meta):\n    def forward(self, t):\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:Meta'],
   },
   {
     name: 'annotations read at definition time',
     why: 'without `from __future__ import annotations`, parameter annotations are evaluated eagerly',
-    files: pkg({ 'pkg/m.py': NN + 'from torch import Tensor\n\nclass Block(nn.Module):\n    def forward(self, t: Tensor) -> Tensor:\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'from torch import Tensor\n\nclass Block(nn.Module):\n    def forward(self, t: Tensor) -> Tensor:\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     code: ['from torch import Tensor'],
   },
   {
     name: 'external imports preserved in their original form',
     why: '`import torch.nn.functional as F` stays an import, grouped with third-party imports',
-    files: pkg({ 'pkg/m.py': NN + 'import math\nimport torch.nn.functional as F\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return F.relu(t) * math.pi\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'import math\nimport torch.nn.functional as F\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return F.relu(t) * math.pi\n',
+    }),
     block: 'pkg.m:Block',
     code: ['import torch.nn.functional as F', 'import math'],
   },
@@ -480,7 +602,8 @@ export const cases: ResolverCase[] = [
     why: '`from pkg.helpers import f` is internal',
     files: pkg({
       'pkg/helpers.py': 'def f(t):\n    return t\n',
-      'pkg/m.py': NN + 'from pkg.helpers import f\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n',
+      'pkg/m.py':
+        NN + 'from pkg.helpers import f\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return f(t)\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.helpers:f'],
@@ -493,7 +616,8 @@ export const cases: ResolverCase[] = [
       'pkg/__init__.py': 'from .a import *\n',
       'pkg/a.py': 'from .b import X\n__all__ = ["X"]\n',
       'pkg/b.py': 'X = 7\n',
-      'pkg/m.py': NN + 'from pkg import X\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return t * X\n',
+      'pkg/m.py':
+        NN + 'from pkg import X\n\nclass Block(nn.Module):\n    def forward(self, t):\n        return t * X\n',
     },
     block: 'pkg.m:Block',
     has: ['pkg.b:X'],
@@ -501,7 +625,10 @@ export const cases: ResolverCase[] = [
   {
     name: 'class attribute read from a module constant',
     why: 'the class body runs at import time',
-    files: pkg({ 'pkg/m.py': NN + 'SIZE = 8\n\nclass Block(nn.Module):\n    size = SIZE\n    def forward(self, t):\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN + 'SIZE = 8\n\nclass Block(nn.Module):\n    size = SIZE\n    def forward(self, t):\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:SIZE'],
   },
@@ -511,7 +638,9 @@ export const cases: ResolverCase[] = [
     files: pkg({
       'pkg/a.py': NN + 'class Conv(nn.Module):\n    kind = "a"\n    def forward(self, t):\n        return t\n',
       'pkg/b.py': NN + 'class Conv(nn.Module):\n    kind = "b"\n    def forward(self, t):\n        return t\n',
-      'pkg/m.py': NN + 'from .a import Conv\nfrom .b import Conv as ConvB\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x = Conv()\n        self.y = ConvB()\n    def forward(self, t):\n        return self.y(self.x(t))\n',
+      'pkg/m.py':
+        NN +
+        'from .a import Conv\nfrom .b import Conv as ConvB\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x = Conv()\n        self.y = ConvB()\n    def forward(self, t):\n        return self.y(self.x(t))\n',
     }),
     block: 'pkg.m:Block',
     has: ['pkg.a:Conv', 'pkg.b:Conv'],
@@ -530,21 +659,33 @@ export const cases: ResolverCase[] = [
   {
     name: 'decorated method needs its decorator',
     why: 'method decorators are evaluated when the class body runs',
-    files: pkg({ 'pkg/m.py': NN + 'def traced(fn):\n    return fn\n\nclass Block(nn.Module):\n    @traced\n    def forward(self, t):\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'def traced(fn):\n    return fn\n\nclass Block(nn.Module):\n    @traced\n    def forward(self, t):\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:traced'],
   },
   {
     name: 'nested class inside the block',
     why: 'methods of a nested class are also references of the block',
-    files: pkg({ 'pkg/m.py': NN + 'def deep(t):\n    return t\n\nclass Block(nn.Module):\n    class Inner:\n        def go(self, t):\n            return deep(t)\n    def forward(self, t):\n        return self.Inner().go(t)\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'def deep(t):\n    return t\n\nclass Block(nn.Module):\n    class Inner:\n        def go(self, t):\n            return deep(t)\n    def forward(self, t):\n        return self.Inner().go(t)\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:deep'],
   },
   {
     name: 'module dunders are not definitions',
     why: '`__name__` is bound by the import system',
-    files: pkg({ 'pkg/m.py': NN + 'import logging\nlogger = logging.getLogger(__name__)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        logger.debug("x")\n        return t\n' }),
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        'import logging\nlogger = logging.getLogger(__name__)\n\nclass Block(nn.Module):\n    def forward(self, t):\n        logger.debug("x")\n        return t\n',
+    }),
     block: 'pkg.m:Block',
     has: ['pkg.m:logger'],
     code: ['import logging'],
@@ -554,14 +695,19 @@ export const cases: ResolverCase[] = [
     why: 'names used only in string annotations need nothing at runtime',
     files: pkg({
       'pkg/types.py': 'class Cfg:\n    pass\n',
-      'pkg/m.py': NN + 'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .types import Cfg\n\nclass Block(nn.Module):\n    def forward(self, t, cfg: "Cfg" = None):\n        return t\n',
+      'pkg/m.py':
+        NN +
+        'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .types import Cfg\n\nclass Block(nn.Module):\n    def forward(self, t, cfg: "Cfg" = None):\n        return t\n',
     }),
     block: 'pkg.m:Block',
   },
   {
     name: 'conditional redefinition keeps the fallback',
     why: 'a def replaced inside try may not be replaced at run time: both definitions come, the plain one first',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       def has_ops():
           return False
       try:
@@ -573,23 +719,26 @@ export const cases: ResolverCase[] = [
       class Block(nn.Module):
           def forward(self, t):
               return t if not has_ops() else t
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     code: ['return False', 'return True'],
   },
   {
     name: 'augmented assignment keeps the first binding',
     why: '`LAYERS += [...]` rebinds LAYERS from its earlier value, so both statements come, in order',
-    files: pkg({ 'pkg/m.py': NN + py`
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
       LAYERS = ['a']
       LAYERS += ['b']
       class Block(nn.Module):
           def forward(self, t):
               return t * len(LAYERS)
-    ` }),
+    `,
+    }),
     block: 'pkg.m:Block',
     code: ["LAYERS = ['a']", "LAYERS += ['b']"],
   },
 ];
-
-

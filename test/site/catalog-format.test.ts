@@ -45,7 +45,10 @@ describe('catalog format', () => {
     spec.category = 'attention-ish'; // not a category
     spec.extra = true; // unknown field: the contract is closed
     writeFileSync(file, JSON.stringify(spec));
-    writeFileSync(join(c.dir, 'blocks', 'renamed.json'), JSON.stringify({ ...spec, category: 'attention', extra: undefined }));
+    writeFileSync(
+      join(c.dir, 'blocks', 'renamed.json'),
+      JSON.stringify({ ...spec, category: 'attention', extra: undefined }),
+    );
     const { errors } = checkCatalog(c.dir);
     expect(errors.some((e) => e.includes('/category'))).toBe(true);
     expect(errors.some((e) => e.includes('must NOT have additional properties'))).toBe(true);

@@ -4,7 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { changeAtom, changeFeed, changeJsonText, changesOfKind, hasChangeFeed, pinText, whereText } from '../../src/lib/changes.ts';
+import {
+  changeAtom,
+  changeFeed,
+  changeJsonText,
+  changesOfKind,
+  hasChangeFeed,
+  pinText,
+  whereText,
+} from '../../src/lib/changes.ts';
 import { makeCatalog } from './fixtures/make-catalog.ts';
 import { makeChanges } from './fixtures/make-changes.ts';
 
@@ -28,7 +36,9 @@ describe('site change-feed data', () => {
     expect(hasChangeFeed(c.dir)).toBe(true);
     expect(changeAtom(c.dir)!.toString('utf8')).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
     expect(changesOfKind(feed, 'removed').map((x) => x.block.id)).toEqual([made.removed.id]);
-    expect(changesOfKind(feed, 'changed')[0].fields).toEqual([{ field: 'validation.status', before: 'failed: timeout', after: 'passed' }]);
+    expect(changesOfKind(feed, 'changed')[0].fields).toEqual([
+      { field: 'validation.status', before: 'failed: timeout', after: 'passed' },
+    ]);
   });
 
   it('refuses a feed of another format with a hint', () => {
@@ -42,7 +52,9 @@ describe('site change-feed data', () => {
     expect(pinText({ commit: 'c'.repeat(40) })).toBe('c'.repeat(12));
     expect(pinText({ version: '1.2.0', tag: 'v1.2.0' })).toBe('1.2.0 (v1.2.0)');
     expect(pinText(undefined)).toBe('');
-    expect(whereText({ id: 'a:b.C', slug: 'c', name: 'C', sourceId: 'a', path: 'b.py', lines: [3, 9] })).toBe('b.py:3-9');
+    expect(whereText({ id: 'a:b.C', slug: 'c', name: 'C', sourceId: 'a', path: 'b.py', lines: [3, 9] })).toBe(
+      'b.py:3-9',
+    );
     expect(whereText({ id: 'a:b.C', slug: 'c', name: 'C', sourceId: 'a' })).toBe('a:b.C');
   });
 });

@@ -36,9 +36,14 @@ function* files(dir: string): Generator<string> {
 
 /** Runs `action` and waits until the search page has rendered a newer result set. */
 async function rendered(action: () => Promise<void>): Promise<void> {
-  const before = await page.evaluate(() => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0));
+  const before = await page.evaluate(() =>
+    Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0),
+  );
   await action();
-  await page.waitForFunction((n) => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0) > n, before);
+  await page.waitForFunction(
+    (n) => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0) > n,
+    before,
+  );
 }
 
 async function search(term: string): Promise<string[]> {
@@ -92,7 +97,9 @@ describe('catalog site', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe(catalog.attention.name);
     const swhid = page.locator('[data-swhid]');
     expect(await swhid.textContent()).toBe(s.provenance.swhid);
-    expect(await swhid.getAttribute('href')).toBe(`https://archive.softwareheritage.org/${s.provenance.swhidQualified}`);
+    expect(await swhid.getAttribute('href')).toBe(
+      `https://archive.softwareheritage.org/${s.provenance.swhidQualified}`,
+    );
     expect(await page.locator('[data-permalink]').getAttribute('href')).toBe(s.provenance.permalink);
     expect(await page.locator('.stub').textContent()).toContain(`class ${s.name}(torch.nn.Module):`);
     await page.screenshot({ path: join(artifacts, 'block.png'), fullPage: true });
@@ -100,7 +107,9 @@ describe('catalog site', () => {
 
   it('copies the BibTeX entry to the clipboard', async () => {
     const s = spec(catalog.attention.slug);
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: new URL(server.url).origin,
+    });
     await page.goto(`${server.url}blocks/${catalog.attention.slug}/`);
     await page.click('button[data-copy="cite-bibtex"]');
     await expect(page.locator('button[data-copy="cite-bibtex"]').textContent()).resolves.toBe('Copied');
@@ -136,7 +145,8 @@ describe('catalog site', () => {
     for (const file of files(dist)) {
       if (/\.(pf_\w+|pagefind|wasm)$/.test(file)) continue; // gzipped index data; its source text is the HTML checked here
       const text = readFileSync(file, 'utf8');
-      for (const line of catalog.upstreamBodyLines) expect(text.includes(line.trim()), `${file} contains an upstream line`).toBe(false);
+      for (const line of catalog.upstreamBodyLines)
+        expect(text.includes(line.trim()), `${file} contains an upstream line`).toBe(false);
     }
   });
 
@@ -147,9 +157,13 @@ describe('catalog site', () => {
     expect(readdirSync(join(dist, 'browse', 'category', 'attention'))).toEqual(['name', 'params', 'status']);
     const api = await (await fetch(`${server.url}api/blocks/${catalog.attention.slug}.json`)).text();
     expect(api).toBe(readFileSync(join(catalog.dir, 'blocks', `${catalog.attention.slug}.json`), 'utf8'));
-    const index = (await (await fetch(`${server.url}api/catalog.json`)).json()) as { blocks: { slug: string; json: string }[] };
+    const index = (await (await fetch(`${server.url}api/catalog.json`)).json()) as {
+      blocks: { slug: string; json: string }[];
+    };
     expect(index.blocks).toHaveLength(60);
-    expect(index.blocks.find((b) => b.slug === catalog.attention.slug)?.json).toBe(`${BASE}api/blocks/${catalog.attention.slug}.json`);
+    expect(index.blocks.find((b) => b.slug === catalog.attention.slug)?.json).toBe(
+      `${BASE}api/blocks/${catalog.attention.slug}.json`,
+    );
     const missing = await fetch(`${server.url}no/such/page/`);
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain('Page not found');
@@ -170,7 +184,7 @@ describe('catalog site', () => {
     await page.waitForURL(/\/search\/$/);
   });
 
-  it('lists the latest build\'s changes on /changes/, in the static HTML', async () => {
+  it("lists the latest build's changes on /changes/, in the static HTML", async () => {
     // Served HTML first: everything is there without JavaScript.
     const html = await (await fetch(`${server.url}changes/`)).text();
     for (const kind of ['new', 'removed', 'moved', 'changed']) expect(html).toContain(`data-change="${kind}"`);
@@ -178,7 +192,9 @@ describe('catalog site', () => {
 
     await page.goto(`${server.url}changes/`);
     expect(await page.locator('[data-generated-at]').textContent()).toBe('2025-01-01T00:00:00Z');
-    expect(await page.locator('[data-summary]').textContent()).toMatch(/1 new · 1 removed · 1 moved · 1 changed · 1 upstream/);
+    expect(await page.locator('[data-summary]').textContent()).toMatch(
+      /1 new · 1 removed · 1 moved · 1 changed · 1 upstream/,
+    );
     // A new block links to its page; a removed one has no page, and its hostile name is text.
     const added = page.locator(`[data-change="new"][data-block-id="${changes.added.id}"] a[data-block-link]`);
     expect(await added.getAttribute('href')).toBe(`${BASE}blocks/${changes.added.slug}/`);
@@ -187,16 +203,20 @@ describe('catalog site', () => {
     expect(await removed.locator('.gone').textContent()).toBe(REMOVED_NAME);
     expect(await page.locator('main img').count()).toBe(0);
     // A changed status, before → after.
-    const status = page.locator(`[data-change="changed"][data-block-id="${changes.statusChanged.id}"] [data-field="validation.status"]`);
+    const status = page.locator(
+      `[data-change="changed"][data-block-id="${changes.statusChanged.id}"] [data-field="validation.status"]`,
+    );
     expect(await status.locator('.before').textContent()).toBe('failed: timeout');
     expect(await status.locator('.after').textContent()).toBe('passed');
-    expect(await page.locator(`[data-change="moved"][data-block-id="${changes.moved.id}"] .from`).textContent()).toContain('matched by same id');
+    expect(
+      await page.locator(`[data-change="moved"][data-block-id="${changes.moved.id}"] .from`).textContent(),
+    ).toContain('matched by same id');
     expect(await page.locator(`[data-upstream="${changes.bumpedSource}"]`).textContent()).toContain('aaaaaaaaaaaa');
     expect(await page.locator('nav[aria-label="Main"] a[aria-current="page"]').textContent()).toContain('Changes');
     await page.screenshot({ path: join(artifacts, 'changes.png'), fullPage: true });
   });
 
-  it('publishes the Atom feed, linked from every page\'s head, as a well-formed feed', async () => {
+  it("publishes the Atom feed, linked from every page's head, as a well-formed feed", async () => {
     await page.goto(server.url);
     const link = page.locator('head link[rel="alternate"][type="application/atom+xml"]');
     expect(await link.getAttribute('href')).toBe(`${BASE}changes.atom`);
@@ -212,7 +232,9 @@ describe('catalog site', () => {
       return {
         error: doc.getElementsByTagName('parsererror').length,
         root: doc.documentElement.namespaceURI + ' ' + doc.documentElement.localName,
-        titles: [...doc.getElementsByTagNameNS(ns, 'entry')].map((e) => e.getElementsByTagNameNS(ns, 'title')[0]?.textContent ?? ''),
+        titles: [...doc.getElementsByTagNameNS(ns, 'entry')].map(
+          (e) => e.getElementsByTagNameNS(ns, 'title')[0]?.textContent ?? '',
+        ),
       };
     }, text);
     expect(parsed.error).toBe(0);

@@ -10,7 +10,13 @@ import { tempDir } from '../helpers/tree.ts';
 async function cli(argv: string[]) {
   let out = '';
   let err = '';
-  const io = (json: boolean): CliIO => ({ out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, ci: true, json });
+  const io = (json: boolean): CliIO => ({
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    isTTY: false,
+    ci: true,
+    json,
+  });
   const code = await runCli(argv, io);
   return { code, out, err };
 }
@@ -22,7 +28,13 @@ describe('nnblocks sources', () => {
     const result = JSON.parse(out) as { snapshots: SourceSnapshot[]; diagnostics: unknown[] };
     expect(result.diagnostics).toEqual([]);
     const tv = result.snapshots[0];
-    expect(tv).toMatchObject({ id: 'torchvision', kind: 'python', distribution: 'torchvision', repository: 'https://github.com/pytorch/vision', tag: 'v0.14.1' });
+    expect(tv).toMatchObject({
+      id: 'torchvision',
+      kind: 'python',
+      distribution: 'torchvision',
+      repository: 'https://github.com/pytorch/vision',
+      tag: 'v0.14.1',
+    });
     expect(tv.version).toMatch(/^0\.14\./);
     expect(['fetched', 'unchanged', 'updated']).toContain(tv.status);
   });
@@ -31,12 +43,20 @@ describe('nnblocks sources', () => {
     const { code, out } = await cli(['sources', '--config', 'content/corpus.json']);
     expect(code).toBe(0);
     expect(out.split('\n')[0]).toMatch(/^id\s+kind\s+ref\s+commit\s+files\s+skipped\s+license\s+status$/);
-    expect(out).toMatch(/torchvision\s+python\s+v0\.14\.1\s+torchvision 0\.14\.\S+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/);
+    expect(out).toMatch(
+      /torchvision\s+python\s+v0\.14\.1\s+torchvision 0\.14\.\S+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/,
+    );
   });
 
   it('a bad config exits 2 naming the field path and the fix', async () => {
     const file = join(tempDir('nnb-cli-'), 'bad.json');
-    writeFileSync(file, JSON.stringify({ name: 'x', sources: [{ id: 'a', kind: 'git', url: 'https://h.org/r.git', ref: 'main', priority: 0 }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'x',
+        sources: [{ id: 'a', kind: 'git', url: 'https://h.org/r.git', ref: 'main', priority: 0 }],
+      }),
+    );
     const { code, err } = await cli(['sources', '--config', file]);
     expect(code).toBe(2);
     expect(err).toContain('sources[0].priority: must be one of 1, 2 (got 0)');
@@ -46,7 +66,10 @@ describe('nnblocks sources', () => {
   it('a failed source sets exit code 1 and lists its diagnostic', async () => {
     const dir = tempDir('nnb-cli-');
     const file = join(dir, 'corpus.json');
-    writeFileSync(file, JSON.stringify({ name: 'x', sources: [{ id: 'gone', kind: 'git', url: `file://${dir}/missing`, ref: 'main' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ name: 'x', sources: [{ id: 'gone', kind: 'git', url: `file://${dir}/missing`, ref: 'main' }] }),
+    );
     const { code, err } = await cli(['sources', '--config', file]);
     expect(code).toBe(1);
     expect(err).toMatch(/error source-unreachable \[gone\]: cannot fetch/);

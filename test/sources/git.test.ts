@@ -27,7 +27,17 @@ const FIXTURE = {
 };
 
 const gitIn = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  }).trim();
 
 function commitFile(repo: string, path: string, content: string): string {
   writeTree({ [path]: content }, repo);
@@ -41,7 +51,8 @@ function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
 }
 
 const ctx = { log: silentLogger, progress: noProgress };
-const fetchHeadTime = (cacheDir: string, id: string) => statSync(join(cacheDir, 'sources', id, 'tree', '.git', 'FETCH_HEAD')).mtimeMs;
+const fetchHeadTime = (cacheDir: string, id: string) =>
+  statSync(join(cacheDir, 'sources', id, 'tree', '.git', 'FETCH_HEAD')).mtimeMs;
 
 describe('git sources', () => {
   it('first fetch: shallow, code only, commit recorded, globs applied, license read', async () => {
@@ -50,7 +61,15 @@ describe('git sources', () => {
     const { snapshots, diagnostics } = await fetchSources(c, ctx);
     expect(diagnostics).toEqual([]);
     const s = snapshots[0];
-    expect(s).toMatchObject({ id: 'fx', kind: 'git', status: 'fetched', commit: repo.commit, ref: 'main', url: `file://${repo.dir}`, priority: 1 });
+    expect(s).toMatchObject({
+      id: 'fx',
+      kind: 'git',
+      status: 'fetched',
+      commit: repo.commit,
+      ref: 'main',
+      url: `file://${repo.dir}`,
+      priority: 1,
+    });
     expect(s.files.map((f) => f.path)).toEqual(['pkg/__init__.py', 'pkg/blocks.py']);
     expect(s.license).toEqual({ spdx: 'MIT', method: 'LICENSE file (MIT text)', file: 'LICENSE' });
     expect(s.root).toBe(join(c.cacheDir, 'sources', 'fx', 'tree'));
@@ -109,7 +128,14 @@ describe('git sources', () => {
     expect(snapshots.map((s) => s.status)).toEqual(['failed', 'fetched']);
     expect(snapshots[0].files).toEqual([]);
     expect(diagnostics).toEqual([
-      expect.objectContaining({ code: 'source-unreachable', severity: 'error', source: 'gone', stage: 'sources', message: expect.stringMatching(/does not appear to be a git repository/), hint: expect.stringContaining('check the URL') }),
+      expect.objectContaining({
+        code: 'source-unreachable',
+        severity: 'error',
+        source: 'gone',
+        stage: 'sources',
+        message: expect.stringMatching(/does not appear to be a git repository/),
+        hint: expect.stringContaining('check the URL'),
+      }),
     ]);
   });
 
@@ -121,7 +147,13 @@ describe('git sources', () => {
     const { snapshots } = await fetchSources(c, ctx);
     expect(snapshots[0]).toMatchObject({ status: 'stale', commit: repo.commit });
     expect(snapshots[0].files.map((f) => f.path)).toContain('pkg/blocks.py');
-    expect(snapshots[0].diagnostics).toEqual([expect.objectContaining({ code: 'source-unreachable', severity: 'warning', hint: expect.stringContaining('earlier copy is used') })]);
+    expect(snapshots[0].diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'source-unreachable',
+        severity: 'warning',
+        hint: expect.stringContaining('earlier copy is used'),
+      }),
+    ]);
   });
 
   it('a branch that does not exist upstream keeps the earlier copy', async () => {
@@ -130,7 +162,11 @@ describe('git sources', () => {
     await fetchSources(c, ctx);
     gitIn(repo.dir, 'branch', '-m', 'main', 'trunk');
     const { snapshots } = await fetchSources(c, ctx);
-    expect(snapshots[0]).toMatchObject({ status: 'stale', commit: repo.commit, diagnostics: [expect.objectContaining({ code: 'source-ref-missing' })] });
+    expect(snapshots[0]).toMatchObject({
+      status: 'stale',
+      commit: repo.commit,
+      diagnostics: [expect.objectContaining({ code: 'source-ref-missing' })],
+    });
   });
 
   it('two concurrent runs on one cache both succeed (one waits for the other’s lock)', async () => {
@@ -147,7 +183,16 @@ describe('git sources', () => {
     const repo = gitRepo(FIXTURE);
     const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
     const dead = spawnSync('true').pid!; // a pid that has exited
-    writeTree({ 'sources/fx/.lock': JSON.stringify({ pid: dead, host: (await import('node:os')).hostname(), at: '2020-01-01T00:00:00Z' }) }, c.cacheDir);
+    writeTree(
+      {
+        'sources/fx/.lock': JSON.stringify({
+          pid: dead,
+          host: (await import('node:os')).hostname(),
+          at: '2020-01-01T00:00:00Z',
+        }),
+      },
+      c.cacheDir,
+    );
     expect((await fetchSources(c, ctx)).snapshots[0].status).toBe('fetched');
   });
 
@@ -156,7 +201,10 @@ describe('git sources', () => {
     const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py'] }]);
     const first = await fetchSources(c, ctx);
     expect(existsSync(join(first.snapshots[0].root, 'other', 'mod.py'))).toBe(false);
-    const wider = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py', 'other/*.py'] }], c.cacheDir);
+    const wider = config(
+      [{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py', 'other/*.py'] }],
+      c.cacheDir,
+    );
     const second = await fetchSources(wider, ctx);
     expect(second.snapshots[0]).toMatchObject({ status: 'updated', commit: repo.commit });
     expect(second.snapshots[0].files.map((f) => f.path)).toContain('other/mod.py');

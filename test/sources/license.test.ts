@@ -5,7 +5,10 @@ import { licenseFromMetadata, spdxFromText } from '../../pipeline/sources/licens
 describe('license texts', () => {
   const cases: [string, string | null][] = [
     ['Permission is hereby granted, free of charge, to any person obtaining a copy', 'MIT'],
-    ['Redistribution and use in source and binary forms, with or without modification... Neither the name of the copyright holder', 'BSD-3-Clause'],
+    [
+      'Redistribution and use in source and binary forms, with or without modification... Neither the name of the copyright holder',
+      'BSD-3-Clause',
+    ],
     ['Redistribution and use in source and binary forms, with or without modification, are permitted', 'BSD-2-Clause'],
     ['Apache License\n  Version 2.0, January 2004', 'Apache-2.0'],
     ['GNU GENERAL PUBLIC LICENSE\n Version 3, 29 June 2007', 'GPL-3.0'],
@@ -22,10 +25,15 @@ describe('license texts', () => {
 
 describe('package metadata', () => {
   it('maps lossy names and says so', () => {
-    expect(licenseFromMetadata({ license: 'BSD' })).toEqual({ spdx: 'BSD-3-Clause', method: 'package metadata License: BSD (mapped to BSD-3-Clause)' });
+    expect(licenseFromMetadata({ license: 'BSD' })).toEqual({
+      spdx: 'BSD-3-Clause',
+      method: 'package metadata License: BSD (mapped to BSD-3-Clause)',
+    });
     expect(licenseFromMetadata({ license: 'MIT' })).toEqual({ spdx: 'MIT', method: 'package metadata License: MIT' });
     expect(licenseFromMetadata({ licenseExpression: 'Apache-2.0 OR MIT' })?.spdx).toBe('Apache-2.0 OR MIT');
-    expect(licenseFromMetadata({ license: 'UNKNOWN', classifiers: ['License :: OSI Approved :: Apache Software License'] })).toEqual({
+    expect(
+      licenseFromMetadata({ license: 'UNKNOWN', classifiers: ['License :: OSI Approved :: Apache Software License'] }),
+    ).toEqual({
       spdx: 'Apache-2.0',
       method: 'package classifier License :: OSI Approved :: Apache Software License (mapped to Apache-2.0)',
     });

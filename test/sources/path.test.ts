@@ -12,8 +12,15 @@ import { gitRepo, tempDir, writeTree } from '../helpers/tree.ts';
 
 const ctx = { log: silentLogger, progress: noProgress };
 
-async function snapshotOf(source: Record<string, unknown>, extra: Record<string, unknown> = {}, cacheDir = tempDir('nnb-cache-')) {
-  const c = resolveConfig({ name: 't', cacheDir, sources: [{ id: 'fx', kind: 'path', ...source }], ...extra }, join(tempDir('nnb-proj-'), 'corpus.json'));
+async function snapshotOf(
+  source: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  cacheDir = tempDir('nnb-cache-'),
+) {
+  const c = resolveConfig(
+    { name: 't', cacheDir, sources: [{ id: 'fx', kind: 'path', ...source }], ...extra },
+    join(tempDir('nnb-proj-'), 'corpus.json'),
+  );
   return (await fetchSources(c, ctx)).snapshots[0];
 }
 
@@ -49,15 +56,29 @@ describe('hostile trees', () => {
 describe('path sources', () => {
   it('include/exclude select files; a src/ layout sets the import root; the license file is read', async () => {
     const root = writeTree({
-      'LICENSE': 'Apache License\nVersion 2.0, January 2004\nhttp://www.apache.org/licenses/\n',
+      LICENSE: 'Apache License\nVersion 2.0, January 2004\nhttp://www.apache.org/licenses/\n',
       'src/lib/__init__.py': '',
       'src/lib/layers/conv.py': 'C = 1\n',
       'src/lib/layers/test_conv.py': 'def test(): pass\n',
       'src/lib/data.txt': 'not code\n',
       'setup.py': 'from setuptools import setup\n',
     });
-    const s = await snapshotOf({ path: root, include: ['src/**/*.py'], exclude: ['**/test_*.py'], domain: 'vision', priority: 2, symbols: ['Conv*'] });
-    expect(s).toMatchObject({ status: 'fetched', root, importRoot: join(root, 'src'), domain: 'vision', priority: 2, symbols: ['Conv*'] });
+    const s = await snapshotOf({
+      path: root,
+      include: ['src/**/*.py'],
+      exclude: ['**/test_*.py'],
+      domain: 'vision',
+      priority: 2,
+      symbols: ['Conv*'],
+    });
+    expect(s).toMatchObject({
+      status: 'fetched',
+      root,
+      importRoot: join(root, 'src'),
+      domain: 'vision',
+      priority: 2,
+      symbols: ['Conv*'],
+    });
     expect(s.files.map((f) => f.path)).toEqual(['src/lib/__init__.py', 'src/lib/layers/conv.py']);
     expect(s.license).toEqual({ spdx: 'Apache-2.0', method: 'LICENSE file (Apache-2.0 text)', file: 'LICENSE' });
     expect(s.commit).toBeUndefined();
@@ -75,13 +96,20 @@ describe('path sources', () => {
     expect(clean).toMatchObject({ status: 'fetched', commit: repo.commit, dirty: false });
     expect((await snapshotOf({ path: repo.dir }, {}, cache)).status).toBe('unchanged');
     writeFileSync(join(repo.dir, 'pkg', 'm.py'), 'A = 2\n');
-    expect(await snapshotOf({ path: repo.dir }, {}, cache)).toMatchObject({ status: 'updated', commit: repo.commit, dirty: true });
+    expect(await snapshotOf({ path: repo.dir }, {}, cache)).toMatchObject({
+      status: 'updated',
+      commit: repo.commit,
+      dirty: true,
+    });
   });
 
   it('a folder that vanished after loading the config is a failed source, not a crash', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'pkg'));
-    const c = resolveConfig({ name: 't', cacheDir: tempDir(), sources: [{ id: 'fx', kind: 'path', path: join(root, 'pkg') }] }, join(root, 'corpus.json'));
+    const c = resolveConfig(
+      { name: 't', cacheDir: tempDir(), sources: [{ id: 'fx', kind: 'path', path: join(root, 'pkg') }] },
+      join(root, 'corpus.json'),
+    );
     execFileSync('rm', ['-r', join(root, 'pkg')]);
     const { snapshots, diagnostics } = await fetchSources(c, ctx);
     expect(snapshots[0].status).toBe('failed');

@@ -12,23 +12,36 @@ import { testPython } from '../helpers/python.ts';
 const ctx = { log: silentLogger, progress: noProgress };
 
 function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
-  return resolveConfig({ name: 't', python: testPython(), cacheDir, sources }, join(tempDir('nnb-proj-'), 'corpus.json'));
+  return resolveConfig(
+    { name: 't', python: testPython(), cacheDir, sources },
+    join(tempDir('nnb-proj-'), 'corpus.json'),
+  );
 }
 
 describe('the installed torchvision distribution', () => {
   it('is located with its version, upstream repository, tag, files and license', async () => {
-    const c = config([{ id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'] }]);
+    const c = config([
+      { id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'] },
+    ]);
     const { snapshots, diagnostics } = await fetchSources(c, ctx);
     expect(diagnostics).toEqual([]);
     const s = snapshots[0];
-    expect(s).toMatchObject({ kind: 'python', status: 'fetched', distribution: 'torchvision', repository: 'https://github.com/pytorch/vision', tag: 'v0.14.1' });
+    expect(s).toMatchObject({
+      kind: 'python',
+      status: 'fetched',
+      distribution: 'torchvision',
+      repository: 'https://github.com/pytorch/vision',
+      tag: 'v0.14.1',
+    });
     expect(s.version).toMatch(/^0\.14\./);
     // Debian ships the package under dist-packages; the import root is that folder.
     expect(s.root).toMatch(/\/(dist|site)-packages$/);
     expect(s.importRoot).toBe(s.root);
     expect(s.files.length).toBeGreaterThan(120);
     expect(s.files.length).toBeLessThan(200);
-    expect(s.files.map((f) => f.path)).toEqual(expect.arrayContaining(['torchvision/__init__.py', 'torchvision/models/resnet.py', 'torchvision/ops/misc.py']));
+    expect(s.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining(['torchvision/__init__.py', 'torchvision/models/resnet.py', 'torchvision/ops/misc.py']),
+    );
     expect(s.files.every((f) => f.path.startsWith('torchvision/') && f.path.endsWith('.py'))).toBe(true);
     expect(s.license.spdx).toBe('BSD-3-Clause');
     expect(s.license.method).toMatch(/BSD/);
@@ -37,9 +50,18 @@ describe('the installed torchvision distribution', () => {
   });
 
   it('a distribution that is not installed fails with a hint; the interpreter being wrong is a diagnostic too', async () => {
-    const { snapshots, diagnostics } = await fetchSources(config([{ id: 'nope', kind: 'python', distribution: 'no-such-dist-xyz' }]), ctx);
+    const { snapshots, diagnostics } = await fetchSources(
+      config([{ id: 'nope', kind: 'python', distribution: 'no-such-dist-xyz' }]),
+      ctx,
+    );
     expect(snapshots[0].status).toBe('failed');
-    expect(diagnostics).toEqual([expect.objectContaining({ code: 'distribution-not-found', source: 'nope', message: expect.stringContaining('"no-such-dist-xyz" is not installed') })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'distribution-not-found',
+        source: 'nope',
+        message: expect.stringContaining('"no-such-dist-xyz" is not installed'),
+      }),
+    ]);
   });
 });
 
@@ -54,8 +76,15 @@ describe('provenance rules', () => {
 
   it('repository URLs are normalized to https forge URLs', () => {
     expect(normalizeRepoUrl('git@github.com:pytorch/vision.git')).toBe('https://github.com/pytorch/vision');
-    expect(normalizeRepoUrl('https://github.com/huggingface/transformers/tree/main')).toBe('https://github.com/huggingface/transformers');
+    expect(normalizeRepoUrl('https://github.com/huggingface/transformers/tree/main')).toBe(
+      'https://github.com/huggingface/transformers',
+    );
     expect(normalizeRepoUrl('https://pytorch.org')).toBeNull();
-    expect(upstreamRepository({ homePage: 'https://pytorch.org', projectUrls: ['Documentation, https://docs.x.org', 'Source, https://github.com/o/r'] })).toBe('https://github.com/o/r');
+    expect(
+      upstreamRepository({
+        homePage: 'https://pytorch.org',
+        projectUrls: ['Documentation, https://docs.x.org', 'Source, https://github.com/o/r'],
+      }),
+    ).toBe('https://github.com/o/r');
   });
 });

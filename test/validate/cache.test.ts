@@ -48,7 +48,10 @@ describe('incremental validation', () => {
     const { items } = fixtureItems(BLOCKS);
     const cache = memoryCache();
     const first = await validateBlocks(items, baseOptions({ cache }));
-    expect(first.map((r) => [r.status, r.cached])).toEqual([['passed', false], ['passed', false]]);
+    expect(first.map((r) => [r.status, r.cached])).toEqual([
+      ['passed', false],
+      ['passed', false],
+    ]);
     expect(cache.puts).toBe(2);
 
     const second = await validateBlocks(items, baseOptions({ cache }));
@@ -81,7 +84,10 @@ describe('refusals and --no-sandbox', () => {
         `const recs = await validateBlocks(${JSON.stringify(items)}, ${JSON.stringify(baseOptions())});\n` +
         `process.stdout.write(JSON.stringify(recs));\n`,
     );
-    const out = execFileSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', env: { ...process.env, PATH: '/nonexistent' } });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: '/nonexistent' },
+    });
     const [rec] = JSON.parse(out);
     expect(rec).toMatchObject({ status: 'skipped', failureClass: null, failureDetail: NO_SANDBOX_DETAIL, stages: [] });
   });

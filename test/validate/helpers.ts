@@ -7,7 +7,17 @@ import type { ValidateItem, ValidateOptions, ValidationRecord } from '../../pipe
 
 /** Writes one module per fixture (`<name>.py`, class `Block` unless given) and returns items keyed by name. */
 export function fixtureItems(
-  fixtures: Record<string, string | { code: string; className?: string; blocked?: string[]; overrides?: ValidateItem['overrides']; original?: ValidateItem['original'] }>,
+  fixtures: Record<
+    string,
+    | string
+    | {
+        code: string;
+        className?: string;
+        blocked?: string[];
+        overrides?: ValidateItem['overrides'];
+        original?: ValidateItem['original'];
+      }
+  >,
   root?: string,
 ): { root: string; items: ValidateItem[] } {
   const tree: Record<string, string> = {};

@@ -177,7 +177,10 @@ describe('hostile blocks are contained and classified as failures', () => {
   });
 
   it('stops a memory hog at the address-space limit', () => {
-    expect(rec.memoryHog, JSON.stringify({ ...rec.memoryHog, moduleTree: null })).toMatchObject({ status: 'failed', failureClass: 'memory' });
+    expect(rec.memoryHog, JSON.stringify({ ...rec.memoryHog, moduleTree: null })).toMatchObject({
+      status: 'failed',
+      failureClass: 'memory',
+    });
   });
 
   it('refuses to spawn processes, and no escapee outlives the run', () => {
@@ -200,7 +203,7 @@ describe('hostile blocks are contained and classified as failures', () => {
     expect(rec.exitInInit.stages.at(-1)).toMatchObject({ stage: 'build', status: 'failed' });
   });
 
-  it('never parses a block\'s stdout: a flood with a forged success line still fails', () => {
+  it("never parses a block's stdout: a flood with a forged success line still fails", () => {
     expect(rec.forgery).toMatchObject({ status: 'failed', failureClass: 'forward-error' });
     expect(rec.forgery.stdoutTail).toContain('"status": "passed"');
     expect(rec.forgery.stdoutTail).toMatch(/^\.\.\.\[\d+ bytes omitted\]/);

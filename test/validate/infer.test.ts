@@ -52,7 +52,11 @@ const fixtures = {
             x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
             return x.permute(0, 3, 1, 2)
   `,
-  stack: { code: STACK, className: 'Stack', original: { importRoot: upstream, module: 'upstream_pkg.stack', className: 'Stack' } },
+  stack: {
+    code: STACK,
+    className: 'Stack',
+    original: { importRoot: upstream, module: 'upstream_pkg.stack', className: 'Stack' },
+  },
   // A head over feature levels: forward takes a list of tensors, one per entry of in_channels.
   levels: py`
     from typing import List
@@ -96,7 +100,12 @@ describe('inference of constructor arguments', () => {
     expect(r.status).toBe('passed');
     expect(r.recipe).toEqual({
       seed: 0,
-      kwargs: { in_channels: 3, out_channels: 16, norm_layer: 'torch.nn.BatchNorm2d', activation_layer: 'torch.nn.ReLU' },
+      kwargs: {
+        in_channels: 3,
+        out_channels: 16,
+        norm_layer: 'torch.nn.BatchNorm2d',
+        activation_layer: 'torch.nn.ReLU',
+      },
       refs: ['norm_layer', 'activation_layer'],
       inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }],
     });

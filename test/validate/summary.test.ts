@@ -26,11 +26,31 @@ describe('wilsonInterval', () => {
   });
 });
 
-function record(status: ValidationRecord['status'], failureClass: ValidationRecord['failureClass'] = null, fidelity: ValidationRecord['fidelity']['status'] = 'n/a'): ValidationRecord {
+function record(
+  status: ValidationRecord['status'],
+  failureClass: ValidationRecord['failureClass'] = null,
+  fidelity: ValidationRecord['fidelity']['status'] = 'n/a',
+): ValidationRecord {
   return {
-    id: `${status}-${failureClass}-${Math.random()}`, status, failureClass, failureDetail: null, stages: [], recipe: null, outputs: [],
-    params: null, buffers: null, gradients: null, peakMemoryBytes: null, device: 'cpu', gpuName: null, torchVersion: null,
-    moduleTree: null, fidelity: { status: fidelity }, stdoutTail: '', stderrTail: '', cached: false,
+    id: `${status}-${failureClass}-${Math.random()}`,
+    status,
+    failureClass,
+    failureDetail: null,
+    stages: [],
+    recipe: null,
+    outputs: [],
+    params: null,
+    buffers: null,
+    gradients: null,
+    peakMemoryBytes: null,
+    device: 'cpu',
+    gpuName: null,
+    torchVersion: null,
+    moduleTree: null,
+    fidelity: { status: fidelity },
+    stdoutTail: '',
+    stderrTail: '',
+    cached: false,
   };
 }
 

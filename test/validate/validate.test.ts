@@ -128,7 +128,11 @@ const fixtures = {
     `,
     overrides: { kwargs: { width: 7 }, inputs: [{ shape: [3, 7], dtype: 'float32' }] },
   },
-  stem: { code: STEM, className: 'Stem', original: { importRoot: upstream, module: 'upstream_pkg.layers', className: 'Stem' } },
+  stem: {
+    code: STEM,
+    className: 'Stem',
+    original: { importRoot: upstream, module: 'upstream_pkg.layers', className: 'Stem' },
+  },
   stemChanged: {
     code: STEM.replace('padding=1', 'padding=1, bias=False'),
     className: 'Stem',
@@ -151,7 +155,12 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(r.status).toBe('passed');
     expect(r.failureClass).toBeNull();
     expect(r.stages.map((s) => `${s.stage}:${s.status}`)).toEqual([
-      'parse:passed', 'compile:passed', 'import:passed', 'build:passed', 'forward:passed', 'backward:passed',
+      'parse:passed',
+      'compile:passed',
+      'import:passed',
+      'build:passed',
+      'forward:passed',
+      'backward:passed',
     ]);
     // Conv2d in_channels read off the built module; batch 2; constructor defaults kept.
     expect(r.recipe).toEqual({ seed: 0, kwargs: {}, inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }] });
@@ -161,7 +170,11 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(r.gradients).toEqual({ withGrad: 4, without: 0 });
     expect(r.device).toBe('cpu');
     expect(r.torchVersion).toMatch(/^\d+\.\d+/);
-    expect(r.moduleTree?.children.conv).toEqual({ type: 'torch.nn.Conv2d', params: { weight: [8, 3, 3, 3], bias: [8] }, children: {} });
+    expect(r.moduleTree?.children.conv).toEqual({
+      type: 'torch.nn.Conv2d',
+      params: { weight: [8, 3, 3, 3], bias: [8] },
+      children: {},
+    });
     expect(r.peakMemoryBytes).toBeGreaterThanOrEqual(0);
     expect(r.cached).toBe(false);
   });
@@ -181,7 +194,13 @@ describe('validateBlocks on ordinary blocks', () => {
 
   it('infers constructor arguments from names and annotations', () => {
     expect(rec.needsArgs.status).toBe('passed');
-    expect(rec.needsArgs.recipe?.kwargs).toEqual({ in_channels: 3, dim: 16, num_heads: 2, num_classes: 10, use_bias: false });
+    expect(rec.needsArgs.recipe?.kwargs).toEqual({
+      in_channels: 3,
+      dim: 16,
+      num_heads: 2,
+      num_classes: 10,
+      use_bias: false,
+    });
     expect(rec.needsArgs.outputs[0].shape).toEqual([2, 10]);
   });
 
@@ -192,16 +211,28 @@ describe('validateBlocks on ordinary blocks', () => {
 
   it('uses per-block overrides instead of inference', () => {
     expect(rec.overridden.status).toBe('passed');
-    expect(rec.overridden.recipe).toEqual({ seed: 0, kwargs: { width: 7 }, inputs: [{ shape: [3, 7], dtype: 'float32' }] });
+    expect(rec.overridden.recipe).toEqual({
+      seed: 0,
+      kwargs: { width: 7 },
+      inputs: [{ shape: [3, 7], dtype: 'float32' }],
+    });
   });
 
   it('classifies an import of a blocked upstream package as missing-module, naming it', () => {
-    expect(rec.blockedImport).toMatchObject({ status: 'failed', failureClass: 'missing-module', failureDetail: 'upstream_pkg' });
+    expect(rec.blockedImport).toMatchObject({
+      status: 'failed',
+      failureClass: 'missing-module',
+      failureDetail: 'upstream_pkg',
+    });
     expect(rec.blockedImport.stages.at(-1)).toMatchObject({ stage: 'import', status: 'failed' });
   });
 
   it('classifies an unbound name as unresolved-name, naming it', () => {
-    expect(rec.unresolved).toMatchObject({ status: 'failed', failureClass: 'unresolved-name', failureDetail: 'MissingActivation' });
+    expect(rec.unresolved).toMatchObject({
+      status: 'failed',
+      failureClass: 'unresolved-name',
+      failureDetail: 'MissingActivation',
+    });
   });
 
   it('classifies a raising forward as forward-error with a trimmed error', () => {

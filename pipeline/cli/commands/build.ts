@@ -7,7 +7,11 @@ import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
 
 export const registerBuild: RegisterCommand = (program, env) => {
-  withCommonOptions(program.command('build').description('run every stage and write the catalog data (neutral specs + provenance, no upstream code)'))
+  withCommonOptions(
+    program
+      .command('build')
+      .description('run every stage and write the catalog data (neutral specs + provenance, no upstream code)'),
+  )
     .option('-o, --out <dir>', 'catalog folder', 'content/catalog')
     .option('--no-validate', 'skip validation (validation fields stay absent)')
     .option('--no-sandbox', 'run upstream code without bubblewrap (not recommended)')
@@ -15,31 +19,67 @@ export const registerBuild: RegisterCommand = (program, env) => {
     .option('--site [dir]', 'then build the static site from the catalog (default dir: dist)')
     .option('--base <path>', 'base path of the site, e.g. /nnblocks for a GitHub Pages project site')
     .option('--shard <K/N>', 'build only shard K of N into OUT/partial.json; finish with `nnblocks merge`')
-    .action(async (opts: { config: string; json?: boolean; out: string; validate: boolean; sandbox: boolean; device: 'auto' | 'cpu' | 'cuda'; shard?: string; site?: string | boolean; base?: string }) => {
-      const io = env.io(Boolean(opts.json));
-      const run = open(io, opts.config);
-      try {
-        const shard = opts.shard ? parseShard(opts.shard) : undefined;
-        const s = await buildCatalog(run, { outDir: resolve(opts.out), noValidate: !opts.validate, noSandbox: !opts.sandbox, device: opts.device, shard });
-        if (s.errors.length) env.setExitCode(1);
-        let site: { dir: string; pages: number; ms: number } | null = null;
-        if (opts.site && !opts.shard && s.errors.length === 0) {
-          const dir = resolve(typeof opts.site === 'string' ? opts.site : 'dist');
-          const r = await buildSite({ catalogDir: s.catalogDir, outDir: dir, base: opts.base ?? process.env.NNBLOCKS_BASE ?? run.config.site?.base ?? '/' });
-          site = { dir, ...r };
-          s.timings.site = r.ms;
+    .action(
+      async (opts: {
+        config: string;
+        json?: boolean;
+        out: string;
+        validate: boolean;
+        sandbox: boolean;
+        device: 'auto' | 'cpu' | 'cuda';
+        shard?: string;
+        site?: string | boolean;
+        base?: string;
+      }) => {
+        const io = env.io(Boolean(opts.json));
+        const run = open(io, opts.config);
+        try {
+          const shard = opts.shard ? parseShard(opts.shard) : undefined;
+          const s = await buildCatalog(run, {
+            outDir: resolve(opts.out),
+            noValidate: !opts.validate,
+            noSandbox: !opts.sandbox,
+            device: opts.device,
+            shard,
+          });
+          if (s.errors.length) env.setExitCode(1);
+          let site: { dir: string; pages: number; ms: number } | null = null;
+          if (opts.site && !opts.shard && s.errors.length === 0) {
+            const dir = resolve(typeof opts.site === 'string' ? opts.site : 'dist');
+            const r = await buildSite({
+              catalogDir: s.catalogDir,
+              outDir: dir,
+              base: opts.base ?? process.env.NNBLOCKS_BASE ?? run.config.site?.base ?? '/',
+            });
+            site = { dir, ...r };
+            s.timings.site = r.ms;
+          }
+          if (opts.json)
+            return printJson(io, {
+              ...s,
+              site,
+              timings: Object.fromEntries(Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])),
+            });
+          io.out(
+            renderTable(
+              ['stage', 'ms'],
+              Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)]),
+            ),
+          );
+          const rate = s.validated
+            ? ` (${((100 * s.passed) / s.validated).toFixed(1)}% of ${s.validated} validated)`
+            : '';
+          io.out(
+            `${s.blocks} blocks, ${s.passed} passed${rate}; unique: ${s.unique ? `${s.unique.exact} exact, ${s.unique.lexical} lexical, ${s.unique.structural} structural` : 'n/a'}\n`,
+          );
+          io.out(`catalog: ${s.catalogDir}\n`);
+          if (site)
+            io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx astro preview, or serve that folder)\n`);
+          printDiagnostics(io, s.diagnostics);
+          for (const e of s.errors.slice(0, 20)) io.err(`schema: ${e}\n`);
+        } finally {
+          run.store.close();
         }
-        if (opts.json) return printJson(io, { ...s, site, timings: Object.fromEntries(Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])) });
-        io.out(renderTable(['stage', 'ms'], Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])));
-        const rate = s.validated ? ` (${((100 * s.passed) / s.validated).toFixed(1)}% of ${s.validated} validated)` : '';
-        io.out(`${s.blocks} blocks, ${s.passed} passed${rate}; unique: ${s.unique ? `${s.unique.exact} exact, ${s.unique.lexical} lexical, ${s.unique.structural} structural` : 'n/a'}\n`);
-        io.out(`catalog: ${s.catalogDir}\n`);
-        if (site) io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx astro preview, or serve that folder)\n`);
-        printDiagnostics(io, s.diagnostics);
-        for (const e of s.errors.slice(0, 20)) io.err(`schema: ${e}\n`);
-      } finally {
-        run.store.close();
-      }
-    });
+      },
+    );
 };
-

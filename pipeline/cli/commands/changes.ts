@@ -16,30 +16,52 @@ export const registerChanges: RegisterCommand = (program, env) => {
     .command('changes')
     .description('write the change feed (changes.json, changes.atom) against the previous published catalog')
     .option('--catalog <dir>', 'the catalog just built', 'content/catalog')
-    .option('--previous <url|file|dir>', 'previous catalog: site URL, /api/catalog.json URL or file, built site or catalog directory')
-    .option('--site-url <url>', 'published site root for Atom links and ids (default: from --previous when it is a URL)')
+    .option(
+      '--previous <url|file|dir>',
+      'previous catalog: site URL, /api/catalog.json URL or file, built site or catalog directory',
+    )
+    .option(
+      '--site-url <url>',
+      'published site root for Atom links and ids (default: from --previous when it is a URL)',
+    )
     .option('--out <dir>', 'where to write the feed (default: the catalog directory)')
     .option('--timeout <ms>', 'per-request timeout when fetching', positiveInt, 30_000)
     .option('--json', 'print one JSON document on stdout for machines')
-    .action(async (opts: { catalog: string; previous?: string; siteUrl?: string; out?: string; timeout: number; json?: boolean }) => {
-      const io = env.io(Boolean(opts.json));
-      const { feed, files, errors } = await writeChangeFeed({
-        catalogDir: opts.catalog,
-        previous: opts.previous,
-        siteUrl: opts.siteUrl,
-        outDir: opts.out,
-        read: { timeoutMs: opts.timeout },
-      });
-      if (errors.length) env.setExitCode(1);
-      for (const e of errors) io.err(`error: ${e}\n`);
-      for (const d of feed.diagnostics) io.err(`${d.severity} ${d.code}: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
-      if (opts.json) return printJson(io, { files, previous: feed.previous, summary: feed.summary, diagnostics: feed.diagnostics });
-      const s = feed.summary;
-      io.out(
-        feed.previous
-          ? `compared with ${feed.previous.origin} (${feed.previous.blocks} blocks): ${s.new} new, ${s.removed} removed, ${s.moved} moved, ${s.changed} changed, ${s.upstream} upstream\n`
-          : `no previous catalog: baseline of ${feed.current.blocks} blocks\n`,
-      );
-      io.out(`wrote ${files.join(', ')}\n`);
-    });
+    .action(
+      async (opts: {
+        catalog: string;
+        previous?: string;
+        siteUrl?: string;
+        out?: string;
+        timeout: number;
+        json?: boolean;
+      }) => {
+        const io = env.io(Boolean(opts.json));
+        const { feed, files, errors } = await writeChangeFeed({
+          catalogDir: opts.catalog,
+          previous: opts.previous,
+          siteUrl: opts.siteUrl,
+          outDir: opts.out,
+          read: { timeoutMs: opts.timeout },
+        });
+        if (errors.length) env.setExitCode(1);
+        for (const e of errors) io.err(`error: ${e}\n`);
+        for (const d of feed.diagnostics)
+          io.err(`${d.severity} ${d.code}: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
+        if (opts.json)
+          return printJson(io, {
+            files,
+            previous: feed.previous,
+            summary: feed.summary,
+            diagnostics: feed.diagnostics,
+          });
+        const s = feed.summary;
+        io.out(
+          feed.previous
+            ? `compared with ${feed.previous.origin} (${feed.previous.blocks} blocks): ${s.new} new, ${s.removed} removed, ${s.moved} moved, ${s.changed} changed, ${s.upstream} upstream\n`
+            : `no previous catalog: baseline of ${feed.current.blocks} blocks\n`,
+        );
+        io.out(`wrote ${files.join(', ')}\n`);
+      },
+    );
 };

@@ -9,7 +9,9 @@ import { renderTable } from '../table.ts';
 import { open, printJson, withCommonOptions } from './shared.ts';
 
 export const registerDedup: RegisterCommand = (program, env) => {
-  withCommonOptions(program.command('dedup').description('de-duplicate blocks at three levels and print the uniqueness table'))
+  withCommonOptions(
+    program.command('dedup').description('de-duplicate blocks at three levels and print the uniqueness table'),
+  )
     .option('--validated', 'also hash architectures of blocks that pass validation (runs validation, cached)')
     .action(async (opts: { config: string; json?: boolean; validated?: boolean }) => {
       const io = env.io(Boolean(opts.json));
@@ -23,15 +25,33 @@ export const registerDedup: RegisterCommand = (program, env) => {
           const blocks = p.discovered.blocks.filter((b) => !b.abstract);
           const snaps = new Map(p.snapshots.map((s) => [s.id, s]));
           items = extractBlocks(p.program, blocks, { outDir: '', labels: sourceLabels(p.snapshots), write: false })
-            .map((e, i) => ({ id: e.entry.id, sourceId: blocks[i].sourceId, path: blocks[i].path, priority: snaps.get(blocks[i].sourceId)!.priority, validated: false, code: ownCode(e.code) }))
+            .map((e, i) => ({
+              id: e.entry.id,
+              sourceId: blocks[i].sourceId,
+              path: blocks[i].path,
+              priority: snaps.get(blocks[i].sourceId)!.priority,
+              validated: false,
+              code: ownCode(e.code),
+            }))
             .filter((item) => item.code);
         }
         const d = dedup(items, run.config.dedup ?? {});
         if (opts.json) return printJson(io, d);
-        io.out(renderTable(
-          ['source', 'records in', '- exact', '- lexical', '- structural', 'unique out', 'unique %', 'architectures'],
-          d.report.map((r) => [r.source, r.recordsIn, r.removedExact, r.removedLexical, r.removedStructural, r.uniqueOut, (100 * r.uniqueShare).toFixed(1), `${r.uniqueArchitectures}/${r.withArchitecture}`]),
-        ));
+        io.out(
+          renderTable(
+            ['source', 'records in', '- exact', '- lexical', '- structural', 'unique out', 'unique %', 'architectures'],
+            d.report.map((r) => [
+              r.source,
+              r.recordsIn,
+              r.removedExact,
+              r.removedLexical,
+              r.removedStructural,
+              r.uniqueOut,
+              (100 * r.uniqueShare).toFixed(1),
+              `${r.uniqueArchitectures}/${r.withArchitecture}`,
+            ]),
+          ),
+        );
       } finally {
         run.store.close();
       }

@@ -24,7 +24,13 @@ function firstLine(cmd: string, args: string[]): string | null {
   try {
     const out = execFileSync(cmd, args, { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
     // Debian's chromium wrapper prints shell noise before the version; keep the line that names the tool.
-    return out.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? '';
+    return (
+      out
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .pop() ?? ''
+    );
   } catch {
     return null;
   }
@@ -34,16 +40,39 @@ export function runDoctor(python?: string): DoctorCheck[] {
   const checks: DoctorCheck[] = [];
   const [major, minor] = process.versions.node.split('.').map(Number);
   const nodeOk = major > 20 || (major === 20 && minor >= 5);
-  checks.push({ name: 'node', found: nodeOk, detail: process.version, neededFor: 'everything (>= 20.5)', ...(nodeOk ? {} : { fix: 'install Node.js 20 LTS, e.g. from https://nodejs.org or NodeSource' }) });
+  checks.push({
+    name: 'node',
+    found: nodeOk,
+    detail: process.version,
+    neededFor: 'everything (>= 20.5)',
+    ...(nodeOk ? {} : { fix: 'install Node.js 20 LTS, e.g. from https://nodejs.org or NodeSource' }),
+  });
 
   const git = firstLine('git', ['--version']);
-  checks.push({ name: 'git', found: git !== null, detail: git ?? 'not found', neededFor: 'git sources', ...(git ? {} : { fix: apt('git') }) });
+  checks.push({
+    name: 'git',
+    found: git !== null,
+    detail: git ?? 'not found',
+    neededFor: 'git sources',
+    ...(git ? {} : { fix: apt('git') }),
+  });
 
   const py = lookupPython(python ? { python } : {});
   checks.push(
     py.ok
-      ? { name: 'python + torch', found: true, detail: `${py.python.path} (Python ${py.python.version}, torch ${py.python.torchVersion}${py.python.cudaAvailable ? ', CUDA' : ', CPU only'})`, neededFor: 'python sources, validation' }
-      : { name: 'python + torch', found: false, detail: py.tried.map((t) => `${t.candidate}: ${t.error}`).join('; '), neededFor: 'python sources, validation', fix: py.diagnostic.hint! },
+      ? {
+          name: 'python + torch',
+          found: true,
+          detail: `${py.python.path} (Python ${py.python.version}, torch ${py.python.torchVersion}${py.python.cudaAvailable ? ', CUDA' : ', CPU only'})`,
+          neededFor: 'python sources, validation',
+        }
+      : {
+          name: 'python + torch',
+          found: false,
+          detail: py.tried.map((t) => `${t.candidate}: ${t.error}`).join('; '),
+          neededFor: 'python sources, validation',
+          fix: py.diagnostic.hint!,
+        },
   );
 
   const bwrap = firstLine('bwrap', ['--version']);
@@ -52,7 +81,10 @@ export function runDoctor(python?: string): DoctorCheck[] {
   if (bwrap !== null) {
     // Installed is not enough: containers without user namespaces refuse to create a sandbox.
     try {
-      execFileSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', 'true'], { timeout: 30_000, stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', 'true'], {
+        timeout: 30_000,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
     } catch (err) {
       sandbox = false;
       bwrapDetail = `${bwrap}, but it cannot create a sandbox: ${String((err as { stderr?: Buffer }).stderr ?? '').trim() || (err as Error).message}`;
@@ -63,18 +95,33 @@ export function runDoctor(python?: string): DoctorCheck[] {
     found: sandbox,
     detail: bwrapDetail,
     neededFor: 'sandboxed validation',
-    ...(sandbox ? {} : { fix: bwrap === null ? apt('bubblewrap') : 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run with --privileged' }),
+    ...(sandbox
+      ? {}
+      : {
+          fix:
+            bwrap === null
+              ? apt('bubblewrap')
+              : 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run with --privileged',
+        }),
   });
 
   const chromium = firstLine('chromium', ['--version']) ?? firstLine('chromium-browser', ['--version']);
-  checks.push({ name: 'chromium', found: chromium !== null, detail: chromium ?? 'not found', neededFor: 'site tests (Playwright)', ...(chromium ? {} : { fix: apt('chromium') }) });
+  checks.push({
+    name: 'chromium',
+    found: chromium !== null,
+    detail: chromium ?? 'not found',
+    neededFor: 'site tests (Playwright)',
+    ...(chromium ? {} : { fix: apt('chromium') }),
+  });
   return checks;
 }
 
 export const registerDoctor: RegisterCommand = (program, env) => {
   program
     .command('doctor')
-    .description('check node, git, python + torch, bubblewrap and chromium; print the command that fixes what is missing')
+    .description(
+      'check node, git, python + torch, bubblewrap and chromium; print the command that fixes what is missing',
+    )
     .option('-c, --config <file>', 'corpus config whose `python` field to check (default: auto-detect)')
     .option('--json', 'print one JSON document on stdout for machines')
     .action((opts: { config?: string; json?: boolean }) => {
@@ -83,7 +130,19 @@ export const registerDoctor: RegisterCommand = (program, env) => {
       const ok = checks.every((c) => c.found);
       if (!ok) env.setExitCode(1);
       if (opts.json) return void io.out(JSON.stringify({ ok, checks }, null, 2) + '\n');
-      io.out(renderTable(['tool', 'status', 'detail', 'fix'], checks.map((c) => [c.name, c.found ? 'found' : 'MISSING', c.detail, c.fix ?? ''])));
-      io.out(ok ? 'all tools found\n' : `missing: ${checks.filter((c) => !c.found).map((c) => c.name).join(', ')} — run the commands in the fix column\n`);
+      io.out(
+        renderTable(
+          ['tool', 'status', 'detail', 'fix'],
+          checks.map((c) => [c.name, c.found ? 'found' : 'MISSING', c.detail, c.fix ?? '']),
+        ),
+      );
+      io.out(
+        ok
+          ? 'all tools found\n'
+          : `missing: ${checks
+              .filter((c) => !c.found)
+              .map((c) => c.name)
+              .join(', ')} — run the commands in the fix column\n`,
+      );
     });
 };

@@ -12,46 +12,77 @@ import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
 
 export const registerExtract: RegisterCommand = (program, env) => {
-  withCommonOptions(program.command('extract').description('write one importable module per block (local use only) and manifest.json'))
-    .argument('[names...]', 'block names, qualified names or ids (globs allowed); a name matching several blocks extracts all')
+  withCommonOptions(
+    program.command('extract').description('write one importable module per block (local use only) and manifest.json'),
+  )
+    .argument(
+      '[names...]',
+      'block names, qualified names or ids (globs allowed); a name matching several blocks extracts all',
+    )
     .option('--all', 'extract every non-abstract block')
     .option('--source <id>', 'only blocks of this source')
     .requiredOption('-o, --out <dir>', 'output folder')
-    .action(async (names: string[], opts: { config: string; json?: boolean; all?: boolean; source?: string; out: string }) => {
-      const io = env.io(Boolean(opts.json));
-      if (!opts.all && names.length === 0) {
-        throw new NnblocksError('name the blocks to extract, or pass --all', 'extract', 'e.g. `nnblocks extract BasicBlock --out out/` or `nnblocks extract --all --out out/`');
-      }
-      const run = open(io, opts.config);
-      try {
-        const p = await prepare(run);
-        let blocks = p.discovered.blocks.filter((b) => !b.abstract || names.length > 0);
-        if (opts.source) blocks = blocks.filter((b) => b.sourceId === opts.source);
-        if (names.length) blocks = blocks.filter((b) => matchesBlock(names, b));
-        if (blocks.length === 0) {
-          env.setExitCode(1);
-          io.err(`no block matches ${names.join(' ') || '(all)'}; list them with \`nnblocks blocks\`\n`);
-          return;
+    .action(
+      async (
+        names: string[],
+        opts: { config: string; json?: boolean; all?: boolean; source?: string; out: string },
+      ) => {
+        const io = env.io(Boolean(opts.json));
+        if (!opts.all && names.length === 0) {
+          throw new NnblocksError(
+            'name the blocks to extract, or pass --all',
+            'extract',
+            'e.g. `nnblocks extract BasicBlock --out out/` or `nnblocks extract --all --out out/`',
+          );
         }
-        let python: string | null = null;
+        const run = open(io, opts.config);
         try {
-          python = findPython(run.config).path;
-        } catch {
-          python = null; // versions stay unknown; extraction itself needs no Python
+          const p = await prepare(run);
+          let blocks = p.discovered.blocks.filter((b) => !b.abstract || names.length > 0);
+          if (opts.source) blocks = blocks.filter((b) => b.sourceId === opts.source);
+          if (names.length) blocks = blocks.filter((b) => matchesBlock(names, b));
+          if (blocks.length === 0) {
+            env.setExitCode(1);
+            io.err(`no block matches ${names.join(' ') || '(all)'}; list them with \`nnblocks blocks\`\n`);
+            return;
+          }
+          let python: string | null = null;
+          try {
+            python = findPython(run.config).path;
+          } catch {
+            python = null; // versions stay unknown; extraction itself needs no Python
+          }
+          const outDir = resolve(opts.out);
+          const progress = run.progress('extract', blocks.length);
+          const extracted = extractBlocks(p.program, blocks, {
+            outDir,
+            labels: sourceLabels(p.snapshots),
+            onDone: () => progress.tick(),
+          });
+          attachRequirementVersions(python, extracted);
+          progress.done(`${extracted.length} blocks`);
+          const manifest = writeManifest(outDir, extracted);
+          const diagnostics = extracted.flatMap((e) => e.diagnostics);
+          if (opts.json)
+            return printJson(io, {
+              manifest,
+              blocks: extracted.map((e) => ({
+                ...e.entry,
+                ms: Math.round(e.ms * 100) / 100,
+                diagnostics: e.diagnostics,
+              })),
+            });
+          io.out(
+            renderTable(
+              ['id', 'file', 'class'],
+              extracted.map((e) => [e.entry.id, e.entry.file, e.entry.className]),
+            ),
+          );
+          io.out(`${extracted.length} modules written; manifest: ${manifest}\n`);
+          printDiagnostics(io, diagnostics);
+        } finally {
+          run.store.close();
         }
-        const outDir = resolve(opts.out);
-        const progress = run.progress('extract', blocks.length);
-        const extracted = extractBlocks(p.program, blocks, { outDir, labels: sourceLabels(p.snapshots), onDone: () => progress.tick() });
-        attachRequirementVersions(python, extracted);
-        progress.done(`${extracted.length} blocks`);
-        const manifest = writeManifest(outDir, extracted);
-        const diagnostics = extracted.flatMap((e) => e.diagnostics);
-        if (opts.json) return printJson(io, { manifest, blocks: extracted.map((e) => ({ ...e.entry, ms: Math.round(e.ms * 100) / 100, diagnostics: e.diagnostics })) });
-        io.out(renderTable(['id', 'file', 'class'], extracted.map((e) => [e.entry.id, e.entry.file, e.entry.className])));
-        io.out(`${extracted.length} modules written; manifest: ${manifest}\n`);
-        printDiagnostics(io, diagnostics);
-      } finally {
-        run.store.close();
-      }
-    });
+      },
+    );
 };

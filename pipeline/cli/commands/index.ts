@@ -14,4 +14,15 @@ import { registerChanges } from './changes.ts';
 
 export type RegisterCommand = (program: Command, env: CliEnv) => void;
 
-export const commands: RegisterCommand[] = [registerSources, registerDoctor, registerIndex, registerBlocks, registerExtract, registerValidate, registerDedup, registerBuild, registerMerge, registerChanges];
+export const commands: RegisterCommand[] = [
+  registerSources,
+  registerDoctor,
+  registerIndex,
+  registerBlocks,
+  registerExtract,
+  registerValidate,
+  registerDedup,
+  registerBuild,
+  registerMerge,
+  registerChanges,
+];

@@ -28,6 +28,8 @@ export function printDiagnostics(io: CliIO, diagnostics: Diagnostic[], limit = 1
   for (const d of diagnostics) counts.set(`${d.severity} ${d.code}`, (counts.get(`${d.severity} ${d.code}`) ?? 0) + 1);
   io.err(`diagnostics: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
   for (const d of diagnostics.filter((x) => x.severity === 'error').slice(0, limit)) {
-    io.err(`  ${d.source ?? ''}${d.path ? ` ${d.path}${d.span ? `:${d.span.startLine}` : ''}` : ''}: ${d.message}${d.hint ? ` (${d.hint})` : ''}\n`);
+    io.err(
+      `  ${d.source ?? ''}${d.path ? ` ${d.path}${d.span ? `:${d.span.startLine}` : ''}` : ''}: ${d.message}${d.hint ? ` (${d.hint})` : ''}\n`,
+    );
   }
 }

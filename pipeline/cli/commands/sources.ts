@@ -28,17 +28,42 @@ export const registerSources: RegisterCommand = (program, env) => {
       const failed = result.snapshots.filter((s) => s.status === 'failed');
       if (failed.length) env.setExitCode(1);
       if (opts.json) {
-        io.out(JSON.stringify({ config: config.configPath, cacheDir: config.cacheDir, snapshots: result.snapshots, diagnostics: result.diagnostics }, null, 2) + '\n');
+        io.out(
+          JSON.stringify(
+            {
+              config: config.configPath,
+              cacheDir: config.cacheDir,
+              snapshots: result.snapshots,
+              diagnostics: result.diagnostics,
+            },
+            null,
+            2,
+          ) + '\n',
+        );
         return;
       }
       io.out(
         renderTable(
           ['id', 'kind', 'ref', 'commit', 'files', 'skipped', 'license', 'status'],
-          result.snapshots.map((s) => [s.id, s.kind, ...refCells(s), s.files.length, s.skipped.length, s.license.spdx ?? '?', s.status]),
+          result.snapshots.map((s) => [
+            s.id,
+            s.kind,
+            ...refCells(s),
+            s.files.length,
+            s.skipped.length,
+            s.license.spdx ?? '?',
+            s.status,
+          ]),
         ),
       );
-      for (const d of result.diagnostics) io.err(`${d.severity} ${d.code} [${d.source ?? ''}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
-      const skipped = result.snapshots.flatMap((s) => s.skipped.map((k) => `  ${s.id}/${k.path}: ${k.reason}${k.detail ? ` (${k.detail})` : ''}`));
-      if (skipped.length) io.err(`skipped files:\n${skipped.slice(0, 20).join('\n')}${skipped.length > 20 ? `\n  ... and ${skipped.length - 20} more (see --json)` : ''}\n`);
+      for (const d of result.diagnostics)
+        io.err(`${d.severity} ${d.code} [${d.source ?? ''}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
+      const skipped = result.snapshots.flatMap((s) =>
+        s.skipped.map((k) => `  ${s.id}/${k.path}: ${k.reason}${k.detail ? ` (${k.detail})` : ''}`),
+      );
+      if (skipped.length)
+        io.err(
+          `skipped files:\n${skipped.slice(0, 20).join('\n')}${skipped.length > 20 ? `\n  ... and ${skipped.length - 20} more (see --json)` : ''}\n`,
+        );
     });
 };

@@ -10,29 +10,51 @@ import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
 
 export const registerValidate: RegisterCommand = (program, env) => {
-  withCommonOptions(program.command('validate').description('validate blocks in the sandbox: parse, compile, import, build, forward, backward'))
+  withCommonOptions(
+    program
+      .command('validate')
+      .description('validate blocks in the sandbox: parse, compile, import, build, forward, backward'),
+  )
     .option('--only <names...>', 'only these block names, qualified names or ids (globs allowed)')
     .option('--no-sandbox', 'run upstream code without bubblewrap (not recommended)')
     .option('--device <device>', 'auto | cpu | cuda', 'auto')
-    .action(async (opts: { config: string; json?: boolean; only?: string[]; sandbox: boolean; device: 'auto' | 'cpu' | 'cuda' }) => {
-      const io = env.io(Boolean(opts.json));
-      const run = open(io, opts.config);
-      try {
-        const p = await prepare(run);
-        let blocks = p.discovered.blocks.filter((b) => !b.abstract);
-        if (opts.only?.length) blocks = blocks.filter((b) => matchesBlock(opts.only!, b));
-        const extracted = extractBlocks(p.program, blocks, { outDir: `${run.config.cacheDir}/extracted`, labels: sourceLabels(p.snapshots) });
-        const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
-        const s = summarize(v.raw);
-        if (opts.json) return printJson(io, { summary: s, records: v.raw, diagnostics: v.diagnostics });
-        io.out(renderTable(['status', 'blocks'], Object.entries(s.byStatus)));
-        io.out(renderTable(['failure class', 'blocks'], Object.entries(s.byFailureClass).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))));
-        if (s.passRate !== null && s.interval) {
-          io.out(`pass rate ${(100 * s.passRate).toFixed(1)}% (95% Wilson interval ${(100 * s.interval.low).toFixed(1)}–${(100 * s.interval.high).toFixed(1)}%), fidelity identical ${s.fidelity.identical}, differs ${s.fidelity.differs}\n`);
+    .action(
+      async (opts: {
+        config: string;
+        json?: boolean;
+        only?: string[];
+        sandbox: boolean;
+        device: 'auto' | 'cpu' | 'cuda';
+      }) => {
+        const io = env.io(Boolean(opts.json));
+        const run = open(io, opts.config);
+        try {
+          const p = await prepare(run);
+          let blocks = p.discovered.blocks.filter((b) => !b.abstract);
+          if (opts.only?.length) blocks = blocks.filter((b) => matchesBlock(opts.only!, b));
+          const extracted = extractBlocks(p.program, blocks, {
+            outDir: `${run.config.cacheDir}/extracted`,
+            labels: sourceLabels(p.snapshots),
+          });
+          const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
+          const s = summarize(v.raw);
+          if (opts.json) return printJson(io, { summary: s, records: v.raw, diagnostics: v.diagnostics });
+          io.out(renderTable(['status', 'blocks'], Object.entries(s.byStatus)));
+          io.out(
+            renderTable(
+              ['failure class', 'blocks'],
+              Object.entries(s.byFailureClass).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0)),
+            ),
+          );
+          if (s.passRate !== null && s.interval) {
+            io.out(
+              `pass rate ${(100 * s.passRate).toFixed(1)}% (95% Wilson interval ${(100 * s.interval.low).toFixed(1)}–${(100 * s.interval.high).toFixed(1)}%), fidelity identical ${s.fidelity.identical}, differs ${s.fidelity.differs}\n`,
+            );
+          }
+          printDiagnostics(io, v.diagnostics);
+        } finally {
+          run.store.close();
         }
-        printDiagnostics(io, v.diagnostics);
-      } finally {
-        run.store.close();
-      }
-    });
+      },
+    );
 };
