@@ -1,4 +1,6 @@
-// Terminal I/O for the CLI: where output goes, whether we are on a TTY or in CI, and the logger stages use.
+// Terminal I/O for the CLI: where output goes, whether we are on a TTY or in CI, and a Logger (pipeline/context.ts)
+// that writes there.
+import type { Logger } from '../context.ts';
 
 export interface CliIO {
   out(text: string): void;
@@ -9,12 +11,6 @@ export interface CliIO {
   ci: boolean;
   /** `--json`: human output goes to stderr only when needed; the machine result is the only stdout. */
   json: boolean;
-}
-
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  debug(message: string): void;
 }
 
 export function processIO(json = false): CliIO {
@@ -39,6 +35,3 @@ export function makeLogger(io: CliIO, verbose = false): Logger {
     },
   };
 }
-
-/** A logger that drops everything: for tests and library use. */
-export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };

@@ -3,13 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { NnblocksError } from '../diagnostics.ts';
 import { processIO, type CliIO } from './io.ts';
 import { commands } from './commands/index.ts';
-
-export interface CliEnv {
-  /** Makes the I/O for one command run; `json` comes from that command's --json flag. */
-  io(json: boolean): CliIO;
-  /** Set by a command to report failure without throwing. */
-  setExitCode(code: number): void;
-}
+import type { CliEnv } from './env.ts';
 
 export async function runCli(argv: string[], makeIO: (json: boolean) => CliIO = processIO): Promise<number> {
   let exitCode = 0;

@@ -1,18 +1,6 @@
 // Progress for long phases: count, rate and ETA redrawn in place on a TTY; one start and one end line otherwise.
+import { noProgress, type ProgressFactory } from '../context.ts';
 import type { CliIO } from './io.ts';
-
-export interface Progress {
-  /** Advance by `n` items (default 1). */
-  tick(n?: number): void;
-  /** Set the absolute count. */
-  set(done: number): void;
-  /** Finish the phase; prints a summary line (not in JSON mode). */
-  done(summary?: string): void;
-}
-
-export type ProgressFactory = (label: string, total: number) => Progress;
-
-export const noProgress: ProgressFactory = () => ({ tick() {}, set() {}, done() {} });
 
 function fmtSeconds(s: number): string {
   if (!Number.isFinite(s)) return '?';

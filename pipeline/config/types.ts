@@ -1,4 +1,5 @@
 // Corpus config types: the JSON file as written (`CorpusConfigFile`) and the resolved form every stage reads.
+import type { InputSpec } from '../catalog/contract.ts';
 
 export type SourceKind = 'git' | 'python' | 'path';
 export type Priority = 1 | 2;
@@ -42,15 +43,11 @@ export interface PathSourceFile extends SourceCommonFile {
 
 export type SourceFile = GitSourceFile | PythonSourceFile | PathSourceFile;
 
-export interface InputSpec {
-  shape: number[];
-  dtype: string;
-  /** Exclusive upper bound for integer inputs (token ids, class indices). */
-  high?: number;
-}
-
+/** Per-block recipe overrides from the config: used instead of the inferred candidates. */
 export interface ValidateOverride {
   kwargs?: Record<string, unknown>;
+  /** Names of kwargs holding dotted names to resolve before building (`"norm_layer": "torch.nn.BatchNorm2d"`). */
+  refs?: string[];
   inputs?: InputSpec[];
 }
 

@@ -3,8 +3,8 @@
 //
 // The walk uses a TreeCursor and caches per-type facts by numeric type id because every call into the native
 // binding costs ~100 ns; fetching a node's type name or text only when needed keeps 10k blocks in seconds.
-import { createRequire } from 'node:module';
 import type Parser from 'tree-sitter';
+import { treeSitterParser } from '../parse/grammar.ts';
 import { combine, fmix32, hashString } from './hash32.ts';
 
 export interface FeatureOptions {
@@ -77,7 +77,6 @@ const H_OPEN = hashString('{');
 const H_CLOSE = hashString('}');
 const H_DOT = hashString('.');
 
-let parser: Parser | null = null;
 // Hashes of kept identifiers (API names, builtins): a small vocabulary, hashed once per process.
 const keptHashes = new Map<string, number>();
 function keptHash(name: string): number {
@@ -91,13 +90,7 @@ function keptHash(name: string): number {
 const typeInfos: (TypeInfo | undefined)[] = [];
 
 function getParser(): Parser {
-  if (parser === null) {
-    const require = createRequire(import.meta.url);
-    const P = require('tree-sitter') as typeof Parser;
-    parser = new P();
-    parser.setLanguage(require('tree-sitter-python'));
-  }
-  return parser;
+  return treeSitterParser();
 }
 
 function typeInfo(c: Parser.TreeCursor): TypeInfo {

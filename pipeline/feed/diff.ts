@@ -2,7 +2,8 @@
 // new, removed, moved (same content under a new path or id) and changed (which facts), and upstream pins bumped.
 // Pure and deterministic: the same two snapshots always give the same feed, in the same order.
 import type { Diagnostic } from '../diagnostics.ts';
-import type { ParamSpec, SourceRecord } from '../spec/catalog-types.ts';
+import type { ParamSpec, SourceRecord } from '../catalog/contract.ts';
+import { paramList } from '../catalog/params-text.ts';
 import {
   CHANGE_KINDS,
   CHANGED_FIELDS,
@@ -29,22 +30,9 @@ export function blockRef(b: SnapshotBlock): BlockRef {
   return { id: b.id, slug: b.slug, name: b.name, sourceId: b.sourceId, ...(p ? { path: p.path, lines: p.lines } : {}) };
 }
 
-function paramText(p: ParamSpec): string {
-  const star = p.kind === 'var-positional' ? '*' : p.kind === 'var-keyword' ? '**' : '';
-  return `${star}${p.name}${p.annotation !== undefined ? `: ${p.annotation}` : ''}${p.default !== undefined ? ` = ${p.default}` : ''}`;
-}
-
-/** A Python-like parameter list: `(dim: int, *, norm_layer = None)`; inferred roles are not part of the interface. */
+/** A Python-like parameter list: `(dim: int, *, norm_layer=None)`; inferred roles are not part of the interface. */
 export function paramsText(params: ParamSpec[]): string {
-  const out: string[] = [];
-  let starred = false;
-  params.forEach((p, i) => {
-    if (p.kind === 'keyword-only' && !starred) out.push('*');
-    if (p.kind === 'keyword-only' || p.kind === 'var-positional') starred = true;
-    out.push(paramText(p));
-    if (p.kind === 'positional-only' && params[i + 1]?.kind !== 'positional-only') out.push('/');
-  });
-  return `(${out.join(', ')})`;
+  return `(${paramList(params).join(', ')})`;
 }
 
 const NONE = '(none)';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../diagnostics.ts';
-import { stableStringify } from '../spec/stable-json.ts';
+import { stableStringify } from '../catalog/stable-json.ts';
 import { renderAtom } from './atom.ts';
 import { diffCatalogs } from './diff.ts';
 import { listingUrl, readCurrentCatalog, readPrevious, type ReadOptions } from './read-snapshot.ts';

@@ -5,14 +5,15 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
 import {
+  blockSummary,
   CATALOG_FORMAT_VERSION,
   SLUG_PATTERN,
   type BlockSpec,
   type BuildInfo,
   type SourceRecord,
   type SourcesFile,
-} from '../spec/catalog-types.ts';
-import { checkAgainstSchema } from '../spec/check-catalog.ts';
+} from '../catalog/contract.ts';
+import { checkAgainstSchema } from '../catalog/check-catalog.ts';
 import type { BlockStatus, CatalogSnapshot, SnapshotBlock } from './types.ts';
 
 export interface ReadOptions {
@@ -56,17 +57,7 @@ const diag = (code: string, message: string, hint?: string): Diagnostic => ({
 });
 
 export function fromSpec(spec: BlockSpec): SnapshotBlock {
-  return {
-    id: spec.id,
-    slug: spec.slug,
-    name: spec.name,
-    sourceId: spec.sourceId,
-    category: spec.category,
-    status: spec.validation?.status ?? 'unvalidated',
-    params: spec.validation ? spec.validation.params : null,
-    license: spec.provenance.license.spdx,
-    spec,
-  };
+  return { ...blockSummary(spec), spec };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -216,6 +207,7 @@ async function fromApiListing(
       id: raw.id,
       slug: raw.slug,
       name: raw.name,
+      ...(typeof raw.module === 'string' ? { module: raw.module } : {}),
       sourceId: raw.sourceId,
       category: raw.category,
       status,

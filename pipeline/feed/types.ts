@@ -1,29 +1,22 @@
 // Types of the change feed: what a catalog snapshot holds, and `content/catalog/changes.json` (schema:
 // schemas/catalog/changes.schema.json). Lists only, never objects keyed by upstream names (`__proto__`).
-import type { BlockSpec, SourceRecord } from '../spec/catalog-types.ts';
+import type { BlockSpec, BlockStatus, BlockSummary, SourceRecord } from '../catalog/contract.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 
 export const CHANGES_FORMAT_VERSION = 1;
 
-/** Status as the site and the API summaries name it. */
-export type BlockStatus = 'passed' | 'failed' | 'unvalidated';
+export type { BlockStatus };
 
 /**
  * One block of a snapshot. A catalog directory always gives the full spec; a published `/api/catalog.json`
  * gives a summary, and the spec only when the block's own JSON could also be fetched. The diff compares
  * only the facts both sides have.
  */
-export interface SnapshotBlock {
-  id: string;
-  slug: string;
-  name: string;
-  sourceId: string;
+export interface SnapshotBlock extends Omit<BlockSummary, 'module' | 'category'> {
+  /** Absent in summaries of catalogs published before it was listed. */
+  module?: string;
+  /** As published; an older catalog may name a category this build no longer has. */
   category: string;
-  status: BlockStatus;
-  /** Parameter count from validation (summaries carry it too); null when never constructed. */
-  params: number | null;
-  /** SPDX id. */
-  license: string;
   spec?: BlockSpec;
 }
 

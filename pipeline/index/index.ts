@@ -3,8 +3,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';
-import type { ProgressFactory } from '../cli/progress.ts';
-import type { Logger } from '../cli/io.ts';
+import type { StageContext } from '../context.ts';
 import { PARSER_VERSION, type ModuleFacts } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import { gitBlobSha1, sha256 } from './hash.ts';
@@ -13,10 +12,8 @@ import { parseAll, parseThreads } from './parse-pool.ts';
 import type { FileRow, Store } from './store.ts';
 import type { IndexedModule, IndexResult, SourceIndexStats } from './types.ts';
 
-export interface IndexContext {
-  store: Store;
-  log: Logger;
-  progress: ProgressFactory;
+export interface IndexOptions {
+  /** Parse threads; default: one below 6 MB of new files, else the core count (see parse-pool.ts). */
   threads?: number;
 }
 
@@ -25,7 +22,12 @@ function revisionOf(s: SourceSnapshot): string {
   return s.commit ?? s.version ?? '';
 }
 
-export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContext): Promise<IndexResult> {
+export async function indexSources(
+  snapshots: SourceSnapshot[],
+  store: Store,
+  ctx: StageContext,
+  opts: IndexOptions = {},
+): Promise<IndexResult> {
   const t0 = performance.now();
   const diagnostics: Diagnostic[] = [];
   const perSource: SourceIndexStats[] = [];
@@ -35,7 +37,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
 
   for (const snap of snapshots) {
     if (snap.status === 'failed') continue;
-    const previous = ctx.store.filesOf(snap.id);
+    const previous = store.filesOf(snap.id);
     const revision = revisionOf(snap);
     const rows: FileRow[] = [];
     for (const f of snap.files) {
@@ -72,7 +74,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
 
   // Blobs already parsed by this parser version (in any source or commit) are reused.
   const allBlobs = [...new Set([...rowsBySource.values()].flatMap((rs) => rs.map((r) => r.blob)))];
-  const known = ctx.store.knownBlobs(allBlobs, PARSER_VERSION);
+  const known = store.knownBlobs(allBlobs, PARSER_VERSION);
   const missing = allBlobs.filter((b) => !known.has(b));
   // Rows trusted by mtime whose blob facts are stale (parser bump) must be read again.
   for (const rows of rowsBySource.values()) {
@@ -86,8 +88,8 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
   }
   const jobs = missing.map((blob, id) => ({ id, bytes: toParse.get(blob)!.bytes }));
   const progress = ctx.progress('parse', jobs.length);
-  const threads = jobs.length ? parseThreads(jobs, ctx.threads) : 0;
-  const outcomes = await parseAll(jobs, { threads: ctx.threads, onDone: (n) => progress.tick(n) });
+  const threads = jobs.length ? parseThreads(jobs, opts.threads) : 0;
+  const outcomes = await parseAll(jobs, { threads: opts.threads, onDone: (n) => progress.tick(n) });
   progress.done(`${jobs.length} files parsed`);
   const parsedFacts = new Map<string, ModuleFacts>();
   const parsedJson = new Map<string, string>();
@@ -99,7 +101,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
       if (o.json) parsedJson.set(blob, o.json);
     } else crashed.set(blob, o.error);
   }
-  ctx.store.putFacts(
+  store.putFacts(
     [...parsedFacts].map(([sha1, facts]) => ({
       sha1,
       size: toParse.get(sha1)!.size,
@@ -113,7 +115,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
     const rows = rowsBySource.get(snap.id);
     if (!rows) continue;
     const good = rows.filter((r) => !crashed.has(r.blob));
-    ctx.store.replaceFiles(snap.id, good);
+    store.replaceFiles(snap.id, good);
     const stats: SourceIndexStats = { id: snap.id, files: rows.length, bytes: 0, parsed: 0, reused: 0, diagnostics: 0 };
     for (const r of rows) {
       stats.bytes += r.size;
@@ -132,7 +134,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
       }
       if (parsedFacts.has(r.blob)) stats.parsed++;
       else stats.reused++;
-      const facts = parsedFacts.get(r.blob) ?? ctx.store.getFacts(r.blob)!;
+      const facts = parsedFacts.get(r.blob) ?? store.getFacts(r.blob)!;
       const name = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
       for (const d of facts.diagnostics) {
         diagnostics.push({ ...d, source: snap.id, path: r.path });
@@ -152,7 +154,7 @@ export async function indexSources(snapshots: SourceSnapshot[], ctx: IndexContex
     }
     perSource.push(stats);
   }
-  ctx.store.pruneBlobs();
+  store.pruneBlobs();
   const ms = performance.now() - t0;
   const parsed = perSource.reduce((n, s) => n + s.parsed, 0);
   const reused = perSource.reduce((n, s) => n + s.reused, 0);

@@ -5,6 +5,11 @@
 // depend on the file's bytes only (never on its path, source or neighbours).
 
 import type { Diagnostic, Span } from '../diagnostics.ts';
+// Parameter kinds and literal values are published as they are parsed: one definition, in the catalog contract
+// (a leaf module that imports nothing from any stage, so every stage and the site may use it).
+import type { LiteralValue, ParamKind } from '../catalog/contract.ts';
+
+export type { LiteralValue, ParamKind };
 
 /** Bump when extraction changes: the index reparses every blob whose facts carry an older version. */
 export const PARSER_VERSION = 1;
@@ -131,11 +136,6 @@ export interface ImportFact {
   /** True for `from __future__ import ...`. */
   future: boolean;
 }
-
-export type ParamKind = 'positional-only' | 'positional' | 'var-positional' | 'keyword-only' | 'var-keyword';
-
-/** A JSON value when the default is a literal: number, string, bool, None (null), tuple/list of literals. */
-export type LiteralValue = number | string | boolean | null | LiteralValue[];
 
 export interface ParamFact {
   name: string;

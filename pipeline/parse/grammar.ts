@@ -3,6 +3,7 @@
 // Why numeric ids: every property read on a node or cursor is a native call (~100 ns); the walker reads
 // `cursor.nodeTypeId` once per node and dispatches on small integers, never on type-name strings.
 import { createRequire } from 'node:module';
+import type TreeSitterParser from 'tree-sitter';
 import { NnblocksError } from '../diagnostics.ts';
 
 const require = createRequire(import.meta.url);
@@ -42,16 +43,19 @@ interface TsParser {
 /** Tree-sitter's id for ERROR nodes. */
 export const ERROR_ID = 0xffff;
 
-let parser: TsParser | null = null;
+let parser: TreeSitterParser | null = null;
 
-/** One parser per thread: node-tree-sitter parsers are cheap to reuse and not thread-safe to share. */
-export function pythonParser(): TsParser {
+/**
+ * The one place tree-sitter is loaded and given the Python grammar (the parse stage, de-duplication's fingerprints
+ * and the tests all take their parser here). One parser per thread: node-tree-sitter parsers are cheap to reuse and
+ * not thread-safe to share. Typed with the package's own types for callers that walk trees their own way.
+ */
+export function treeSitterParser(): TreeSitterParser {
   if (parser) return parser;
   try {
-    const Parser = require('tree-sitter') as new () => TsParser;
-    const Python = require('tree-sitter-python') as unknown;
+    const Parser = require('tree-sitter') as new () => TreeSitterParser;
     const p = new Parser();
-    p.setLanguage(Python);
+    p.setLanguage(require('tree-sitter-python'));
     parser = p;
   } catch (err) {
     throw new NnblocksError(
@@ -61,6 +65,11 @@ export function pythonParser(): TsParser {
     );
   }
   return parser;
+}
+
+/** The same parser, seen through the slice of its API the parse stage's walker uses. */
+export function pythonParser(): TsParser {
+  return treeSitterParser() as unknown as TsParser;
 }
 
 /** Parses a whole module; the tree's indices are UTF-16 code units of `text`. */

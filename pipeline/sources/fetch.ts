@@ -3,8 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../cli/io.ts';
-import type { ProgressFactory } from '../cli/progress.ts';
+import type { Logger, StageContext } from '../context.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
 import { lookupPython, type PythonLookup } from '../config/python.ts';
@@ -15,9 +14,7 @@ import { locateDistribution, normalizeRepoUrl, tagForVersion, upstreamRepository
 import type { LicenseInfo, SourceSnapshot, SourcesResult, SourceStatus } from './types.ts';
 import { detectImportRoot, walkSource } from './walk.ts';
 
-export interface SourcesContext {
-  log: Logger;
-  progress: ProgressFactory;
+export interface SourcesOptions {
   /** Sources fetched at once (default 4): network-bound, so a few in parallel hide latency. */
   concurrency?: number;
 }
@@ -223,7 +220,11 @@ async function fetchOne(
   }
 }
 
-export async function fetchSources(config: CorpusConfig, ctx: SourcesContext): Promise<SourcesResult> {
+export async function fetchSources(
+  config: CorpusConfig,
+  ctx: StageContext,
+  opts: SourcesOptions = {},
+): Promise<SourcesResult> {
   const progress = ctx.progress('sources', config.sources.length);
   let py: PythonLookup | undefined;
   // Only python sources need the interpreter; probing it (importing torch) costs seconds.
@@ -239,7 +240,9 @@ export async function fetchSources(config: CorpusConfig, ctx: SourcesContext): P
       progress.tick();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(ctx.concurrency ?? 4, config.sources.length)) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, config.sources.length)) }, worker),
+  );
   const counts = new Map<string, number>();
   for (const s of snapshots) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
   progress.done(`${snapshots.length} sources (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`);

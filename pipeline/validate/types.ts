@@ -1,23 +1,9 @@
 // Types of the validate stage: what it receives per block, its options, and the JSON-serializable record it returns.
 
-/** One input of a recipe: float tensors are drawn with `randn`, integer tensors with `randint(0, high)`. */
-export interface InputSpec {
-  shape: number[];
-  /** A torch dtype name without the `torch.` prefix: float32, int64... */
-  dtype: string;
-  /** Exclusive upper bound for integer inputs (token ids, masks). */
-  high?: number;
-  /** When set, this argument is a list of that many tensors of this spec, drawn in turn (feature levels of a head). */
-  list?: number;
-}
+import type { InputSpec } from '../catalog/contract.ts';
+import type { ValidateOverride } from '../config/types.ts';
 
-/** Per-block overrides from the config: used instead of the inferred candidates. */
-export interface ValidateOverrides {
-  kwargs?: Record<string, unknown>;
-  /** Names of kwargs holding dotted names to resolve before building (see Recipe.refs). */
-  refs?: string[];
-  inputs?: InputSpec[];
-}
+export type { InputSpec, ValidateOverride };
 
 /** One assembled block to validate (produced by the assemble stage). */
 export interface ValidateItem {
@@ -32,7 +18,7 @@ export interface ValidateItem {
   blockedPackages: string[];
   /** sha256 of the assembled file (part of the cache key). */
   moduleHash: string;
-  overrides?: ValidateOverrides;
+  overrides?: ValidateOverride;
   /** The original class, for fidelity; imported with its package unblocked. */
   original?: { importRoot: string; module: string; className: string };
 }

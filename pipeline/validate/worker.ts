@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { NnblocksError } from '../diagnostics.ts';
-import type { InputSpec, ValidateItem, ValidationRecord } from './types.ts';
+import type { ValidateItem, ValidateOverride, ValidationRecord } from './types.ts';
 
 export interface WorkerHello {
   /** Resolved device: cuda when `auto` found one. */
@@ -21,7 +21,7 @@ export interface WorkerJob {
   module: string;
   className: string;
   blocked: string[];
-  overrides: { kwargs?: Record<string, unknown>; inputs?: InputSpec[] } | null;
+  overrides: ValidateOverride | null;
   original: ValidateItem['original'] | null;
   seed: number;
   timeoutMs: number;

@@ -17,7 +17,7 @@ export default function pagefindIntegration(): AstroIntegration {
           if (!index) throw new Error(`Pagefind could not start: ${createErrors.join('; ')}`);
           const added = await index.addDirectory({ path: site });
           if (added.errors.length > 0) throw new Error(`Pagefind indexing failed: ${added.errors.join('; ')}`);
-          const written = await index.writeFiles({ outputPath: fileURLToPath(new URL('./pagefind/', dir)) });
+          const written = await index.writeFiles({ outputPath: fileURLToPath(new URL('./pagefind', dir)) });
           if (written.errors.length > 0) throw new Error(`Pagefind could not write: ${written.errors.join('; ')}`);
           logger.info(`indexed ${added.page_count} pages in ${Date.now() - started} ms`);
         } catch (err) {

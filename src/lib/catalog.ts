@@ -6,9 +6,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  blockSummary,
   CATEGORIES,
   CATEGORY_LABELS,
   type BlockSpec,
+  type BlockStatus,
+  type BlockSummary,
   type BuildInfo,
   type Category,
   type Cluster,
@@ -16,7 +19,7 @@ import {
   type SourceRecord,
   type SourcesFile,
   type StatsFile,
-} from '../../pipeline/spec/catalog-types.ts';
+} from '../../pipeline/catalog/contract.ts';
 
 export type {
   BlockSpec,
@@ -26,22 +29,9 @@ export type {
   Proportion,
   SourceRecord,
   StatsFile,
-} from '../../pipeline/spec/catalog-types.ts';
-export type Status = 'passed' | 'failed' | 'unvalidated';
-
-/** What listings, links and /api/catalog.json need about every block (~200 bytes each). */
-export interface BlockSummary {
-  slug: string;
-  id: string;
-  name: string;
-  module: string;
-  sourceId: string;
-  category: Category;
-  status: Status;
-  /** Parameter count from validation; null when the module was never constructed. */
-  params: number | null;
-  license: string;
-}
+} from '../../pipeline/catalog/contract.ts';
+export type Status = BlockStatus;
+export type { BlockSummary };
 
 export function catalogDir(): string {
   return resolve(process.env.NNBLOCKS_CATALOG || 'content/catalog');
@@ -57,10 +47,6 @@ function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-function statusOf(spec: BlockSpec): Status {
-  return spec.validation?.status ?? 'unvalidated';
-}
-
 let summaryCache:
   { list: BlockSummary[]; bySlug: Map<string, BlockSummary>; byId: Map<string, BlockSummary> } | undefined;
 
@@ -68,21 +54,7 @@ function index() {
   if (summaryCache) return summaryCache;
   const dir = join(catalogDir(), 'blocks');
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
-  const list = files.map((file): BlockSummary => {
-    const spec = JSON.parse(readFileSync(join(dir, file), 'utf8')) as BlockSpec;
-    return {
-      slug: spec.slug,
-      id: spec.id,
-      name: spec.name,
-      module: spec.module,
-      sourceId: spec.sourceId,
-      category: spec.category,
-      status: statusOf(spec),
-      // A block that failed before building records 0 parameters: show nothing rather than a misleading 0.
-      params: spec.validation?.status === 'passed' ? spec.validation.params : null,
-      license: spec.provenance.license.spdx,
-    };
-  });
+  const list = files.map((file) => blockSummary(JSON.parse(readFileSync(join(dir, file), 'utf8')) as BlockSpec));
   list.sort(byName);
   summaryCache = { list, bySlug: new Map(list.map((b) => [b.slug, b])), byId: new Map(list.map((b) => [b.id, b])) };
   return summaryCache;

@@ -1,7 +1,8 @@
 // Python text generated from a block's spec: the interface stub shown on block pages and the replay recipe.
 // Generated from facts (names, annotation and default text, kinds), never copied from upstream source, so it
 // carries no bodies, docstrings or comments. Upstream fragments stay plain text; Shiki escapes them on render.
-import type { BlockSpec, LiteralValue, ParamSpec } from '../../pipeline/spec/catalog-types.ts';
+import type { BlockSpec, LiteralValue, ParamSpec } from '../../pipeline/catalog/contract.ts';
+import { paramList } from '../../pipeline/catalog/params-text.ts';
 import { oneLine } from './format.ts';
 
 /** A JSON literal as Python source: lists become tuples (recipes and defaults use tuples for shapes). */
@@ -14,32 +15,8 @@ export function pyLiteral(v: LiteralValue): string {
   return v.length === 1 ? `(${pyLiteral(v[0])},)` : `(${v.map(pyLiteral).join(', ')})`;
 }
 
-function param(p: ParamSpec): string {
-  const star = p.kind === 'var-positional' ? '*' : p.kind === 'var-keyword' ? '**' : '';
-  const ann = p.annotation ? `: ${oneLine(p.annotation, 80)}` : '';
-  const def = p.default !== undefined ? `${ann ? ' = ' : '='}${oneLine(p.default, 80)}` : '';
-  return `${star}${p.name}${ann}${def}`;
-}
-
-/** Parameter list with `/` and `*` markers where Python needs them to restate the kinds. */
-export function paramList(params: ParamSpec[]): string[] {
-  const out: string[] = [];
-  const lastPosOnly = params.map((p) => p.kind).lastIndexOf('positional-only');
-  const hasVarPos = params.some((p) => p.kind === 'var-positional');
-  let starred = false;
-  params.forEach((p, i) => {
-    if (p.kind === 'keyword-only' && !hasVarPos && !starred) {
-      out.push('*');
-      starred = true;
-    }
-    out.push(param(p));
-    if (i === lastPosOnly) out.push('/');
-  });
-  return out;
-}
-
 function def(name: string, params: ParamSpec[], returns: string | undefined): string[] {
-  const items = ['self', ...paramList(params)];
+  const items = ['self', ...paramList(params, (t) => oneLine(t, 80))];
   const ret = returns ? ` -> ${oneLine(returns, 80)}` : '';
   const flat = `    def ${name}(${items.join(', ')})${ret}: ...`;
   if (flat.length <= 88) return [flat];

@@ -3,15 +3,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCatalog, type BuildSummary } from '../../pipeline/build.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { openRun } from '../../pipeline/pipeline.ts';
+import { buildCatalog } from '../../pipeline/run/build.ts';
+import type { BuildSummary } from '../../pipeline/run/merge.ts';
+import { openRun } from '../../pipeline/run/prepare.ts';
 import { benchConfig } from './corpora.ts';
 import { round, type Figure } from './harness.ts';
 
 async function timedBuild(config: string): Promise<{ s: number; summary: BuildSummary }> {
-  const run = openRun(config, silentLogger, noProgress);
+  const run = openRun(config);
   const t = performance.now();
   try {
     const summary = await buildCatalog(run, { outDir: mkdtempSync(join(tmpdir(), 'nnb-bench-cat-')) });

@@ -5,9 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { extractBlocks, writeManifest } from '../../pipeline/assemble/extract.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { openRun, prepare, sourceLabels } from '../../pipeline/pipeline.ts';
+import { openRun, prepare, sourceLabels } from '../../pipeline/run/prepare.ts';
 import { testPython } from '../helpers/python.ts';
 import { benchConfig } from './corpora.ts';
 import { percentile, round, type Figure } from './harness.ts';
@@ -22,7 +20,7 @@ type Check = {
 };
 
 export async function run(): Promise<Figure[]> {
-  const run = openRun(benchConfig(false), silentLogger, noProgress);
+  const run = openRun(benchConfig(false));
   const p = await prepare(run);
   run.store.close();
   const blocks = p.discovered.blocks.filter((b) => !b.abstract);

@@ -2,8 +2,7 @@
 // precision/recall against the real Python's view of torchvision.
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { silentLogger } from '../../pipeline/cli/io.ts';
-import { noProgress } from '../../pipeline/cli/progress.ts';
+import { quietContext } from '../../pipeline/context.ts';
 import { loadConfig } from '../../pipeline/config/load.ts';
 import { discoverBlocks } from '../../pipeline/discover/discover.ts';
 import { indexSources } from '../../pipeline/index/index.ts';
@@ -16,17 +15,17 @@ import { round, type Figure } from './harness.ts';
 
 export async function run(): Promise<Figure[]> {
   const config = loadConfig(benchConfig(true));
-  const { snapshots } = await fetchSources(config, { log: silentLogger, progress: noProgress });
+  const { snapshots } = await fetchSources(config, quietContext());
   const store = Store.open(config.cacheDir);
-  const cold = await indexSources(snapshots, { store, log: silentLogger, progress: noProgress });
-  const warm = await indexSources(snapshots, { store, log: silentLogger, progress: noProgress });
+  const cold = await indexSources(snapshots, store, quietContext());
+  const warm = await indexSources(snapshots, store, quietContext());
   store.close();
   const cores = availableParallelism();
   // At scale the workers' fixed start-up (~0.7 s: tsx + tree-sitter load) is amortized: all of torch, 15 MB.
   const big = loadConfig(benchConfig(true, true));
-  const bigSnaps = (await fetchSources(big, { log: silentLogger, progress: noProgress })).snapshots;
+  const bigSnaps = (await fetchSources(big, quietContext())).snapshots;
   const bigStore = Store.open(big.cacheDir);
-  const bigCold = await indexSources(bigSnaps, { store: bigStore, log: silentLogger, progress: noProgress });
+  const bigCold = await indexSources(bigSnaps, bigStore, quietContext());
   bigStore.close();
   const mb = cold.stats.bytes / 1e6;
   // Per core actually used: a corpus this small is parsed on one thread (workers cost more to start than they save).

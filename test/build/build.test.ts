@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../pipeline/cli/main.ts';
-import { checkCatalog } from '../../pipeline/spec/check-catalog.ts';
+import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
 import { BODY_LINES, fixtureCorpus } from './fixture.ts';

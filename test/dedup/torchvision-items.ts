@@ -3,10 +3,10 @@
 // An approximation until assemble exists: each class whose bases mention `Module` or `nn.` becomes one item
 // whose code is the class text alone (no helper definitions pulled in, nothing validated).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import type Parser from 'tree-sitter';
 import type { DedupItem } from '../../pipeline/dedup/types.ts';
+import { treeSitterParser } from '../../pipeline/parse/grammar.ts';
 
 export const TORCHVISION_ROOT = '/usr/lib/python3/dist-packages/torchvision';
 
@@ -22,10 +22,7 @@ function pythonFiles(dir: string): string[] {
 
 /** Every nn.Module-looking class (top level or nested) as an item; nested classes are dedented. */
 export function torchvisionItems(root = TORCHVISION_ROOT): DedupItem[] {
-  const require = createRequire(import.meta.url);
-  const P = require('tree-sitter') as typeof Parser;
-  const parser = new P();
-  parser.setLanguage(require('tree-sitter-python'));
+  const parser = treeSitterParser();
   const items: DedupItem[] = [];
   for (const file of pythonFiles(root)) {
     const text = readFileSync(file, 'utf8');

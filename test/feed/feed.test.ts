@@ -102,7 +102,7 @@ describe('diffCatalogs', () => {
         { name: 'norm', kind: 'keyword-only', default: 'None' },
         { name: 'kw', kind: 'var-keyword' },
       ]),
-    ).toBe('(x, /, dim: int = 64, *args, norm = None, **kw)');
+    ).toBe('(x, /, dim: int = 64, *args, norm=None, **kw)'); // PEP 8: spaces around = only with an annotation
   });
 });
 

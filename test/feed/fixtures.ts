@@ -2,7 +2,7 @@
 // kind happens exactly where the tests expect it, plus a site-like copy (`api/catalog.json` + block files).
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlockSpec, SourcesFile } from '../../pipeline/spec/catalog-types.ts';
+import type { BlockSpec, SourcesFile } from '../../pipeline/catalog/contract.ts';
 import { makeCatalog, stableJson } from '../site/fixtures/make-catalog.ts';
 
 export interface FeedFixture {

@@ -1,8 +1,7 @@
 // Indexes an inline file tree through the real index stage (tree-sitter, SQLite) and returns the program and blocks.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
+import { quietContext } from '../../pipeline/context.ts';
 import { discoverBlocks } from '../../pipeline/discover/discover.ts';
 import { indexSources } from '../../pipeline/index/index.ts';
 import { Store } from '../../pipeline/index/store.ts';
@@ -41,7 +40,7 @@ export async function indexFolders(
   store = new Store(join(tempDir('nnb-db-'), 'index.sqlite')),
 ) {
   const snapshots = folders.map((f) => folderSnapshot(f.id, f.root, f.priority ?? 1));
-  const index = await indexSources(snapshots, { store, log: silentLogger, progress: noProgress, threads: 1 });
+  const index = await indexSources(snapshots, store, quietContext(), { threads: 1 });
   const program = new Program(index.modules, snapshots);
   const discovered = discoverBlocks(program);
   return { store, snapshots, index, program, discovered };

@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CATEGORIES, DEDUP_LEVELS } from '../../pipeline/spec/catalog-types.ts';
-import { checkCatalog } from '../../pipeline/spec/check-catalog.ts';
-import { wilsonProportion } from '../../pipeline/spec/proportion.ts';
+import { CATEGORIES, DEDUP_LEVELS } from '../../pipeline/catalog/contract.ts';
+import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
+import { wilsonProportion } from '../../pipeline/catalog/proportion.ts';
 import { makeCatalog } from './fixtures/make-catalog.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'nnblocks-format-'));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/spec/catalog-types.ts';
+import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { buildSite } from '../../pipeline/site/build-site.ts';
 import { makeCatalog, type MadeCatalog } from './fixtures/make-catalog.ts';
 import { makeChanges, REMOVED_NAME, type MadeChanges } from './fixtures/make-changes.ts';

@@ -4,8 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
+import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { gitRepo, py, tempDir, writeTree } from '../helpers/tree.ts';
@@ -50,7 +49,7 @@ function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
   return resolveConfig({ name: 't', cacheDir, sources }, join(tempDir('nnb-proj-'), 'corpus.json'));
 }
 
-const ctx = { log: silentLogger, progress: noProgress };
+const ctx = quietContext();
 const fetchHeadTime = (cacheDir: string, id: string) =>
   statSync(join(cacheDir, 'sources', id, 'tree', '.git', 'FETCH_HEAD')).mtimeMs;
 

@@ -4,13 +4,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
+import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { gitRepo, tempDir, writeTree } from '../helpers/tree.ts';
 
-const ctx = { log: silentLogger, progress: noProgress };
+const ctx = quietContext();
 
 async function snapshotOf(
   source: Record<string, unknown>,

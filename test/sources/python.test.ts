@@ -1,15 +1,14 @@
 // python sources against the real Debian torchvision package: version, upstream repository and tag, files, license.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
+import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { normalizeRepoUrl, tagForVersion, upstreamRepository } from '../../pipeline/sources/python-dist.ts';
 import { tempDir } from '../helpers/tree.ts';
 import { testPython } from '../helpers/python.ts';
 
-const ctx = { log: silentLogger, progress: noProgress };
+const ctx = quietContext();
 
 function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
   return resolveConfig(

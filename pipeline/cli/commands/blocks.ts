@@ -1,7 +1,7 @@
 // `nnblocks blocks`: list discovered blocks (id, name, module, path, line, base chain, abstract).
-import type { RegisterCommand } from './index.ts';
-import { prepare } from '../../pipeline.ts';
-import { matchesBlock } from '../../discover/symbols.ts';
+import type { RegisterCommand } from '../env.ts';
+import { prepare } from '../../run/prepare.ts';
+import { selectBlocks } from '../../run/select.ts';
 import { renderTable } from '../table.ts';
 import { open, printJson, withCommonOptions } from './shared.ts';
 
@@ -15,11 +15,9 @@ export const registerBlocks: RegisterCommand = (program, env) => {
       const run = open(io, opts.config);
       try {
         const p = await prepare(run);
-        let blocks = p.discovered.blocks;
-        if (opts.filter) {
-          const pat = opts.filter.includes('*') || opts.filter.includes('?') ? opts.filter : `*${opts.filter}*`;
-          blocks = blocks.filter((b) => matchesBlock([pat], b));
-        }
+        // A bare word lists every block containing it; a glob is taken as written.
+        const pat = opts.filter && !/[*?]/.test(opts.filter) ? `*${opts.filter}*` : opts.filter;
+        const blocks = selectBlocks(p.discovered.blocks, { names: pat ? [pat] : [], abstract: true });
         const rows = blocks.map((b) => ({
           id: b.id,
           name: b.name,

@@ -1,7 +1,8 @@
 // `nnblocks build`: runs every stage and writes the catalog (content/catalog/ by default), checked against the schemas.
 import { resolve } from 'node:path';
-import type { RegisterCommand } from './index.ts';
-import { buildCatalog, parseShard } from '../../build.ts';
+import type { RegisterCommand } from '../env.ts';
+import { buildCatalog } from '../../run/build.ts';
+import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';

@@ -1,7 +1,7 @@
 // `nnblocks changes`: compare the catalog just built with the previous published one and write the change feed
 // (changes.json and changes.atom). An unreachable previous catalog is a warning, never a failure.
 import { InvalidArgumentError } from 'commander';
-import type { RegisterCommand } from './index.ts';
+import type { RegisterCommand } from '../env.ts';
 import { writeChangeFeed } from '../../feed/feed.ts';
 import { printJson } from './shared.ts';
 

@@ -1,10 +1,7 @@
 // `nnblocks dedup`: exact, lexical and structural clusters (plus architecture identity for validated blocks) over
 // the blocks' own assembled code, and the corpus report in the layout of the NN-RAG paper's table 4.
-import type { RegisterCommand } from './index.ts';
-import { extractBlocks } from '../../assemble/extract.ts';
-import { buildPartial, ownCode } from '../../build.ts';
-import { dedup } from '../../dedup/dedup.ts';
-import { prepare, sourceLabels } from '../../pipeline.ts';
+import type { RegisterCommand } from '../env.ts';
+import { dedupCorpus } from '../../run/dedup-corpus.ts';
 import { renderTable } from '../table.ts';
 import { open, printJson, withCommonOptions } from './shared.ts';
 
@@ -17,25 +14,7 @@ export const registerDedup: RegisterCommand = (program, env) => {
       const io = env.io(Boolean(opts.json));
       const run = open(io, opts.config);
       try {
-        let items;
-        if (opts.validated) {
-          items = (await buildPartial(run, { outDir: '' })).partial.dedupItems;
-        } else {
-          const p = await prepare(run);
-          const blocks = p.discovered.blocks.filter((b) => !b.abstract);
-          const snaps = new Map(p.snapshots.map((s) => [s.id, s]));
-          items = extractBlocks(p.program, blocks, { outDir: '', labels: sourceLabels(p.snapshots), write: false })
-            .map((e, i) => ({
-              id: e.entry.id,
-              sourceId: blocks[i].sourceId,
-              path: blocks[i].path,
-              priority: snaps.get(blocks[i].sourceId)!.priority,
-              validated: false,
-              code: ownCode(e.code),
-            }))
-            .filter((item) => item.code);
-        }
-        const d = dedup(items, run.config.dedup ?? {});
+        const d = await dedupCorpus(run, { validated: opts.validated });
         if (opts.json) return printJson(io, d);
         io.out(
           renderTable(

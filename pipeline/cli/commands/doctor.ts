@@ -1,7 +1,7 @@
 // `nnblocks doctor`: checks the tools the pipeline needs (node, git, python + torch, bubblewrap, chromium) and
 // prints, for each one missing, the exact command that installs it.
 import { execFileSync } from 'node:child_process';
-import type { RegisterCommand } from './index.ts';
+import type { RegisterCommand } from '../env.ts';
 import { loadConfig } from '../../config/load.ts';
 import { lookupPython } from '../../config/python.ts';
 import { renderTable } from '../table.ts';

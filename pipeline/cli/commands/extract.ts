@@ -1,12 +1,10 @@
 // `nnblocks extract`: writes one importable, dependency-closed module per block plus manifest.json — on the
 // user's machine only (the published site never carries upstream code).
 import { resolve } from 'node:path';
-import type { RegisterCommand } from './index.ts';
-import { prepare, sourceLabels } from '../../pipeline.ts';
-import { extractBlocks, writeManifest } from '../../assemble/extract.ts';
-import { attachRequirementVersions } from '../../assemble/requirements.ts';
-import { findPython } from '../../config/python.ts';
-import { matchesBlock } from '../../discover/symbols.ts';
+import type { RegisterCommand } from '../env.ts';
+import { extractToFolder } from '../../run/extract-step.ts';
+import { prepare } from '../../run/prepare.ts';
+import { selectBlocks } from '../../run/select.ts';
 import { NnblocksError } from '../../diagnostics.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
@@ -38,30 +36,14 @@ export const registerExtract: RegisterCommand = (program, env) => {
         const run = open(io, opts.config);
         try {
           const p = await prepare(run);
-          let blocks = p.discovered.blocks.filter((b) => !b.abstract || names.length > 0);
-          if (opts.source) blocks = blocks.filter((b) => b.sourceId === opts.source);
-          if (names.length) blocks = blocks.filter((b) => matchesBlock(names, b));
+          const blocks = selectBlocks(p.discovered.blocks, { names, source: opts.source });
           if (blocks.length === 0) {
             env.setExitCode(1);
             io.err(`no block matches ${names.join(' ') || '(all)'}; list them with \`nnblocks blocks\`\n`);
             return;
           }
-          let python: string | null = null;
-          try {
-            python = findPython(run.config).path;
-          } catch {
-            python = null; // versions stay unknown; extraction itself needs no Python
-          }
           const outDir = resolve(opts.out);
-          const progress = run.progress('extract', blocks.length);
-          const extracted = extractBlocks(p.program, blocks, {
-            outDir,
-            labels: sourceLabels(p.snapshots),
-            onDone: () => progress.tick(),
-          });
-          attachRequirementVersions(python, extracted);
-          progress.done(`${extracted.length} blocks`);
-          const manifest = writeManifest(outDir, extracted);
+          const { manifest, extracted } = extractToFolder(run, p, blocks, outDir);
           const diagnostics = extracted.flatMap((e) => e.diagnostics);
           if (opts.json)
             return printJson(io, {

@@ -1,6 +1,6 @@
 // `nnblocks index`: fetch sources, parse every Python file into the SQLite index, report throughput and reuse.
-import type { RegisterCommand } from './index.ts';
-import { prepare } from '../../pipeline.ts';
+import type { RegisterCommand } from '../env.ts';
+import { prepare } from '../../run/prepare.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
 

@@ -1,6 +1,5 @@
 // The list of CLI commands; each module registers one command on the program.
-import type { Command } from 'commander';
-import type { CliEnv } from '../main.ts';
+import type { RegisterCommand } from '../env.ts';
 import { registerIndex } from './index-cmd.ts';
 import { registerBlocks } from './blocks.ts';
 import { registerExtract } from './extract.ts';
@@ -11,8 +10,6 @@ import { registerBuild } from './build.ts';
 import { registerMerge } from './merge.ts';
 import { registerDedup } from './dedup.ts';
 import { registerChanges } from './changes.ts';
-
-export type RegisterCommand = (program: Command, env: CliEnv) => void;
 
 export const commands: RegisterCommand[] = [
   registerSources,

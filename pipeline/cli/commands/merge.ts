@@ -1,8 +1,8 @@
 // `nnblocks merge PARTS... --out DIR`: finishes the partials of a sharded build (de-duplication across all blocks,
 // summaries) into a catalog byte-identical to an unsharded build of the same inputs.
 import { resolve } from 'node:path';
-import type { RegisterCommand } from './index.ts';
-import { finishCatalog, readPartials } from '../../build.ts';
+import type { RegisterCommand } from '../env.ts';
+import { finishCatalog, readPartials } from '../../run/merge.ts';
 import { printJson } from './shared.ts';
 
 export const registerMerge: RegisterCommand = (program, env) => {

@@ -1,9 +1,9 @@
 // Helpers shared by the pipeline commands: the common options and opening a run with I/O wired up.
 import type { Command } from 'commander';
-import { openRun, type RunContext } from '../../pipeline.ts';
-import { makeLogger, type CliIO } from '../io.ts';
-import { progressFactory } from '../progress.ts';
+import { openRun, type RunContext } from '../../run/prepare.ts';
+import type { CliIO } from '../io.ts';
 import type { Diagnostic } from '../../diagnostics.ts';
+import { terminalContext } from '../terminal.ts';
 
 export const DEFAULT_CONFIG = 'content/corpus.json';
 
@@ -14,7 +14,7 @@ export function withCommonOptions(cmd: Command): Command {
 }
 
 export function open(io: CliIO, configPath: string): RunContext {
-  return openRun(configPath, makeLogger(io), progressFactory(io));
+  return openRun(configPath, terminalContext(io));
 }
 
 export function printJson(io: CliIO, value: unknown): void {

@@ -1,11 +1,11 @@
 // `nnblocks validate`: builds, runs and back-propagates blocks in the sandbox; summary by status and failure class
 // with the pass rate's Wilson 95% interval. Results are cached by module hash, recipe, torch version and device.
-import type { RegisterCommand } from './index.ts';
-import { prepare, sourceLabels } from '../../pipeline.ts';
-import { extractBlocks } from '../../assemble/extract.ts';
-import { matchesBlock } from '../../discover/symbols.ts';
-import { runValidation } from '../../validate-step.ts';
-import { summarize } from '../../validate/index.ts';
+import type { RegisterCommand } from '../env.ts';
+import { join } from 'node:path';
+import { runExtraction } from '../../run/extract-step.ts';
+import { prepare } from '../../run/prepare.ts';
+import { selectBlocks } from '../../run/select.ts';
+import { runValidation } from '../../run/validate-step.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
 
@@ -30,14 +30,13 @@ export const registerValidate: RegisterCommand = (program, env) => {
         const run = open(io, opts.config);
         try {
           const p = await prepare(run);
-          let blocks = p.discovered.blocks.filter((b) => !b.abstract);
-          if (opts.only?.length) blocks = blocks.filter((b) => matchesBlock(opts.only!, b));
-          const extracted = extractBlocks(p.program, blocks, {
-            outDir: `${run.config.cacheDir}/extracted`,
-            labels: sourceLabels(p.snapshots),
+          const blocks = selectBlocks(p.discovered.blocks, { names: opts.only });
+          const extracted = runExtraction(run, p, blocks, {
+            outDir: join(run.config.cacheDir, 'extracted'),
+            versions: false,
           });
           const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
-          const s = summarize(v.raw);
+          const s = v.summary;
           if (opts.json) return printJson(io, { summary: s, records: v.raw, diagnostics: v.diagnostics });
           io.out(renderTable(['status', 'blocks'], Object.entries(s.byStatus)));
           io.out(

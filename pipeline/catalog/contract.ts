@@ -13,14 +13,19 @@
 // The site imports this file (types only); nothing else from `pipeline/` crosses into `src/`.
 
 import type { Diagnostic } from '../diagnostics.ts';
-import type { LiteralValue, ParamKind } from '../parse/facts.ts';
 
-export type { Diagnostic, LiteralValue, ParamKind };
+export type { Diagnostic };
+
+/** How a parameter binds: Python's five kinds (PEP 570 positional-only through `**kwargs`). */
+export type ParamKind = 'positional-only' | 'positional' | 'var-positional' | 'keyword-only' | 'var-keyword';
+
+/** A JSON value when a default is a literal: number, string, bool, None (null), tuple/list of literals. */
+export type LiteralValue = number | string | boolean | null | LiteralValue[];
 
 /** Bump on any incompatible change; every file carries it and the schemas pin it. */
 export const CATALOG_FORMAT_VERSION = 1;
 
-/** Categories, assigned by the documented rules (README "Categories", from pipeline/spec/category.ts); the rule that fired is recorded per block. */
+/** Categories, assigned by the documented rules (README "Categories", from pipeline/catalog/category.ts); the rule that fired is recorded per block. */
 export const CATEGORIES = [
   'attention',
   'convolution',
@@ -215,11 +220,22 @@ export interface ValidationRecipe {
    * resolved with importlib before building. Absent when none.
    */
   refs?: string[];
-  /**
-   * Positional inputs to forward: random tensors of this shape/dtype (`high` bounds integer inputs); with `list`,
-   * a list of that many such tensors.
-   */
-  inputs: { shape: number[]; dtype: string; high?: number; list?: number }[];
+  /** Positional inputs to forward, in order. */
+  inputs: InputSpec[];
+}
+
+/**
+ * One forward input, as config overrides write it, the runner draws it and the catalog publishes it: a random
+ * tensor of this shape and dtype (float with `randn`, integer with `randint(0, high)`); with `list`, a list of that
+ * many such tensors (the feature levels of a detection head).
+ */
+export interface InputSpec {
+  shape: number[];
+  /** A torch dtype name without the `torch.` prefix: float32, int64, bool... */
+  dtype: string;
+  /** Exclusive upper bound for integer inputs (token ids, class indices). */
+  high?: number;
+  list?: number;
 }
 
 export interface DedupRecord {
@@ -410,4 +426,39 @@ export interface BuildInfo {
   stages?: { stage: string; ms: number }[];
   /** e.g. `node v20.20.2`, `torch 2.6.0`. */
   tools?: { name: string; version: string }[];
+}
+
+/** A block's status as listings, the API and the change feed name it. */
+export type BlockStatus = 'passed' | 'failed' | 'unvalidated';
+
+/**
+ * What listings, links, `/api/catalog.json` and the change feed know about every block (~200 bytes each): the one
+ * summary of a block, made by `blockSummary` only.
+ */
+export interface BlockSummary {
+  slug: string;
+  id: string;
+  name: string;
+  module: string;
+  sourceId: string;
+  category: Category;
+  status: BlockStatus;
+  /** Parameter count of a block that built and passed; null otherwise (a failed build's 0 is not a count). */
+  params: number | null;
+  /** SPDX id. */
+  license: string;
+}
+
+export function blockSummary(spec: BlockSpec): BlockSummary {
+  return {
+    slug: spec.slug,
+    id: spec.id,
+    name: spec.name,
+    module: spec.module,
+    sourceId: spec.sourceId,
+    category: spec.category,
+    status: spec.validation?.status ?? 'unvalidated',
+    params: spec.validation?.status === 'passed' ? spec.validation.params : null,
+    license: spec.provenance.license.spdx,
+  };
 }

@@ -2,7 +2,7 @@
 // literal defaults, an inferred role), the base chain and method names. Inherited signatures are followed
 // through internal bases; nothing here copies a function body.
 import type { ClassFact, FunctionFact, ParamFact } from '../parse/facts.ts';
-import type { BlockInterface, ParamSpec } from './catalog-types.ts';
+import type { BlockInterface, ParamSpec } from './contract.ts';
 
 const ROLES: [RegExp, string][] = [
   [/^(in|out|hidden|mid|inner)?_?(channels?|chans|planes|ch)$|_channels$|^inplanes$|^planes$/, 'channels'],

@@ -1,24 +1,22 @@
 // Runs the stages in order for the CLI commands: config → sources → index → program → discover (→ extract ...).
 // Each step returns typed records; commands print them. One Store per run, closed by the caller.
-import type { Logger } from './cli/io.ts';
-import type { ProgressFactory } from './cli/progress.ts';
-import type { Diagnostic } from './diagnostics.ts';
-import { discoverBlocks, type DiscoverResult } from './discover/discover.ts';
-import { indexSources } from './index/index.ts';
-import { Store } from './index/store.ts';
-import type { IndexResult } from './index/types.ts';
-import { Program } from './resolve/program.ts';
-import { loadConfig } from './config/load.ts';
-import type { CorpusConfig } from './config/types.ts';
-import { fetchSources } from './sources/fetch.ts';
-import type { SourceSnapshot } from './sources/types.ts';
-import type { SourceLabel } from './assemble/emit.ts';
+import { quietContext, type StageContext } from '../context.ts';
+import type { Diagnostic } from '../diagnostics.ts';
+import { discoverBlocks, type DiscoverResult } from '../discover/discover.ts';
+import { indexSources } from '../index/index.ts';
+import { Store } from '../index/store.ts';
+import type { IndexResult } from '../index/types.ts';
+import { Program } from '../resolve/program.ts';
+import { loadConfig } from '../config/load.ts';
+import type { CorpusConfig } from '../config/types.ts';
+import { fetchSources } from '../sources/fetch.ts';
+import type { SourceSnapshot } from '../sources/types.ts';
+import type { SourceLabel } from '../assemble/emit.ts';
 
-export interface RunContext {
+/** A stage context plus what one run shares: the loaded config and the open index. */
+export interface RunContext extends StageContext {
   config: CorpusConfig;
   store: Store;
-  log: Logger;
-  progress: ProgressFactory;
 }
 
 export interface Prepared {
@@ -30,21 +28,22 @@ export interface Prepared {
   timings: Record<string, number>;
 }
 
-export function openRun(configPath: string, log: Logger, progress: ProgressFactory): RunContext {
+/** Loads the config and opens the index; the caller closes `store`. Quiet unless given a terminal's context. */
+export function openRun(configPath: string, stage: StageContext = quietContext()): RunContext {
   const config = loadConfig(configPath);
   const store = Store.open(config.cacheDir);
-  return { config, store, log, progress };
+  return { ...stage, config, store };
 }
 
 /** Sources, index, program and discovery: what every command after `sources` starts from. */
 export async function prepare(ctx: RunContext): Promise<Prepared> {
   const timings: Record<string, number> = {};
   let t = performance.now();
-  const sources = await fetchSources(ctx.config, { log: ctx.log, progress: ctx.progress });
+  const sources = await fetchSources(ctx.config, ctx);
   timings.sources = performance.now() - t;
   t = performance.now();
   const usable = sources.snapshots.filter((s) => s.status !== 'failed');
-  const index = await indexSources(usable, { store: ctx.store, log: ctx.log, progress: ctx.progress });
+  const index = await indexSources(usable, ctx.store, ctx);
   timings.index = performance.now() - t;
   t = performance.now();
   const program = new Program(index.modules, usable);

@@ -2,7 +2,7 @@
 // sorted keys, replacing the previous build's files, then checks everything against the shipped JSON Schemas.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlockSpec, BuildInfo, ClustersFile, SourcesFile, StatsFile } from './catalog-types.ts';
+import type { BlockSpec, BuildInfo, ClustersFile, SourcesFile, StatsFile } from './contract.ts';
 import { checkCatalog } from './check-catalog.ts';
 import { stableStringify } from './stable-json.ts';
 

@@ -1,7 +1,7 @@
 // Category assignment: an ordered list of documented rules over a block's name, bases and composition. The first
 // rule that fires wins and its id is recorded on the block (`categoryRule`), so every verdict can be reviewed.
 // The same table is rendered in the README (see `categoryRulesMarkdown`).
-import type { Category } from './catalog-types.ts';
+import type { Category } from './contract.ts';
 
 export interface CategoryInput {
   name: string;

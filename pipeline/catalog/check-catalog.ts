@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { BlockSpec, ClustersFile, SourcesFile, StatsFile } from './catalog-types.ts';
+import type { BlockSpec, ClustersFile, SourcesFile, StatsFile } from './contract.ts';
 
 const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
 

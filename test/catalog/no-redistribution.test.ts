@@ -3,10 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../pipeline/cli/main.ts';
-import { silentLogger } from '../../pipeline/cli/io.ts';
-import { noProgress } from '../../pipeline/cli/progress.ts';
-import { openRun, prepare } from '../../pipeline/pipeline.ts';
-import { checkCatalog } from '../../pipeline/spec/check-catalog.ts';
+import { openRun, prepare } from '../../pipeline/run/prepare.ts';
+import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { benchConfig } from '../bench/corpora.ts';
 import { catalogFiles } from '../build/catalog-files.ts';
 import { tempDir } from '../helpers/tree.ts';
@@ -21,7 +19,7 @@ describe('no redistribution (installed torchvision)', () => {
     expect(checkCatalog(out).errors).toEqual([]);
 
     // Every line inside a function or method body, from the same index the build used.
-    const run = openRun(config, silentLogger, noProgress);
+    const run = openRun(config);
     const p = await prepare(run);
     run.store.close();
     const bodyLines = new Set<string>();

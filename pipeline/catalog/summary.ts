@@ -13,8 +13,8 @@ import type {
   SourceRecord,
   SourcesFile,
   StatsFile,
-} from './catalog-types.ts';
-import { CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from './catalog-types.ts';
+} from './contract.ts';
+import { CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from './contract.ts';
 import { wilsonProportion } from './proportion.ts';
 import { provenanceOf } from './provenance.ts';
 

@@ -1,11 +1,11 @@
 // The build's validation step: turns extracted blocks into validate items (own packages blocked, originals for
 // fidelity), runs the sandboxed runner with the SQLite-backed cache, and maps records to the catalog's form.
-import type { ExtractedBlock } from './assemble/extract.ts';
-import { lookupPython } from './config/python.ts';
-import type { Diagnostic } from './diagnostics.ts';
-import type { Prepared, RunContext } from './pipeline.ts';
-import type { ModuleTreeNode } from './dedup/types.ts';
-import type { LiteralValue, ValidationRecord as CatalogValidation } from './spec/catalog-types.ts';
+import type { ExtractedBlock } from '../assemble/extract.ts';
+import { lookupPython } from '../config/python.ts';
+import type { Diagnostic } from '../diagnostics.ts';
+import type { Prepared, RunContext } from './prepare.ts';
+import type { ModuleTreeNode } from '../dedup/types.ts';
+import type { LiteralValue, ValidationRecord as CatalogValidation } from '../catalog/contract.ts';
 import {
   bwrapAvailable,
   summarize,
@@ -13,7 +13,8 @@ import {
   type ModuleTree,
   type ValidateItem,
   type ValidationRecord,
-} from './validate/index.ts';
+  type ValidationSummary,
+} from '../validate/index.ts';
 
 export interface ValidationStepResult {
   /** Catalog records of blocks that ran (passed or failed); skipped blocks have none. */
@@ -21,6 +22,8 @@ export interface ValidationStepResult {
   /** Module trees of blocks that built, in the de-duplication stage's shape. */
   trees: Map<string, ModuleTreeNode>;
   raw: ValidationRecord[];
+  /** Counts by status and failure class, pass rate with its interval (all zero when nothing ran). */
+  summary: ValidationSummary;
   diagnostics: Diagnostic[];
 }
 
@@ -36,7 +39,13 @@ export async function runValidation(
   extracted: ExtractedBlock[],
   opts: ValidationStepOptions = {},
 ): Promise<ValidationStepResult> {
-  const out: ValidationStepResult = { records: new Map(), trees: new Map(), raw: [], diagnostics: [] };
+  const out: ValidationStepResult = {
+    records: new Map(),
+    trees: new Map(),
+    raw: [],
+    summary: summarize([]),
+    diagnostics: [],
+  };
   const py = lookupPython(ctx.config);
   if (!py.ok) {
     out.diagnostics.push({ ...py.diagnostic, stage: 'validate' });
@@ -78,7 +87,7 @@ export async function runValidation(
         className: e.entry.className,
         blockedPackages: [...(ownPackages.get(b.sourceId) ?? [])].sort(),
         moduleHash: e.entry.sha256,
-        ...(o ? { overrides: { kwargs: o.kwargs, inputs: o.inputs } } : {}),
+        ...(o ? { overrides: o } : {}),
         // The original is importable from its source's import root (installed distribution or checkout).
         ...(b.qualname.includes('.')
           ? {}
@@ -100,6 +109,7 @@ export async function runValidation(
   const s = summarize(raw);
   progress.done(`${s.byStatus.passed} passed, ${s.byStatus.failed} failed, ${s.byStatus.skipped} skipped`);
   out.raw = raw;
+  out.summary = s;
   for (const r of raw) {
     if (r.status === 'skipped') {
       out.diagnostics.push({

@@ -1,7 +1,7 @@
 // Provenance and citation records for one block: where it lives (repository, commit or release, path, lines),
 // content hashes (git blob SHA-1 → SWHID, SHA-256), a pinned permalink, the license, and ready-made citations.
 import type { SourceSnapshot } from '../sources/types.ts';
-import type { Citation, License, Provenance } from './catalog-types.ts';
+import type { Citation, License, Provenance } from './contract.ts';
 
 export interface ProvenanceInput {
   snapshot: SourceSnapshot;

@@ -1,0 +1,162 @@
+// `nnblocks build`: every stage in order — sources, index, discover, extract (locally), validate, spec — into a
+// partial result, then de-duplication across all blocks and the catalog files (merge.ts). A sharded build
+// (`--shard K/N`) writes only its partial; `nnblocks merge` finishes the partials into a catalog byte-identical to an
+// unsharded one. Stages that can't run here (no sandbox, no torch) leave their fields absent and say why.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
+import type { BlockSpec } from '../catalog/contract.ts';
+import { lookupPython } from '../config/python.ts';
+import type { DedupItem } from '../dedup/types.ts';
+import type { Diagnostic } from '../diagnostics.ts';
+import { classAt } from '../discover/discover.ts';
+import { sha256 } from '../index/hash.ts';
+import type { ClassFact } from '../parse/facts.ts';
+import { dedupItemOf } from './dedup-items.ts';
+import { runExtraction } from './extract-step.ts';
+import { finishCatalog, PARTIAL_FILE, type BuildSummary } from './merge.ts';
+import type { PartialBuild } from './partial.ts';
+import { prepare, type RunContext } from './prepare.ts';
+import { selectBlocks } from './select.ts';
+import { runValidation } from './validate-step.ts';
+
+export interface BuildOptions {
+  outDir: string;
+  /** Skip validation entirely (fields absent). */
+  noValidate?: boolean;
+  /** Allow running upstream code without bubblewrap. */
+  noSandbox?: boolean;
+  device?: 'auto' | 'cpu' | 'cuda';
+  /** Process only shard K of N (1-based): a deterministic 1/N of the blocks; writes a partial, merged later. */
+  shard?: { k: number; n: number };
+}
+
+export async function buildPartial(
+  ctx: RunContext,
+  opts: BuildOptions,
+): Promise<{ partial: PartialBuild; diagnostics: Diagnostic[] }> {
+  const shard = opts.shard ?? { k: 1, n: 1 };
+  const p = await prepare(ctx);
+  const timings = { ...p.timings };
+  const diagnostics = [...p.diagnostics];
+  const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
+
+  let t = performance.now();
+  const blocks = selectBlocks(p.discovered.blocks, { shard });
+  const extracted = runExtraction(ctx, p, blocks, { outDir: join(ctx.config.cacheDir, 'extracted') });
+  const py = lookupPython(ctx.config);
+  const byId = new Map(extracted.map((e) => [e.entry.id, e]));
+  timings.extract = performance.now() - t;
+
+  t = performance.now();
+  const v = opts.noValidate
+    ? null
+    : await runValidation(ctx, p, extracted, { noSandbox: opts.noSandbox, device: opts.device });
+  if (v) diagnostics.push(...v.diagnostics);
+  timings.validate = performance.now() - t;
+
+  t = performance.now();
+  // Slugs from every discovered block, not just this shard's, so that shards agree on collisions.
+  const slugs = slugsFor(
+    p.discovered.blocks.filter((b) => !b.abstract).map((b) => b.id),
+    sha256,
+  );
+  const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
+  const classIndex = new Map<string, ClassFact>();
+  for (const m of p.index.modules)
+    for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
+  const specs: BlockSpec[] = [];
+  const dedupItems: DedupItem[] = [];
+  for (const b of blocks) {
+    const mod = modules.get(`${b.sourceId}\0${b.path}`)!;
+    const own = classAt(mod, b.stmt, b.name) ?? mod.facts.classes.find((c) => c.qualname === b.qualname)!;
+    const classes = [own, ...b.baseChain.map((q) => classIndex.get(q)).filter((c): c is ClassFact => Boolean(c))];
+    const ex = byId.get(b.id);
+    const validation = v?.records.get(b.id);
+    const tree = v?.trees.get(b.id);
+    const layers = tree ? layersOf(tree) : staticLayers(classText(mod.absPath, own));
+    specs.push(
+      blockSpec(
+        {
+          block: b,
+          slug: slugs.get(b.id)!,
+          mod,
+          classes,
+          snapshot: snapshots.get(b.sourceId)!,
+          extracted: ex,
+          validation,
+          diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
+        },
+        { layers, from: tree ? 'validation' : 'static' },
+      ),
+    );
+    const item = dedupItemOf(b, snapshots.get(b.sourceId)!, ex, {
+      passed: validation?.status === 'passed',
+      tree: tree ?? null,
+    });
+    if (item) dedupItems.push(item);
+  }
+  timings.spec = performance.now() - t;
+  const tools = [
+    { name: 'node', version: process.version },
+    ...(py.ok ? [{ name: 'torch', version: py.python.torchVersion ?? 'unknown' }] : []),
+  ];
+  const partial: PartialBuild = {
+    formatVersion: 1,
+    shard,
+    snapshots: p.snapshots,
+    specs,
+    dedupItems,
+    dedupParams: ctx.config.dedup ?? {},
+    ...(ctx.config.site?.url ? { siteUrl: ctx.config.site.url } : {}),
+    config: relative(process.cwd(), ctx.config.configPath) || ctx.config.configPath,
+    timings,
+    tools,
+  };
+  return { partial, diagnostics };
+}
+
+export async function buildCatalog(ctx: RunContext, opts: BuildOptions): Promise<BuildSummary> {
+  const t0 = performance.now();
+  const { partial, diagnostics } = await buildPartial(ctx, opts);
+  if (opts.shard) {
+    mkdirSync(opts.outDir, { recursive: true });
+    const file = join(opts.outDir, PARTIAL_FILE);
+    // Written whole then renamed: a killed shard never leaves a truncated partial behind.
+    writeFileSync(`${file}.tmp`, JSON.stringify(partial));
+    renameSync(`${file}.tmp`, file);
+    return {
+      catalogDir: opts.outDir,
+      blocks: partial.specs.length,
+      validated: partial.specs.filter((s) => s.validation).length,
+      passed: partial.specs.filter((s) => s.validation?.status === 'passed').length,
+      unique: null,
+      timings: partial.timings,
+      errors: [],
+      diagnostics,
+    };
+  }
+  const summary = await finishCatalog([partial], opts.outDir, t0);
+  return { ...summary, diagnostics: [...diagnostics, ...summary.diagnostics] };
+}
+
+function classText(absPath: string, cls: ClassFact): string {
+  if (!existsSync(absPath)) return '';
+  return readFileSync(absPath).subarray(cls.span.startByte, cls.span.endByte).toString('utf8');
+}
+
+/** Layer types with counts from a validated module tree: every node below the root, by type. */
+function layersOf(tree: {
+  type: string;
+  children: { type: string; children: unknown[] }[];
+}): { type: string; count: number }[] {
+  const counts = new Map<string, number>();
+  const walk = (node: { type: string; children: unknown[] }, root: boolean) => {
+    if (!root) counts.set(node.type, (counts.get(node.type) ?? 0) + 1);
+    for (const c of node.children) walk(c as { type: string; children: unknown[] }, false);
+  };
+  walk(tree, true);
+  return [...counts]
+    .map(([type, count]) => ({ type, count }))
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+}

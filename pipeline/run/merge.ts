@@ -1,0 +1,138 @@
+// `nnblocks merge` and the end of every build: de-duplication across all blocks of all partials, the summaries,
+// the catalog files (schema-checked) and the change feed against the catalog they replace. Merging the N partials
+// of a sharded build gives a catalog byte-identical to an unsharded build (test/build/build.test.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dedupRecord } from '../catalog/block-spec.ts';
+import type { BuildInfo } from '../catalog/contract.ts';
+import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
+import { writeCatalog } from '../catalog/write-catalog.ts';
+import { dedupParallel } from '../dedup/parallel.ts';
+import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
+import { diffCatalogs } from '../feed/diff.ts';
+import { writeFeedFiles } from '../feed/feed.ts';
+import { readCurrentCatalog } from '../feed/read-snapshot.ts';
+import type { CatalogSnapshot } from '../feed/types.ts';
+import type { PartialBuild } from './partial.ts';
+
+export interface BuildSummary {
+  catalogDir: string;
+  blocks: number;
+  validated: number;
+  passed: number;
+  unique: { exact: number; lexical: number; structural: number } | null;
+  timings: Record<string, number>;
+  errors: string[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * De-duplicates across all partials' blocks and writes the catalog files. Fingerprints are computed in worker
+ * threads for large corpora (same result as in-thread: a test checks it); small ones stay in-thread.
+ */
+export async function finishCatalog(
+  partials: PartialBuild[],
+  outDir: string,
+  startedAt = performance.now(),
+): Promise<BuildSummary> {
+  if (partials.length === 0)
+    throw new NnblocksError(
+      'no partial builds to merge',
+      'merge',
+      'pass the folders written by `nnblocks build --shard K/N`',
+    );
+  const n = partials[0].shard.n;
+  const seen = new Set(partials.map((x) => x.shard.k));
+  if (partials.some((x) => x.shard.n !== n) || seen.size !== n || partials.length !== n) {
+    throw new NnblocksError(
+      `the partials do not make up one complete sharded build (have ${[...seen].sort().join(', ')} of ${n})`,
+      'merge',
+      'merge exactly one partial per shard 1..N of the same N',
+    );
+  }
+  const snapshots = partials[0].snapshots;
+  const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const specs = partials.flatMap((x) => x.specs).sort(byId);
+  const items = partials.flatMap((x) => x.dedupItems).sort(byId);
+  let t = performance.now();
+  const d = await dedupParallel(items, partials[0].dedupParams);
+  const dedupMs = performance.now() - t;
+  const perBlock = new Map(d.blocks.map((b) => [b.id, b]));
+  for (const s of specs) {
+    const r = perBlock.get(s.id);
+    if (r) s.dedup = dedupRecord(r);
+  }
+  const timings: Record<string, number> = {};
+  for (const x of partials) for (const [k, v] of Object.entries(x.timings)) timings[k] = Math.max(timings[k] ?? 0, v);
+  timings.dedup = dedupMs;
+  t = performance.now();
+  const buildInfo: BuildInfo = {
+    formatVersion: 1,
+    builtAt: new Date().toISOString(),
+    nnblocksVersion: packageVersion(),
+    config: partials[0].config,
+    durationMs: Math.round(performance.now() - startedAt),
+    stages: Object.entries(timings).map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
+    tools: partials[0].tools,
+  };
+  // The catalog this build replaces, if any: the change feed compares against it.
+  let previous: CatalogSnapshot | null = null;
+  if (existsSync(join(outDir, 'stats.json'))) {
+    try {
+      previous = readCurrentCatalog(outDir);
+    } catch {
+      previous = null; // an unreadable earlier catalog only means the feed starts a new baseline
+    }
+  }
+  const { errors } = writeCatalog(outDir, {
+    blocks: specs,
+    sources: sourcesFile(specs, snapshots),
+    clusters: clustersFile(d),
+    stats: statsFile(specs, snapshots),
+    buildInfo,
+  });
+  if (errors.length === 0)
+    errors.push(
+      ...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir, partials[0].siteUrl).errors,
+    );
+  timings.write = performance.now() - t;
+  const report = d.report[0];
+  return {
+    catalogDir: outDir,
+    blocks: specs.length,
+    validated: specs.filter((s) => s.validation).length,
+    passed: specs.filter((s) => s.validation?.status === 'passed').length,
+    unique: report
+      ? {
+          exact: report.recordsIn - report.removedExact,
+          lexical: report.recordsIn - report.removedExact - report.removedLexical,
+          structural: report.uniqueOut,
+        }
+      : null,
+    timings,
+    errors,
+    diagnostics: d.diagnostics,
+  };
+}
+
+export const PARTIAL_FILE = 'partial.json';
+
+export function readPartials(dirs: string[]): PartialBuild[] {
+  return dirs.map((d) => {
+    const file = existsSync(join(d, PARTIAL_FILE)) ? join(d, PARTIAL_FILE) : d;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as PartialBuild;
+    } catch (err) {
+      throw new NnblocksError(
+        `cannot read partial build ${file}: ${(err as Error).message}`,
+        'merge',
+        'pass folders written by `nnblocks build --shard K/N --out DIR`',
+      );
+    }
+  });
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
+}

@@ -1,0 +1,20 @@
+// The record a build hands to the merge: finished block specs (no dedup yet) and what de-duplication needs.
+// An unsharded build makes one and merges it at once; `--shard K/N` writes it to OUT/partial.json.
+import type { BlockSpec } from '../catalog/contract.ts';
+import type { DedupItem, DedupParams } from '../dedup/types.ts';
+import type { SourceSnapshot } from '../sources/types.ts';
+
+export interface PartialBuild {
+  formatVersion: 1;
+  shard: { k: number; n: number };
+  snapshots: SourceSnapshot[];
+  specs: BlockSpec[];
+  /** The blocks' own code for de-duplication: a build intermediate on the builder's machine, never published. */
+  dedupItems: DedupItem[];
+  dedupParams: Partial<DedupParams>;
+  /** The published site's URL (config `site.url`), for the change feed's Atom links and ids. */
+  siteUrl?: string;
+  config: string;
+  timings: Record<string, number>;
+  tools: { name: string; version: string }[];
+}
