@@ -1,5 +1,6 @@
 // Default dedup parameters and their resolution (bands/rows chosen from the thresholds when not given).
 import { candidateProbability, chooseBands, sCurveThreshold } from './minhash.ts';
+import { NnblocksError } from '../diagnostics.ts';
 import type { DedupParams } from './types.ts';
 
 export const DEFAULT_PARAMS: Omit<DedupParams, 'bands' | 'rows'> = {
@@ -46,22 +47,31 @@ export const DEFAULT_PARAMS: Omit<DedupParams, 'bands' | 'rows'> = {
   bigBucket: 64,
 };
 
+/** A bad parameter from a library caller (the config's are caught by its schema when it loads). */
+function paramError(message: string): NnblocksError {
+  return new NnblocksError(
+    message,
+    'dedup',
+    "fix the value in the config's `dedup` section or the caller; see docs/dedup.md",
+  );
+}
+
 /** Fills defaults and chooses bands x rows for the lower of the two thresholds (one LSH serves both levels). */
 export function resolveParams(given: Partial<DedupParams> = {}): DedupParams {
   const p = { ...DEFAULT_PARAMS, ...given };
-  if (!(p.prefilterSigmas >= 0)) throw new Error(`dedup: prefilterSigmas must be >= 0, got ${p.prefilterSigmas}`);
+  if (!(p.prefilterSigmas >= 0)) throw paramError(`dedup: prefilterSigmas must be >= 0, got ${p.prefilterSigmas}`);
   for (const key of ['lexicalThreshold', 'structuralThreshold', 'maxMissRate'] as const) {
-    if (!(p[key] > 0 && p[key] <= 1)) throw new Error(`dedup: ${key} must be in (0, 1], got ${p[key]}`);
+    if (!(p[key] > 0 && p[key] <= 1)) throw paramError(`dedup: ${key} must be in (0, 1], got ${p[key]}`);
   }
   for (const key of ['shingleSize', 'permutations', 'nearestCount', 'bigBucket'] as const) {
     if (!Number.isInteger(p[key]) || p[key] < 1)
-      throw new Error(`dedup: ${key} must be a positive integer, got ${p[key]}`);
+      throw paramError(`dedup: ${key} must be a positive integer, got ${p[key]}`);
   }
   if (p.subtreeDepths.length === 0 || !p.subtreeDepths.every((d) => Number.isInteger(d) && d >= 1 && d <= 8)) {
-    throw new Error(`dedup: subtreeDepths must be integers in 1..8, got ${JSON.stringify(p.subtreeDepths)}`);
+    throw paramError(`dedup: subtreeDepths must be integers in 1..8, got ${JSON.stringify(p.subtreeDepths)}`);
   }
   if (p.minhashScheme !== 'one-permutation' && p.minhashScheme !== 'k-permutations') {
-    throw new Error(
+    throw paramError(
       `dedup: minhashScheme must be 'one-permutation' or 'k-permutations', got ${JSON.stringify(p.minhashScheme)}`,
     );
   }
@@ -78,7 +88,7 @@ export function resolveParams(given: Partial<DedupParams> = {}): DedupParams {
     rows >= 1 &&
     bands * rows <= p.permutations
   )) {
-    throw new Error(
+    throw paramError(
       `dedup: bands (${bands}) x rows (${rows}) must be positive integers with bands * rows <= permutations (${p.permutations}); leave both unset to have them chosen`,
     );
   }

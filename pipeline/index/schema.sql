@@ -1,7 +1,10 @@
 -- nnblocks index: one SQLite database per cache folder. Parse results are keyed by git blob SHA-1, so a blob seen
 -- in any source or commit is parsed once; `files` maps each source's current checkout onto blobs.
--- The schema version lives in PRAGMA user_version (see store.ts); a change to this file bumps it.
+-- Tables come in groups, each with its own version in `table_versions` (see TABLE_VERSIONS in store.ts): a change
+-- to a group's tables bumps that group's version, and only that group is rebuilt (the validation cache in `kv`
+-- survives a change to the index tables).
 
+-- group `index` ---------------------------------------------------------------------------------------------------
 CREATE TABLE IF NOT EXISTS blobs (
   sha1 TEXT PRIMARY KEY,             -- git blob SHA-1 of the file bytes
   parser_version INTEGER NOT NULL,   -- PARSER_VERSION that produced `facts`; older rows are reparsed
@@ -21,6 +24,7 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE INDEX IF NOT EXISTS files_blob ON files(blob);
 
+-- group `kv` ------------------------------------------------------------------------------------------------------
 -- Small keyed caches for later stages (validation results, ...): namespace + key -> JSON value.
 CREATE TABLE IF NOT EXISTS kv (
   ns TEXT NOT NULL,

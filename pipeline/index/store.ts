@@ -5,8 +5,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ModuleFacts } from '../parse/facts.ts';
 
-/** Bump when schema.sql changes in a way old databases can't follow; an older database is rebuilt from scratch. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Versions of the table groups in schema.sql, each bumped on its own when its tables change in a way old rows
+ * can't follow. A group whose stored version differs is dropped and recreated; the others are kept. So a change
+ * to the index tables (a cache of parses, cheap to rebuild) keeps the validation cache (`kv`, minutes of sandboxed
+ * runs), and the reverse. See docs/index.md ("Where state lives").
+ */
+export const TABLE_VERSIONS: Readonly<Record<TableGroup, number>> = { index: 1, kv: 1 };
+
+export type TableGroup = 'index' | 'kv';
+
+const GROUP_TABLES: Record<TableGroup, string[]> = { index: ['files', 'blobs'], kv: ['kv'] };
+
+/** Databases written before groups were versioned carry one PRAGMA user_version for all; it was 1. */
+const LEGACY_USER_VERSION = 1;
 
 export interface FileRow {
   source: string;
@@ -21,21 +33,38 @@ export interface FileRow {
 export class Store {
   readonly db: Database.Database;
 
-  constructor(readonly file: string) {
+  /** `versions` is for tests that play a schema change; everything else uses TABLE_VERSIONS. */
+  constructor(
+    readonly file: string,
+    versions: Readonly<Record<TableGroup, number>> = TABLE_VERSIONS,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // Two concurrent runs share the file: wait for the other writer instead of failing at once.
     this.db.pragma('busy_timeout = 10000');
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version !== SCHEMA_VERSION) {
-      // The index is a cache: rebuilding it loses nothing that can't be recomputed from the sources.
-      this.db.exec('DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS blobs; DROP TABLE IF EXISTS kv;');
+    this.tx(() => this.migrate(versions));
+  }
+
+  /** Drops the table groups whose stored version differs, then creates whatever is missing. */
+  private migrate(versions: Readonly<Record<TableGroup, number>>): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS table_versions (grp TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+    const stored = new Map(
+      (this.db.prepare('SELECT grp, version FROM table_versions').all() as { grp: string; version: number }[]).map(
+        (r) => [r.grp, r.version],
+      ),
+    );
+    const legacy = stored.size === 0 && this.db.pragma('user_version', { simple: true }) === LEGACY_USER_VERSION;
+    const put = this.db.prepare('INSERT OR REPLACE INTO table_versions (grp, version) VALUES (?, ?)');
+    for (const group of Object.keys(GROUP_TABLES) as TableGroup[]) {
+      const have = stored.get(group) ?? (legacy ? 1 : undefined);
+      // A cache group rebuilt from scratch loses nothing that can't be recomputed (sources, sandboxed runs).
+      if (have !== versions[group]) for (const t of GROUP_TABLES[group]) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+      put.run(group, versions[group]);
     }
     const schema = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'schema.sql'), 'utf8');
     this.db.exec(schema);
-    this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
 
   static open(cacheDir: string): Store {

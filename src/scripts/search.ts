@@ -138,3 +138,6 @@ root.addEventListener('change', (e) => {
 more.addEventListener('click', () => void showMore());
 root.classList.add('ready');
 if (input.value || initial.size > 0) void run();
+
+// A module, not a script: its top-level names must not collide with DOM globals such as `window.status`.
+export {};

@@ -36,6 +36,26 @@ describe('config errors name the field path, the problem and the fix', () => {
     ]);
   });
 
+  it('a de-duplication threshold of 0 fails when the config loads, not after the build', () => {
+    // 0 would make every pair a near-duplicate; the schema's exclusiveMinimum catches it with the fix.
+    expect(problemsOf({ name: 'x', sources: [ok], dedup: { lexicalThreshold: 0, structuralThreshold: 1.5 } })).toEqual([
+      { path: 'dedup.lexicalThreshold', message: 'must be > 0 (got 0)', fix: expect.stringContaining('e.g. 0.9') },
+      {
+        path: 'dedup.structuralThreshold',
+        message: 'must be <= 1 (got 1.5)',
+        fix: expect.stringContaining('e.g. 0.9'),
+      },
+    ]);
+  });
+
+  it('overrides take the inputs the runner supports (lists) and refs', () => {
+    const override = { kwargs: { norm_layer: 'torch.nn.BatchNorm2d' }, refs: ['norm_layer'] };
+    const inputs = [{ shape: [1, 8, 16, 16], dtype: 'float32', list: 3 }];
+    expect(
+      problemsOf({ name: 'x', sources: [ok], validate: { overrides: { Head: { ...override, inputs } } } }),
+    ).toEqual([]);
+  });
+
   it('a priority outside 1|2', () => {
     expect(problemsOf({ name: 'x', sources: [ok, { ...ok, id: 'b', priority: 3 }] })).toEqual([
       { path: 'sources[1].priority', message: 'must be one of 1, 2 (got 3)', fix: 'use 1 (primary) or 2 (secondary)' },
@@ -125,7 +145,7 @@ describe('config errors name the field path, the problem and the fix', () => {
         {
           path: 'dedup.lexicalThreshold',
           message: 'must be <= 1 (got 1.5)',
-          fix: 'use a number between 0 and 1, e.g. 0.8',
+          fix: 'use a number above 0 and at most 1, e.g. 0.9 (0 would call every pair of blocks a duplicate)',
         },
       ]),
     );
