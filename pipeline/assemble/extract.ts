@@ -1,5 +1,6 @@
 // Extraction: resolves each block's closure and writes one importable module per block plus `manifest.json`,
 // so that `sys.path.insert(0, importRoot); getattr(importlib.import_module(module), className)` loads it.
+// See docs/resolve.md ("Assemble").
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';

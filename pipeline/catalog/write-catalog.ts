@@ -1,5 +1,6 @@
 // Writes the catalog folder (blocks/<slug>.json, sources.json, clusters.json, stats.json, build-info.json) with
 // sorted keys, replacing the previous build's files, then checks everything against the shipped JSON Schemas.
+// See docs/catalog.md.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlockSpec, BuildInfo, ClustersFile, SourcesFile, StatsFile } from './contract.ts';

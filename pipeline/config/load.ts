@@ -3,6 +3,7 @@
 // Project root: when the config file sits in a folder named `content`, the project root is that folder's parent
 // (so `content/corpus.json` and `content/corpus.paper.json` share `<repo>/.nnblocks`); otherwise it is the
 // config file's own folder. `cacheDir`, `path` sources and a `python` containing a slash resolve against it.
+// See docs/config.md.
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { NnblocksError } from '../diagnostics.ts';

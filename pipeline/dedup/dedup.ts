@@ -4,6 +4,7 @@
 // lexical clusters, so "removed at each level" is well defined and a block's clusters only grow with the level.
 // Items are processed in id order, and every hash is content-derived, so the result does not depend on the
 // order of the input.
+// See docs/dedup.md.
 import type { Diagnostic } from '../diagnostics.ts';
 import { archHash, parseModuleTree } from './arch.ts';
 import type { Forms } from './cluster.ts';

@@ -1,5 +1,6 @@
 // The discover stage: finds blocks — classes whose bases reach torch.nn.Module (through any chain, across files and
 // sources) and that define or inherit a forward below Module. Abstract blocks are listed and flagged.
+// See docs/index.md ("Discovery").
 import { createRequire } from 'node:module';
 import type { Diagnostic, Span } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';

@@ -1,5 +1,6 @@
 // The change-feed stage: reads the catalog just built and the previous published one, diffs them, and writes
 // `changes.json` (checked against schemas/catalog/changes.schema.json) and `changes.atom` beside the catalog.
+// See docs/ci.md ("The change feed").
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,6 @@
 // The index stage: hashes each source file, parses blobs not seen before (in parallel), stores facts in SQLite
 // keyed by blob SHA-1, and returns every module with its facts. A re-run with nothing changed parses nothing.
+// See docs/index.md.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';

@@ -1,6 +1,7 @@
 // Dependency closure of one block: every top-level statement its code needs, found by following each free name
 // of each included statement (class bodies, methods, decorators, defaults, bases) to its binding, transitively.
 // Internal = defined in one of the block's own source's modules; anything else stays an import.
+// See docs/resolve.md.
 import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact, NameOccurrence } from '../parse/facts.ts';

@@ -2,6 +2,7 @@
 // partial result, then de-duplication across all blocks and the catalog files (merge.ts). A sharded build
 // (`--shard K/N`) writes only its partial; `nnblocks merge` finishes the partials into a catalog byte-identical to an
 // unsharded one. Stages that can't run here (no sandbox, no torch) leave their fields absent and say why.
+// See docs/architecture.md and docs/catalog.md.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';

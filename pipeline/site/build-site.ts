@@ -1,6 +1,7 @@
 // `buildSite()`: builds the static catalog site (Astro + Pagefind) from a catalog directory.
 // Runs `astro build` in a child process: Astro's memory (10k pages) stays out of the CLI's heap, and the
 // environment variables astro.config.mjs reads (catalog dir, output dir, base path) apply to that build only.
+// See docs/site.md.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

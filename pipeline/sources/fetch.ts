@@ -1,5 +1,6 @@
 // The sources stage: brings every configured source onto the machine (git, installed python distribution, local
 // folder) and lists its files safely. Upstream problems become diagnostics; one failing source never stops the rest.
+// See docs/sources.md.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

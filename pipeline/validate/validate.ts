@@ -1,4 +1,5 @@
 // The validate stage's entry: runs every block through runner.py in a pool of sandboxed workers, with a result cache.
+// See docs/validate.md.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
