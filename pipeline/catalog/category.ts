@@ -1,6 +1,6 @@
 // Category assignment: an ordered list of documented rules over a block's name, bases and composition. The first
 // rule that fires wins and its id is recorded on the block (`categoryRule`), so every verdict can be reviewed.
-// The same table is rendered in the README (see `categoryRulesMarkdown`).
+// The same table is in docs/catalog.md ("Categories"), checked against `categoryRulesMarkdown` by a test.
 import type { Category } from './contract.ts';
 
 export interface CategoryInput {
@@ -126,7 +126,7 @@ export function categorize(b: CategoryInput): { category: Category; rule: string
   return { category: rule.category, rule: rule.id };
 }
 
-/** The rule table for the README: order, id, category, condition. */
+/** The rule table for docs/catalog.md: order, id, category, condition. */
 export function categoryRulesMarkdown(): string {
   const rows = CATEGORY_RULES.map((r, i) => `| ${i + 1} | \`${r.id}\` | ${r.category} | ${r.description} |`);
   return ['| # | rule | category | fires when |', '| --- | --- | --- | --- |', ...rows].join('\n');

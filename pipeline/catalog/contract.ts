@@ -25,7 +25,7 @@ export type LiteralValue = number | string | boolean | null | LiteralValue[];
 /** Bump on any incompatible change; every file carries it and the schemas pin it. */
 export const CATALOG_FORMAT_VERSION = 1;
 
-/** Categories, assigned by the documented rules (README "Categories", from pipeline/catalog/category.ts); the rule that fired is recorded per block. */
+/** Categories, assigned by the documented rules (docs/catalog.md "Categories", from pipeline/catalog/category.ts); the rule that fired is recorded per block. */
 export const CATEGORIES = [
   'attention',
   'convolution',

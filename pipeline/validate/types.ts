@@ -75,7 +75,7 @@ export interface StageRecord {
   error?: string;
 }
 
-/** Everything needed to replay the recorded run; see the README's "Replay protocol". */
+/** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */
 export interface Recipe {
   seed: number;
   kwargs: Record<string, unknown>;
