@@ -1,6 +1,6 @@
 // Category assignment: an ordered list of documented rules over a block's name, bases and composition. The first
 // rule that fires wins and its id is recorded on the block (`categoryRule`), so every verdict can be reviewed.
-// The same table is rendered in the README (see `categoryRulesMarkdown`).
+// The same table is rendered in docs/catalog.md (see `categoryRulesMarkdown`); a test keeps the two in sync.
 import type { Category } from './contract.ts';
 
 export interface CategoryInput {
@@ -88,10 +88,15 @@ export const CATEGORY_RULES: Rule[] = [
     category: 'network',
     description: 'name is a whole network (Net, ResNet, VGG, ViT, Transformer, RCNN, FPN, UNet, Backbone...)',
     test: name(
-      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d*|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD\w*|FCOS|DETR|YOLO\w*|Raft|RAFT)$/,
+      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d*|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD|SSDLite|FCOS|DETR|YOLO(v\d+|X)?|Raft|RAFT)$/,
     ),
   },
-  { id: 'name:convolution', category: 'convolution', description: 'name contains Conv', test: name(/Conv/) },
+  {
+    id: 'name:convolution',
+    category: 'convolution',
+    description: 'name contains Conv as a word or Convolution (not Convert, Convex)',
+    test: name(/Conv(?![a-z])|Convolution/),
+  },
   {
     id: 'base:convolution',
     category: 'convolution',
@@ -107,15 +112,17 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'layer:mlp',
     category: 'mlp',
-    description: 'contains Linear layers only among parametrized layers',
-    test: (b) => b.layers.length > 0 && b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
+    description: 'contains Linear layers and otherwise only activations, dropout or identity',
+    test: (b) =>
+      b.layers.some((l) => /Linear$/.test(l)) &&
+      b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
   },
   {
     id: 'name:utility',
     category: 'utility',
     description: 'name is a wrapper or helper (Wrapper, Identity, Permute, Reshape, Flatten, Sequential, Lambda...)',
     test: name(
-      /Wrapper|Identity|Permute|Reshape|Flatten|Sequential|Lambda|Frozen|Transform|Matcher|Sampler|Anchor|Head/,
+      /Wrapper|Identity|Permute|Reshape|Flatten|Sequential|Lambda|Frozen|Transform(?!er)|Matcher|Sampler|Anchor|Head/,
     ),
   },
   { id: 'fallback', category: 'other', description: 'no rule above fired', test: () => true },
@@ -126,7 +133,7 @@ export function categorize(b: CategoryInput): { category: Category; rule: string
   return { category: rule.category, rule: rule.id };
 }
 
-/** The rule table for the README: order, id, category, condition. */
+/** The rule table for docs/catalog.md: order, id, category, condition. */
 export function categoryRulesMarkdown(): string {
   const rows = CATEGORY_RULES.map((r, i) => `| ${i + 1} | \`${r.id}\` | ${r.category} | ${r.description} |`);
   return ['| # | rule | category | fires when |', '| --- | --- | --- | --- |', ...rows].join('\n');
