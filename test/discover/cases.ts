@@ -410,7 +410,9 @@ export const cases: DiscoverCase[] = [
   // --- nesting and placement ------------------------------------------------------------------------------
   {
     name: 'nested classes',
-    why: 'a class nested in a class is importable as Outer.Inner (its bases may name earlier classes of the same body); one defined in a function is not',
+    why:
+      'a class nested in a class is importable as Outer.Inner, and its bases may name earlier classes of the same' +
+      ' body; a class defined in a function is not importable',
     files: pkg({
       'pkg/m.py':
         NN +

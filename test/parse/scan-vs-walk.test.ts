@@ -31,7 +31,8 @@ function firstDifference(scanned: ModuleFacts, walked: ModuleFacts): string | nu
     const w = walked.statements[i];
     for (const key of ['binds', 'mutates', 'eager', 'deferred', 'kind', 'span', 'sideEffect', 'hasError'] as const) {
       if (!isDeepStrictEqual(s[key], w[key])) {
-        return `statement ${i} (line ${s.span.startLine}) ${key}:\n  scan ${JSON.stringify(s[key])}\n  walk ${JSON.stringify(w[key])}`;
+        const [a, b] = [JSON.stringify(s[key]), JSON.stringify(w[key])];
+        return `statement ${i} (line ${s.span.startLine}) ${key}:\n  scan ${a}\n  walk ${b}`;
       }
     }
   }
