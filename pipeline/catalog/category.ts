@@ -88,10 +88,15 @@ export const CATEGORY_RULES: Rule[] = [
     category: 'network',
     description: 'name is a whole network (Net, ResNet, VGG, ViT, Transformer, RCNN, FPN, UNet, Backbone...)',
     test: name(
-      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d*|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD\w*|FCOS|DETR|YOLO\w*|Raft|RAFT)$/,
+      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d*|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD|SSDLite|FCOS|DETR|YOLO(v\d+|X)?|Raft|RAFT)$/,
     ),
   },
-  { id: 'name:convolution', category: 'convolution', description: 'name contains Conv', test: name(/Conv/) },
+  {
+    id: 'name:convolution',
+    category: 'convolution',
+    description: 'name contains Conv as a word or Convolution (not Convert, Convex)',
+    test: name(/Conv(?![a-z])|Convolution/),
+  },
   {
     id: 'base:convolution',
     category: 'convolution',
@@ -107,15 +112,17 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'layer:mlp',
     category: 'mlp',
-    description: 'contains Linear layers only among parametrized layers',
-    test: (b) => b.layers.length > 0 && b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
+    description: 'contains Linear layers and otherwise only activations, dropout or identity',
+    test: (b) =>
+      b.layers.some((l) => /Linear$/.test(l)) &&
+      b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
   },
   {
     id: 'name:utility',
     category: 'utility',
     description: 'name is a wrapper or helper (Wrapper, Identity, Permute, Reshape, Flatten, Sequential, Lambda...)',
     test: name(
-      /Wrapper|Identity|Permute|Reshape|Flatten|Sequential|Lambda|Frozen|Transform|Matcher|Sampler|Anchor|Head/,
+      /Wrapper|Identity|Permute|Reshape|Flatten|Sequential|Lambda|Frozen|Transform(?!er)|Matcher|Sampler|Anchor|Head/,
     ),
   },
   { id: 'fallback', category: 'other', description: 'no rule above fired', test: () => true },

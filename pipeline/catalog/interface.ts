@@ -1,34 +1,9 @@
 // A block's interface as facts: constructor and forward parameters (names, kinds, annotation and default *text*,
-// literal defaults, an inferred role), the base chain and method names. Inherited signatures are followed
-// through internal bases; nothing here copies a function body.
-import type { ClassFact, FunctionFact, ParamFact } from '../parse/facts.ts';
+// literal defaults, an inferred role from param-roles.ts), the base chain and method names. Inherited signatures
+// are followed through internal bases; nothing here copies a function body.
+import type { ClassFact, FunctionFact } from '../parse/facts.ts';
 import type { BlockInterface, ParamSpec } from './contract.ts';
-
-const ROLES: [RegExp, string][] = [
-  [/^(in|out|hidden|mid|inner)?_?(channels?|chans|planes|ch)$|_channels$|^inplanes$|^planes$/, 'channels'],
-  [/(^|_)(features|in_features|out_features)$/, 'features'],
-  [/(^|_)(dim|dims|embed_dim|d_model|hidden_dim|hidden_size|width)$/, 'dimension'],
-  [/(^|_)(heads|num_heads|nhead|n_heads)$/, 'heads'],
-  [/kernel_size|^kernel$|^k$/, 'kernel-size'],
-  [/stride/, 'stride'],
-  [/padding|^pad$/, 'padding'],
-  [/dilation/, 'dilation'],
-  [/groups/, 'groups'],
-  [/drop|dropout|p_drop/, 'dropout'],
-  [/^bias$/, 'bias'],
-  [/^eps$|epsilon/, 'epsilon'],
-  [/momentum/, 'momentum'],
-  [/act|activation/, 'activation'],
-  [/norm/, 'norm-layer'],
-  [/depth|num_layers|layers$|blocks$/, 'depth'],
-  [/size$|^size|resolution/, 'size'],
-];
-
-export function roleOf(p: ParamFact): string | undefined {
-  for (const [re, role] of ROLES) if (re.test(p.name)) return role;
-  if (p.defaultLiteral === true || p.defaultLiteral === false) return 'flag';
-  return undefined;
-}
+import { roleOf } from './param-roles.ts';
 
 export function paramSpecs(fn: FunctionFact | null | undefined): ParamSpec[] {
   if (!fn) return [];

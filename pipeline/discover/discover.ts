@@ -42,14 +42,73 @@ export interface DiscoverResult {
   diagnostics: Diagnostic[];
 }
 
+/** One class in a method resolution order, with the forward it defines itself (if any). */
+interface MroEntry {
+  name: string;
+  forward: { from: string; abstract: boolean } | null;
+  /** torch.nn.Module: its forward is the placeholder, so the search for a forward stops here. */
+  root: boolean;
+}
+
 interface ClassInfo {
   isModule: boolean;
   /** The chain to Module (qualified names), empty when not a Module. */
   chain: string[];
+  /** The class's MRO as far as it is known (the class first); unknown external bases contribute nothing. */
+  mro: MroEntry[];
+  /** The first forward in the MRO before torch.nn.Module. */
   forward: { from: string; abstract: boolean } | null;
 }
 
-const NOT_MODULE: ClassInfo = { isModule: false, chain: [], forward: null };
+const NOT_MODULE: ClassInfo = { isModule: false, chain: [], mro: [], forward: null };
+const ROOT: MroEntry = { name: 'torch.nn.Module', forward: null, root: true };
+const ROOT_INFO: ClassInfo = { isModule: true, chain: ['torch.nn.Module'], mro: [ROOT], forward: null };
+
+/**
+ * Python's C3 linearization: the class, then the merge of its bases' MROs and the list of bases. A merge that
+ * gets stuck (Python refuses such a class with a TypeError) keeps the remaining classes depth-first.
+ *   class D(B, C): ...   # with B(A), C(A): D, B, C, A — so C.forward beats A.forward
+ */
+function linearize(head: MroEntry, bases: MroEntry[][]): MroEntry[] {
+  const out = [head];
+  const lists = [...bases.map((m) => [...m]), bases.map((m) => m[0])].filter((l) => l.length > 0);
+  while (lists.length) {
+    const pick = lists.map((l) => l[0]).find((c) => !lists.some((l) => l.slice(1).some((e) => e.name === c.name)));
+    if (!pick) {
+      for (const l of lists) for (const e of l) if (!out.some((o) => o.name === e.name)) out.push(e);
+      return out;
+    }
+    out.push(pick);
+    for (const l of lists) if (l[0].name === pick.name) l.shift();
+    for (let i = lists.length - 1; i >= 0; i--) if (!lists[i].length) lists.splice(i, 1);
+  }
+  return out;
+}
+
+/** Method resolution, as Python does it: the first forward in the MRO; Module's own is the placeholder. */
+function forwardOf(mro: MroEntry[]): ClassInfo['forward'] {
+  for (const e of mro) {
+    if (e.root) return null;
+    if (e.forward) return e.forward;
+  }
+  return null;
+}
+
+/**
+ * The dotted name a module-level alias statement binds, if the statement is exactly `Name = a.b.c`:
+ *   Base = nn.Module   # `class A(Base)` is a Module subclass
+ * Anything more (a call, a conditional, a second name) is not followed.
+ */
+function aliasOf(mod: IndexedModule, stmt: number): string | null {
+  const st = mod.facts.statements[stmt];
+  if (!st || st.kind !== 'assign' || st.binds.length !== 1 || st.eager.length !== 1 || st.deferred.length) return null;
+  const ref = st.eager[0];
+  if (ref.occurrences.length !== 1) return null;
+  const occ = ref.occurrences[0];
+  const dotted = [ref.name, ...occ.attrs].join('.');
+  // The read must be the whole right-hand side: it ends where the statement ends.
+  return occ.startByte + Buffer.byteLength(dotted) === st.span.endByte ? dotted : null;
+}
 
 export interface DiscoverOptions {
   /** Per source: symbol patterns; when given, only matching blocks are kept. */
@@ -69,17 +128,20 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
     if (hit) return hit;
     memo.set(key, NOT_MODULE); // a class inheriting from itself (through a cycle) is not a Module
     const own = cls.methods.find((m) => m.name === 'forward');
-    let result: ClassInfo = NOT_MODULE;
-    let forward = own ? { from: `${mod.module}.${cls.qualname}`, abstract: own.abstract } : null;
+    const name = `${mod.module}.${cls.qualname}`;
+    const self: MroEntry = { name, forward: own ? { from: name, abstract: own.abstract } : null, root: false };
+    let chain: string[] | null = null;
+    const baseMros: MroEntry[][] = [];
     for (const base of cls.bases) {
       if (!base.dotted || depth > 50) continue;
-      const b = baseInfo(mod, base.dotted, depth);
-      if (!b.isModule) continue;
-      if (!result.isModule) result = { isModule: true, chain: b.chain, forward: null };
-      // Method resolution, simplified to depth-first over bases: the first base that has a forward provides it.
-      if (!forward && b.forward) forward = b.forward;
+      const sibling = siblingClass(mod, cls, base.dotted);
+      const b = sibling ? info(mod, sibling, depth + 1) : baseInfo(mod, base.dotted, depth);
+      if (b.mro.length) baseMros.push(b.mro);
+      // The chain shown for a block is the first base's way to Module.
+      if (b.isModule && !chain) chain = [name, ...b.chain];
     }
-    if (result.isModule) result = { ...result, chain: [`${mod.module}.${cls.qualname}`, ...result.chain], forward };
+    const mro = linearize(self, baseMros);
+    const result: ClassInfo = chain ? { isModule: true, chain, mro, forward: forwardOf(mro) } : { ...NOT_MODULE, mro };
     memo.set(key, result);
     return result;
   };
@@ -87,24 +149,27 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
   const baseInfo = (mod: IndexedModule, dotted: string, depth: number): ClassInfo => {
     const t = lookup.dotted(mod, dotted);
     if (t.kind === 'external') {
-      if (TORCH_ROOT.has(t.qualified)) return { isModule: true, chain: ['torch.nn.Module'], forward: null };
+      if (TORCH_ROOT.has(t.qualified)) return ROOT_INFO;
       const known = TORCH_CLASSES.get(t.qualified);
       if (known) {
+        const forward = known.forward ? { from: t.qualified, abstract: false } : null;
         return {
           isModule: true,
           chain: [t.qualified, 'torch.nn.Module'],
-          forward: known.forward ? { from: t.qualified, abstract: false } : null,
+          mro: [{ name: t.qualified, forward, root: false }, ROOT],
+          forward,
         };
       }
       return NOT_MODULE;
     }
     if (t.kind === 'def') {
       const cls = classAt(t.mod, t.stmt, t.name);
-      if (!cls) return NOT_MODULE;
-      // torch itself indexed as a source: its Module class is the root, like the external one.
-      if (`${t.mod.module}.${cls.qualname}` === 'torch.nn.modules.module.Module') {
-        return { isModule: true, chain: ['torch.nn.Module'], forward: null };
+      if (!cls) {
+        const alias = depth < 50 ? aliasOf(t.mod, t.stmt) : null;
+        return alias ? baseInfo(t.mod, alias, depth + 1) : NOT_MODULE;
       }
+      // torch itself indexed as a source: its Module class is the root, like the external one.
+      if (`${t.mod.module}.${cls.qualname}` === 'torch.nn.modules.module.Module') return ROOT_INFO;
       return info(t.mod, cls, depth + 1);
     }
     return NOT_MODULE;
@@ -146,6 +211,22 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
   }
   blocks.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { blocks, withoutForward, diagnostics };
+}
+
+/**
+ * A nested class's bases are read in the enclosing class body, so they can name an earlier class of that body:
+ *   class Holder:
+ *       class Deep(nn.Module): ...
+ *       class Deeper(Deep): ...   # Holder.Deep, not a module-level Deep
+ */
+function siblingClass(mod: IndexedModule, cls: ClassFact, dotted: string): ClassFact | undefined {
+  const dot = cls.qualname.lastIndexOf('.');
+  if (dot < 0 || cls.qualname.includes('<locals>')) return undefined;
+  const prefix = cls.qualname.slice(0, dot + 1);
+  const head = prefix + dotted.split('.')[0];
+  const earlier = (c: ClassFact) => c.span.startByte < cls.span.startByte;
+  if (!mod.facts.classes.some((c) => c.qualname === head && earlier(c))) return undefined;
+  return mod.facts.classes.find((c) => c.qualname === prefix + dotted && earlier(c));
 }
 
 /** The module-level class that statement `stmt` binds as `name` (a class possibly nested in a module-level if/try). */

@@ -42,6 +42,7 @@ export abstract class ExprWalker extends WalkState {
 
   /** Reads a plain expression from its text (see scan-expr.ts); false when it needs the node walk instead. */
   private scan(scope: number): boolean {
+    if (!this.textScan) return false;
     const c = this.c;
     const out = this.scanned;
     out.length = 0;

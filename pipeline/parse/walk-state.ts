@@ -197,6 +197,8 @@ export abstract class WalkState {
     protected readonly c: Cursor,
     protected readonly text: string,
     protected readonly map: TextMap,
+    /** false: never read expressions from their text, walk every node (see ParseOptions.textScan). */
+    protected readonly textScan = true,
   ) {}
 
   abstract block(scope: number): void;

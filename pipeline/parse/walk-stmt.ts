@@ -167,6 +167,7 @@ export class ModuleWalker extends MatchWalker {
    * with nothing recorded, and the statement is walked node by node.
    */
   private simpleStatement(scope: number): boolean {
+    if (!this.textScan) return false;
     const c = this.c;
     const start = c.startIndex;
     const end = c.endIndex;

@@ -1,0 +1,31 @@
+// The rule tables in docs/catalog.md are the ones the code applies: each must appear verbatim between its marker
+// comments. On a failure, paste the rendered table (shown in the diff) between the markers.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { categoryRulesMarkdown } from '../../pipeline/catalog/category.ts';
+import { paramRolesMarkdown } from '../../pipeline/catalog/param-roles.ts';
+
+const DOC = 'docs/catalog.md';
+
+/** The text between `<!-- name:start -->` and `<!-- name:end -->`, trimmed; null when a marker is missing. */
+function marked(text: string, name: string): string | null {
+  const start = text.indexOf(`<!-- ${name}:start -->`);
+  const end = text.indexOf(`<!-- ${name}:end -->`);
+  if (start < 0 || end < start) return null;
+  return text.slice(start + `<!-- ${name}:start -->`.length, end).trim();
+}
+
+describe(`${DOC} matches the rules in code`, () => {
+  const text = readFileSync(DOC, 'utf8');
+  const tables: [string, string, () => string][] = [
+    ['category-rules', 'categoryRulesMarkdown() in pipeline/catalog/category.ts', categoryRulesMarkdown],
+    ['param-roles', 'paramRolesMarkdown() in pipeline/catalog/param-roles.ts', paramRolesMarkdown],
+  ];
+  for (const [marker, source, render] of tables) {
+    it(`${marker}: the table rendered by ${source}`, () => {
+      const found = marked(text, marker);
+      expect(found, `${DOC} has <!-- ${marker}:start --> ... <!-- ${marker}:end -->`).not.toBeNull();
+      expect(found, `${DOC}: the ${marker} table is out of date; replace it with ${source}'s output`).toBe(render());
+    });
+  }
+});
