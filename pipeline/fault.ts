@@ -12,8 +12,8 @@ import { writeSync } from 'node:fs';
  * - `validate` run/validate-step.ts  after the n-th fresh validation record is stored in the cache
  * - `write`    catalog/write-catalog.ts  after the n-th catalog file's temporary copy is written, before the rename
  */
-export const FAULT_POINTS = ['sync', 'parse', 'commit', 'validate', 'write'] as const;
-export type FaultPoint = (typeof FAULT_POINTS)[number];
+const FAULT_POINTS = ['sync', 'parse', 'commit', 'validate', 'write'] as const;
+type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /** What every injected death prints first, on stderr: tests look for it to know the fault fired. */
 export const FAULT_MARKER = 'nnblocks: fault injected at';

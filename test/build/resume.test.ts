@@ -13,6 +13,7 @@ import { runCli } from '../../pipeline/cli/main.ts';
 import { lookupPython } from '../../pipeline/config/python.ts';
 import { FAULT_MARKER } from '../../pipeline/fault.ts';
 import { bwrapAvailable } from '../../pipeline/validate/index.ts';
+import { skipBecause } from '../helpers/skip.ts';
 import { tempDir, writeTree } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
 import { fixtureCorpus } from './fixture.ts';
@@ -160,7 +161,7 @@ const noValidation = !py.ok
 
 describe('a build killed at fault points, then run again', () => {
   it('validate:2, then write:3: the final catalog equals an uninterrupted build, cached records reused', async (ctx) => {
-    if (noValidation) ctx.skip(`validation cannot run: ${noValidation}`);
+    if (noValidation) skipBecause(ctx, `validation cannot run: ${noValidation}`);
     const { config, root } = fixtureCorpus();
     const reference = tempDir('nnb-ref-');
     expect(await runCli(['build', '--config', config, '--out', reference, '--json'], quiet)).toBe(0);
