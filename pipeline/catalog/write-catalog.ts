@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlockSpec, BuildInfo, ClustersFile, SourcesFile, StatsFile } from './contract.ts';
+import { fault } from '../fault.ts';
 import { checkCatalog } from './check-catalog.ts';
 import { stableStringify } from './stable-json.ts';
 
@@ -18,6 +19,7 @@ export interface CatalogFiles {
 /** Write-then-rename: a build killed mid-write leaves the previous file or the new one, never half of one. */
 function writeAtomic(file: string, text: string): void {
   writeFileSync(`${file}.tmp`, text);
+  fault('write');
   renameSync(`${file}.tmp`, file);
 }
 

@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { StageContext } from '../context.ts';
+import { fault } from '../fault.ts';
 import { PARSER_VERSION, type ModuleFacts } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import { gitBlobSha1, sha256 } from './hash.ts';
@@ -90,7 +91,13 @@ export async function indexSources(
   const jobs = missing.map((blob, id) => ({ id, bytes: toParse.get(blob)!.bytes }));
   const progress = ctx.progress('parse', jobs.length);
   const threads = jobs.length ? parseThreads(jobs, opts.threads) : 0;
-  const outcomes = await parseAll(jobs, { threads: opts.threads, onDone: (n) => progress.tick(n) });
+  const outcomes = await parseAll(jobs, {
+    threads: opts.threads,
+    onDone: (n) => {
+      progress.tick(n);
+      fault('parse', n);
+    },
+  });
   progress.done(`${jobs.length} files parsed`);
   const parsedFacts = new Map<string, ModuleFacts>();
   const parsedJson = new Map<string, string>();

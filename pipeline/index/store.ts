@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fault } from '../fault.ts';
 import type { ModuleFacts } from '../parse/facts.ts';
 
 /**
@@ -111,7 +112,10 @@ export class Store {
   putFacts(entries: { sha1: string; size: number; facts: ModuleFacts; json?: string }[]): void {
     const ins = this.db.prepare('INSERT OR REPLACE INTO blobs (sha1, parser_version, size, facts) VALUES (?, ?, ?, ?)');
     this.tx(() => {
-      for (const e of entries) ins.run(e.sha1, e.facts.parserVersion, e.size, e.json ?? JSON.stringify(e.facts));
+      for (const e of entries) {
+        ins.run(e.sha1, e.facts.parserVersion, e.size, e.json ?? JSON.stringify(e.facts));
+        fault('commit');
+      }
     });
   }
 

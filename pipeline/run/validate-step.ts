@@ -3,6 +3,7 @@
 import type { ExtractedBlock } from '../assemble/extract.ts';
 import { lookupPython } from '../config/python.ts';
 import type { Diagnostic } from '../diagnostics.ts';
+import { fault } from '../fault.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
 import type { LiteralValue, ValidationRecord as CatalogValidation } from '../catalog/contract.ts';
@@ -103,7 +104,13 @@ export async function runValidation(
     timeoutMs: v.timeoutMs,
     memoryBytes: v.memoryBytes,
     workers: v.workers,
-    cache: { get: (k) => ctx.store.kvGet('validate', k), put: (k, val) => ctx.store.kvPut('validate', k, val) },
+    cache: {
+      get: (k) => ctx.store.kvGet('validate', k),
+      put: (k, val) => {
+        ctx.store.kvPut('validate', k, val);
+        fault('validate');
+      },
+    },
     onProgress: (done) => progress.set(done),
   });
   const s = summarize(raw);

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger, StageContext } from '../context.ts';
 import type { Diagnostic } from '../diagnostics.ts';
+import { fault } from '../fault.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
 import { lookupPython, type PythonLookup } from '../config/python.ts';
 import { checkoutInfo, syncGit, type GitState } from './git.ts';
@@ -192,6 +193,7 @@ async function fetchOne(
           ...(revision ? { revision } : {}),
         };
         writeFileSync(join(dir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
+        fault('sync');
       }
       const importRoot = resolve(fields.root, detectImportRoot(listed.files, src.importRoot));
       if (listed.skipped.length) log.debug(`${src.id}: skipped ${listed.skipped.length} files`);

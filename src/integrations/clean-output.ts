@@ -1,6 +1,6 @@
 // Astro integration: removes the content-layer stubs Astro 5 leaves in the output when outDir lies outside
 // the project root (`content-assets.mjs`, `content-modules.mjs`: server-side chunks, meaningless to a static
-// host). The tests and benchmarks build into temporary directories, so they hit this.
+// host). The benchmarks build into temporary directories, so they hit this.
 import { rmSync } from 'node:fs';
 import type { AstroIntegration } from 'astro';
 

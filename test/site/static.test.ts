@@ -1,0 +1,193 @@
+// The catalog site's built files, checked without a browser: every page parses cleanly and carries its meta tags,
+// every internal link resolves, no upstream code is published, hostile strings are text, and the block, listing,
+// API, change-feed and 404 pages hold what they should. The browser checks are in browser.test.ts; both share one
+// build per run (helpers/site-fixture.ts).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import { testPython } from '../helpers/python.ts';
+import { REMOVED_NAME } from './fixtures/make-changes.ts';
+import { parseHtml, type Page } from './helpers/html.ts';
+import { BASE, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
+
+let site: SiteFixture;
+const pages = new Map<string, Page>();
+
+function* files(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+/** A built page by its path under the base, e.g. `blocks/x/` or `404.html`; parsed once. */
+function page(path: string): Page {
+  const file = path.endsWith('.html') ? path : `${path}index.html`;
+  let p = pages.get(file);
+  if (!p) pages.set(file, (p = parseHtml(readFileSync(join(site.dist, file), 'utf8'))));
+  return p;
+}
+
+const htmlPages = () => [...files(site.dist)].filter((f) => f.endsWith('.html')).map((f) => relative(site.dist, f));
+const spec = (slug: string): BlockSpec =>
+  JSON.parse(readFileSync(join(site.catalog.dir, 'blocks', `${slug}.json`), 'utf8'));
+
+beforeAll(async () => {
+  site = await siteFixture();
+});
+
+describe('catalog site, built files', () => {
+  it('parses every page without errors, each with its title, description, viewport and feed link', () => {
+    const all = htmlPages();
+    expect(all.length).toBeGreaterThan(100);
+    for (const path of all) {
+      const p = page(path);
+      expect(p.errors, `${path}: HTML parse errors`).toEqual([]);
+      expect(p.one('html').attr('lang'), path).toBe('en');
+      expect(p.one('head title').text().trim(), path).not.toBe('');
+      expect(p.one('head meta[charset]').attr('charset'), path).toBe('utf-8');
+      expect(p.one('head meta[name="viewport"]').attr('content'), path).toContain('width=device-width');
+      expect(p.one('head meta[name="description"]').attr('content'), path).not.toBe('');
+      expect(p.one('head link[rel="alternate"][type="application/atom+xml"]').attr('href'), path).toBe(
+        `${BASE}changes.atom`,
+      );
+    }
+    const slug = site.catalog.attention.slug;
+    expect(page(`blocks/${slug}/`).one('head link[rel="canonical"]').attr('href')).toBe(`${BASE}blocks/${slug}/`);
+    expect(page(`blocks/${slug}/`).one('head title').text()).toBe(`${site.catalog.attention.name} · nnblocks`);
+  });
+
+  it('resolves every internal link, stylesheet and fragment', () => {
+    let checked = 0;
+    for (const path of htmlPages()) {
+      const p = page(path);
+      const ids = new Set(p.all('[id]').map((e) => e.attr('id')));
+      for (const e of [...p.all('[href]'), ...p.all('[src]')]) {
+        const url = e.attr('href') ?? e.attr('src')!;
+        if (/^(https?:|mailto:)/.test(url)) continue;
+        checked++;
+        if (url.startsWith('#')) {
+          expect(ids.has(url.slice(1)), `${path}: ${url} names no element`).toBe(true);
+          continue;
+        }
+        expect(url.startsWith(BASE), `${path}: ${url} is outside the base path`).toBe(true);
+        const target = join(site.dist, url.slice(BASE.length).replace(/[?#].*$/, ''));
+        const file = url.replace(/[?#].*$/, '').endsWith('/') ? join(target, 'index.html') : target;
+        expect(existsSync(file), `${path}: ${url} resolves to nothing`).toBe(true);
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+    // Search loads Pagefind from the folder the page names.
+    const bundle = page('search/').one('[data-bundle]').attr('data-bundle')!;
+    expect(existsSync(join(site.dist, bundle.slice(BASE.length), 'pagefind.js'))).toBe(true);
+  });
+
+  it('publishes no upstream function-body line anywhere in the output', () => {
+    for (const file of files(site.dist)) {
+      if (/\.(pf_\w+|pagefind|wasm)$/.test(file)) continue; // gzipped index data; its source text is the HTML checked here
+      const text = readFileSync(file, 'utf8');
+      for (const line of site.catalog.upstreamBodyLines)
+        expect(text.includes(line.trim()), `${file} contains an upstream line`).toBe(false);
+    }
+  });
+
+  it('renders hostile strings as text, never as markup', () => {
+    const p = page(`blocks/${site.catalog.hostile.slug}/`);
+    expect(p.one('h1').text()).toBe('__proto__');
+    const body = p.one('main').text();
+    for (const payload of site.catalog.hostile.payloads) expect(body).toContain(payload);
+    expect(p.all('script').map((s) => s.text())).not.toContainEqual(expect.stringContaining('alert('));
+    expect(p.all('img')).toHaveLength(0);
+    const changes = page('changes/');
+    expect(changes.one(`[data-change="removed"][data-block-id="${site.changes.removed.id}"] .gone`).text()).toBe(
+      REMOVED_NAME,
+    );
+    expect(changes.all('main img')).toHaveLength(0);
+    expect(readFileSync(join(site.dist, 'changes', 'index.html'), 'utf8')).not.toContain(REMOVED_NAME);
+  });
+
+  it('shows the SWHID, the permalink and the interface stub on a block page', () => {
+    const s = spec(site.catalog.attention.slug);
+    const p = page(`blocks/${site.catalog.attention.slug}/`);
+    expect(p.one('h1').text()).toBe(site.catalog.attention.name);
+    const swhid = p.one('[data-swhid]');
+    expect(swhid.text()).toBe(s.provenance.swhid);
+    expect(swhid.attr('href')).toBe(`https://archive.softwareheritage.org/${s.provenance.swhidQualified}`);
+    expect(p.one('[data-permalink]').attr('href')).toBe(s.provenance.permalink);
+    expect(p.one('.stub').text()).toContain(`class ${s.name}(torch.nn.Module):`);
+    // The BibTeX the copy button hands to the clipboard is on the page (browser.test.ts clicks it).
+    expect(p.one('main').text()).toContain(s.citation.bibtex.split('\n')[0]);
+  });
+
+  it('renders the home page with headline figures and one main navigation', () => {
+    const p = page('');
+    const figures = p.all('[aria-label="Headline figures"] .label').map((e) => e.text());
+    expect(figures).toEqual(['blocks', 'sources', 'pass validation', 'unique architectures']);
+    expect(p.all('nav[aria-label="Main"]')).toHaveLength(1);
+    expect(p.one('a.skip').attr('href')).toBe('#main');
+  });
+
+  it('publishes browse listings, the JSON API, charts and a 404 page without JavaScript', () => {
+    const { attention } = site.catalog;
+    const listing = page('blocks/');
+    expect(listing.all(`a[href="${BASE}blocks/${attention.slug}/"]`).length).toBeGreaterThan(0);
+    expect(listing.all(`a[href="${BASE}browse/all/params/"]`).length).toBeGreaterThan(0);
+    expect(readdirSync(join(site.dist, 'browse', 'category', 'attention'))).toEqual(['name', 'params', 'status']);
+    expect(readFileSync(join(site.dist, 'api', 'blocks', `${attention.slug}.json`), 'utf8')).toBe(
+      readFileSync(join(site.catalog.dir, 'blocks', `${attention.slug}.json`), 'utf8'),
+    );
+    const index = JSON.parse(readFileSync(join(site.dist, 'api', 'catalog.json'), 'utf8')) as {
+      blocks: { slug: string; json: string }[];
+    };
+    expect(index.blocks).toHaveLength(60);
+    expect(index.blocks.find((b) => b.slug === attention.slug)?.json).toBe(`${BASE}api/blocks/${attention.slug}.json`);
+    expect(page('404.html').one('main').text()).toContain('Page not found');
+    for (const p of ['stats/', 'sources/torchvision/']) expect(page(p).all('svg').length, p).toBeGreaterThan(0);
+  });
+
+  it("lists the latest build's changes on /changes/, all in the static HTML", () => {
+    const { changes } = site;
+    const p = page('changes/');
+    for (const kind of ['new', 'removed', 'moved', 'changed']) expect(p.all(`[data-change="${kind}"]`).length).toBe(1);
+    expect(p.one('[data-generated-at]').text()).toBe('2025-01-01T00:00:00Z');
+    expect(p.one('[data-summary]').text()).toMatch(/1 new · 1 removed · 1 moved · 1 changed · 1 upstream/);
+    // A new block links to its page; a removed one has no page (its hostile name is checked above).
+    const added = p.one(`[data-change="new"][data-block-id="${changes.added.id}"] a[data-block-link]`);
+    expect(added.attr('href')).toBe(`${BASE}blocks/${changes.added.slug}/`);
+    expect(p.all(`[data-change="removed"][data-block-id="${changes.removed.id}"] a`)).toHaveLength(0);
+    const status = p.one(
+      `[data-change="changed"][data-block-id="${changes.statusChanged.id}"] [data-field="validation.status"]`,
+    );
+    expect(status.one('.before').text()).toBe('failed: timeout');
+    expect(status.one('.after').text()).toBe('passed');
+    expect(p.one(`[data-change="moved"][data-block-id="${changes.moved.id}"] .from`).text()).toContain(
+      'matched by same id',
+    );
+    expect(p.one(`[data-upstream="${changes.bumpedSource}"]`).text()).toContain('aaaaaaaaaaaa');
+    expect(p.one('nav[aria-label="Main"] a[aria-current="page"]').text()).toContain('Changes');
+  });
+
+  it('publishes the change feed as the pipeline wrote it, the Atom file well-formed', () => {
+    const atom = readFileSync(join(site.dist, 'changes.atom'), 'utf8');
+    expect(atom).toBe(readFileSync(join(site.catalog.dir, 'changes.atom'), 'utf8'));
+    expect(JSON.parse(readFileSync(join(site.dist, 'changes.json'), 'utf8'))).toEqual(site.changes.feed);
+    // Python's expat: a conforming XML parser, which rejects a malformed document outright.
+    const script = `
+import json, sys, xml.dom.minidom as m
+d = m.parseString(sys.stdin.buffer.read())
+ns = 'http://www.w3.org/2005/Atom'
+print(json.dumps({'root': d.documentElement.namespaceURI + ' ' + d.documentElement.localName,
+  'titles': [e.getElementsByTagNameNS(ns, 'title')[0].firstChild.data for e in d.getElementsByTagNameNS(ns, 'entry')]}))`;
+    const parsed = JSON.parse(execFileSync(testPython(), ['-I', '-c', script], { input: atom, encoding: 'utf8' })) as {
+      root: string;
+      titles: string[];
+    };
+    expect(parsed.root).toBe('http://www.w3.org/2005/Atom feed');
+    expect(parsed.titles).toHaveLength(5); // one upstream bump, four block changes
+    const { removed } = site.changes;
+    expect(parsed.titles).toContain(`Removed: ${REMOVED_NAME} (${removed.id.split(':')[0]})`);
+  });
+});
