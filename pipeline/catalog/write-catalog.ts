@@ -8,6 +8,9 @@ import { fault } from '../fault.ts';
 import { checkCatalog } from './check-catalog.ts';
 import { stableStringify } from './stable-json.ts';
 
+/** The file whose presence says the catalog folder was written whole. */
+export const BUILD_INFO = 'build-info.json';
+
 export interface CatalogFiles {
   blocks: BlockSpec[];
   sources: SourcesFile;
@@ -23,9 +26,15 @@ function writeAtomic(file: string, text: string): void {
   renameSync(`${file}.tmp`, file);
 }
 
+/**
+ * `build-info.json` is removed first and written last: it marks a complete catalog, so a build killed half-way
+ * through the write leaves a folder that the next build does not mistake for the previous catalog (the change
+ * feed then starts a new baseline instead of comparing against half of one).
+ */
 export function writeCatalog(dir: string, files: CatalogFiles): { errors: string[] } {
   const blocksDir = join(dir, 'blocks');
   mkdirSync(blocksDir, { recursive: true });
+  rmSync(join(dir, BUILD_INFO), { force: true });
   // Only our own *.json files are removed: a block gone upstream must not linger in the catalog.
   const keep = new Set(files.blocks.map((b) => `${b.slug}.json`));
   for (const f of readdirSync(blocksDir))
@@ -34,6 +43,6 @@ export function writeCatalog(dir: string, files: CatalogFiles): { errors: string
   writeAtomic(join(dir, 'sources.json'), stableStringify(files.sources));
   writeAtomic(join(dir, 'clusters.json'), stableStringify(files.clusters));
   writeAtomic(join(dir, 'stats.json'), stableStringify(files.stats));
-  writeAtomic(join(dir, 'build-info.json'), stableStringify(files.buildInfo));
+  writeAtomic(join(dir, BUILD_INFO), stableStringify(files.buildInfo));
   return checkCatalog(dir);
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
 import type { BuildInfo } from '../catalog/contract.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
-import { writeCatalog } from '../catalog/write-catalog.ts';
+import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
 import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
 import { diffCatalogs } from '../feed/diff.ts';
@@ -77,7 +77,7 @@ export async function finishCatalog(
   };
   // The catalog this build replaces, if any: the change feed compares against it.
   let previous: CatalogSnapshot | null = null;
-  if (existsSync(join(outDir, 'stats.json'))) {
+  if (existsSync(join(outDir, BUILD_INFO))) {
     try {
       previous = readCurrentCatalog(outDir);
     } catch {

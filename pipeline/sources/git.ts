@@ -2,7 +2,7 @@
 // Python files plus license/readme/packaging files, blobless when the server supports filters, no LFS smudge.
 // A pinned commit is never refetched; a branch or tag is checked with `git ls-remote` and fetched only when it moved.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Diagnostic } from '../diagnostics.ts';
@@ -173,7 +173,8 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
   // so an interrupted first fetch never looks like a usable copy.
   const target = copy ? tree : join(dir, `tree.partial-${process.pid}`);
   try {
-    if (!copy) rmSync(target, { recursive: true, force: true });
+    // Leftovers of first fetches killed earlier (any pid): this run holds the source's lock, so none is in use.
+    if (!copy) for (const f of readdirSync(dir)) if (f.startsWith('tree.partial-')) rmSync(join(dir, f), RM_TREE);
     const commit = await fetchInto(target, src, sparse);
     if (!copy) renameSync(target, tree);
     return {
@@ -192,6 +193,8 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
     return { status: 'failed', root: tree, diagnostics: [unreachable(src, err, false)] };
   }
 }
+
+const RM_TREE = { recursive: true, force: true } as const;
 
 /** Commit, dirtiness and origin of a local folder that sits in a git checkout; null when it is not in one. */
 export async function checkoutInfo(

@@ -210,5 +210,13 @@ describe('a build killed at fault points, then run again', () => {
     // Stage timings are measurements (recorded once, then cached): everything else must match byte for byte.
     const strip = (files: Map<string, string>) => [...files].map(([k, t]) => [k, t.replace(/"ms": \d+/g, '"ms": 0')]);
     expect(strip(catalogFiles(out))).toEqual(strip(catalogFiles(reference)));
+
+    // 4. Killed while rewriting a complete catalog: build-info.json, the mark of a whole catalog, is gone first,
+    // so the next build does not diff against half a catalog; its change feed starts a new baseline instead.
+    const r = await runFaulted(['build', '--config', config2, '--out', out], 'write:2');
+    expectDiedAt(r, 'write:2', ['sources', 'parse', 'extract', 'validate']);
+    expect(existsSync(join(out, 'build-info.json'))).toBe(false);
+    expect(await runCli(['build', '--config', config2, '--out', out, '--json'], quiet)).toBe(0);
+    expect((JSON.parse(readFileSync(join(out, 'changes.json'), 'utf8')) as { previous: unknown }).previous).toBeNull();
   });
 });

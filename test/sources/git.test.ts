@@ -1,7 +1,7 @@
 // git sources against real fixture repositories cloned through file:// URLs: first fetch, ref updates, pinned
 // commits, unreachable URLs with stale reuse, and two runs sharing one cache.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
@@ -54,6 +54,16 @@ const fetchHeadTime = (cacheDir: string, id: string) =>
   statSync(join(cacheDir, 'sources', id, 'tree', '.git', 'FETCH_HEAD')).mtimeMs;
 
 describe('git sources', () => {
+  it('removes the partial folders of first fetches killed earlier', async () => {
+    const repo = gitRepo(FIXTURE);
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    // What a first fetch killed by SIGKILL leaves behind (its pid is in the name; nothing removes it otherwise).
+    const stale = join(c.cacheDir, 'sources', 'fx', 'tree.partial-999999');
+    mkdirSync(join(stale, 'pkg'), { recursive: true });
+    expect((await fetchSources(c, ctx)).snapshots[0].status).toBe('fetched');
+    expect(existsSync(stale)).toBe(false);
+  });
+
   it('first fetch: shallow, code only, commit recorded, globs applied, license read', async () => {
     const repo = gitRepo(FIXTURE);
     const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', exclude: ['**/tests/**'] }]);
