@@ -47,8 +47,7 @@ function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-let summaryCache:
-  { list: BlockSummary[]; bySlug: Map<string, BlockSummary>; byId: Map<string, BlockSummary> } | undefined;
+let summaryCache: { list: BlockSummary[]; byId: Map<string, BlockSummary> } | undefined;
 
 function index() {
   if (summaryCache) return summaryCache;
@@ -56,17 +55,13 @@ function index() {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
   const list = files.map((file) => blockSummary(JSON.parse(readFileSync(join(dir, file), 'utf8')) as BlockSpec));
   list.sort(byName);
-  summaryCache = { list, bySlug: new Map(list.map((b) => [b.slug, b])), byId: new Map(list.map((b) => [b.id, b])) };
+  summaryCache = { list, byId: new Map(list.map((b) => [b.id, b])) };
   return summaryCache;
 }
 
 /** All blocks, sorted by name. */
 export function blocks(): BlockSummary[] {
   return index().list;
-}
-
-export function blockBySlug(slug: string): BlockSummary | undefined {
-  return index().bySlug.get(slug);
 }
 
 export function blockById(id: string): BlockSummary | undefined {
