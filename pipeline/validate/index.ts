@@ -1,14 +1,6 @@
-// Public surface of the validate stage.
-export {
-  validateBlocks,
-  runnerVersion,
-  DEFAULT_SEED,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_MEMORY_BYTES,
-  RUNNER_PATH,
-} from './validate.ts';
+// Public surface of the validate stage: what the orchestrator (pipeline/run/) calls. Tests and benchmarks reach
+// the stage's own files directly.
+export { validateBlocks } from './validate.ts';
 export { summarize } from './summary.ts';
-export { wilsonInterval } from './wilson.ts';
-export { cacheKey } from './cache-key.ts';
-export { bwrapAvailable, NO_SANDBOX_DETAIL } from './sandbox.ts';
+export { bwrapAvailable } from './sandbox.ts';
 export * from './types.ts';

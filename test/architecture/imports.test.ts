@@ -29,6 +29,7 @@ const STAGES = [
 const LEAVES = new Set([
   'pipeline/diagnostics.ts',
   'pipeline/context.ts',
+  'pipeline/fault.ts',
   'pipeline/catalog/contract.ts',
   'pipeline/catalog/params-text.ts',
   'pipeline/feed/types.ts',

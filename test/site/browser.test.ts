@@ -98,7 +98,8 @@ describe('catalog site, in a browser', () => {
     await page.goto(`${server.url}blocks/${slug}/`);
     await page.screenshot({ path: join(SCREENSHOTS, 'block.png'), fullPage: true });
     await page.click('button[data-copy="cite-bibtex"]');
-    await expect(page.locator('button[data-copy="cite-bibtex"]').textContent()).resolves.toBe('Copied');
+    // The click handler awaits the clipboard write before it relabels the button: poll, don't read once.
+    await expect.poll(() => page.locator('button[data-copy="cite-bibtex"]').textContent()).toBe('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(s.citation.bibtex);
   });
 
