@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ValidateItem } from './types.ts';
 
 export interface CacheKeyParts {
-  /** sha256 of runner.py and infer.py plus the record schema version: a new runner re-validates everything. */
+  /** A hash of the runner's Python files (runner.py, nnblocks_runner/): a new runner re-validates everything. */
   runnerVersion: string;
   torchVersion: string;
   /** The resolved device (cpu or cuda), not `auto`. */

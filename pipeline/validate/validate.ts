@@ -1,18 +1,18 @@
 // The validate stage's entry: runs every block through runner.py in a pool of sandboxed workers, with a result cache.
 // See docs/validate.md.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheKey, type CacheKeyParts } from './cache-key.ts';
 import { bwrapAvailable, hasGpuDevices, NO_SANDBOX_DETAIL, SANDBOX_WORK_ROOT, sandboxCommand } from './sandbox.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from './types.ts';
 import { RunnerWorker, type JobOutcome, type WorkerHello, type WorkerJob } from './worker.ts';
 
-export const RUNNER_PATH = fileURLToPath(new URL('./runner.py', import.meta.url));
-/** Argument and input inference, loaded by runner.py from the same folder (so the sandbox's bind covers it). */
-export const INFER_PATH = fileURLToPath(new URL('./infer.py', import.meta.url));
+/** The runner's folder: runner.py (the process entry) and its package nnblocks_runner/, bound read-only in the sandbox. */
+const RUNNER_DIR = fileURLToPath(new URL('./python/', import.meta.url));
+export const RUNNER_PATH = join(RUNNER_DIR, 'runner.py');
 /** The seed of every recipe; recorded in each recipe so a replay never depends on this constant. */
 export const DEFAULT_SEED = 0;
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -25,13 +25,20 @@ function backstopMs(timeoutMs: number): number {
   return timeoutMs + Math.min(10_000, Math.max(2_000, timeoutMs / 2));
 }
 
-/** Version of the runner: a change to runner.py or infer.py invalidates every cached record. */
+/** Every Python file of the runner, in a fixed order (the runner version hashes them all). */
+function runnerFiles(dir = RUNNER_DIR): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((e) =>
+      e.isDirectory() ? runnerFiles(join(dir, e.name)) : e.name.endsWith('.py') ? [join(dir, e.name)] : [],
+    );
+}
+
+/** Version of the runner: a change to any of its Python files invalidates every cached record. */
 export function runnerVersion(): string {
-  return createHash('sha256')
-    .update(readFileSync(RUNNER_PATH))
-    .update(readFileSync(INFER_PATH))
-    .digest('hex')
-    .slice(0, 16);
+  const hash = createHash('sha256');
+  for (const file of runnerFiles()) hash.update(relative(RUNNER_DIR, file)).update('\0').update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
 }
 
 function emptyRecord(

@@ -1,9 +1,9 @@
 # nnblocks validate inference: constructor kwargs and forward input specs for a block nobody wrote a recipe for,
 # guessed from parameter names, annotations and defaults, and from the layers of the built module.
 #
-# Loaded by runner.py from the file next to it (the runner runs with `python -I`, so this folder is not on sys.path
-# and a block cannot import it by name). Everything returned is JSON: layer and class arguments are *references*,
-# dotted names listed in the recipe's `refs` and resolved with importlib at build time (see resolve_refs).
+# Part of the runner package (nnblocks_runner/__init__.py). Everything returned is JSON: layer and class arguments
+# are *references*, dotted names listed in the recipe's `refs` and resolved with importlib at build time (see
+# resolve_refs).
 import ast, importlib, inspect, re, sys
 
 import torch

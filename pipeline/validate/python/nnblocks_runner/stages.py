@@ -1,0 +1,227 @@
+# One block's stages inside the forked child: parse, compile, import, build, forward, backward, then fidelity.
+# A stage's failure is a value (`Failure`) that the caller returns, never an exception thrown out of the stage
+# bookkeeping, so the order of events reads top to bottom in `run_block`.
+import ast, importlib, os, resource, sys, time
+from typing import NamedTuple, Optional
+
+import torch
+
+from . import infer
+from .classify import classify
+from .containment import VIOLATIONS, Blocker, Violation
+from .protocol import error_text
+from .replay import backward, build, forward, output_record
+
+
+class Failure(NamedTuple):
+    cls: str
+    detail: Optional[str]
+
+
+class Stages:
+    """Stage records, each sent as it begins and ends, so a child that dies mid-way still leaves a trail."""
+
+    def __init__(self, send):
+        self.send, self.items = send, []
+
+    def begin(self, name):
+        self.send({"t": "begin", "stage": name})
+
+    def passed(self, name, ms):
+        self._record({"stage": name, "status": "passed", "ms": round(ms, 3)})
+
+    def failed(self, name, ms, exc):
+        """Records the stage as failed with the exception's text and returns its failure class."""
+        self._record({"stage": name, "status": "failed", "ms": round(ms, 3), "error": error_text(exc)})
+        return Failure(*classify(exc, name, VIOLATIONS))
+
+    def run(self, name, fn):
+        """(value, None) when `fn` returns, (None, Failure) when it raises anything, SystemExit included."""
+        self.begin(name)
+        t0 = time.perf_counter()
+        try:
+            value = fn()
+        except BaseException as exc:
+            return None, self.failed(name, (time.perf_counter() - t0) * 1000, exc)
+        self.passed(name, (time.perf_counter() - t0) * 1000)
+        return value, None
+
+    def _record(self, rec):
+        self.items.append(rec)
+        self.send({"t": "stage", **rec})
+
+
+class Found(NamedTuple):
+    module: torch.nn.Module
+    kwargs: dict
+    refs: list
+    specs: list
+    outputs: list
+
+
+MAX_ATTEMPTS = 40  # forward attempts per block, over all build candidates
+
+
+def search(cls, overrides, seed, device, st):
+    """Build candidates x input candidates in order; the first pair whose forward runs is the recipe (`Found`),
+    else the `Failure` of the stage that never passed.
+
+    Every attempt is a fresh build followed by one forward, exactly the replay protocol, so the successful attempt
+    *is* the recorded run. Times are summed over attempts; the first error of each stage is kept (the first
+    candidate is the likeliest one). Memory exhaustion or a refused escape stops the search: more candidates would
+    only repeat it."""
+    spent, first = {"build": 0.0, "forward": 0.0}, {"build": None, "forward": None}
+    fatal = None  # (stage, exception)
+    attempts, built_any = 0, False
+
+    def attempt(name, fn):
+        nonlocal fatal
+        st.begin(name)
+        t0 = time.perf_counter()
+        try:
+            return True, fn()
+        except BaseException as exc:
+            first[name] = first[name] or exc
+            if isinstance(exc, Violation) or classify(exc, name, VIOLATIONS)[0] == "memory":
+                fatal = (name, exc)
+            return False, None
+        finally:
+            spent[name] += (time.perf_counter() - t0) * 1000
+
+    for kwargs, refs in infer.build_candidates(cls, overrides):
+        if fatal or attempts > MAX_ATTEMPTS:  # bounded: a block that fails every probe must not eat its timeout
+            break
+        ok, m = attempt("build", lambda: build(cls, kwargs, seed, device, refs))
+        if not ok:
+            continue
+        built_any = True
+        ok, cands = attempt("forward", lambda: infer.input_candidates(m, overrides, kwargs))
+        for n, specs in enumerate(cands or []):
+            attempts += 1
+            if fatal or attempts > MAX_ATTEMPTS:
+                break
+            if n > 0:  # fresh module: a failed forward may have changed it (lazy layers, caches)
+                ok, m = attempt("build", lambda: build(cls, kwargs, seed, device, refs))
+                if not ok:
+                    break
+            ok, out = attempt("forward", lambda: forward(m, specs, seed, device))
+            if ok:
+                st.passed("build", spent["build"])
+                st.passed("forward", spent["forward"])
+                return Found(m, kwargs, refs, specs, out)
+    if (fatal and fatal[0] == "build") or not built_any:
+        why = fatal[1] if fatal else first["build"] or TypeError("no constructor arguments could be inferred")
+        return st.failed("build", spent["build"], why)
+    st.passed("build", spent["build"])
+    why = fatal[1] if fatal else first["forward"] or RuntimeError("no input candidate was tried")
+    return st.failed("forward", spent["forward"], why)
+
+
+def module_tree(m, budget):
+    """Types and direct parameter shapes, children by name, at most budget[0] nodes in all."""
+    budget[0] -= 1
+    mod = type(m).__module__
+    name = ("torch.nn." if mod.startswith("torch.nn.modules") else mod + ".") + type(m).__qualname__
+    node = {"type": name, "params": {k: list(p.shape) for k, p in m.named_parameters(recurse=False)}, "children": {}}
+    for k, child in m.named_children():
+        if budget[0] <= 0:
+            node["truncated"] = True
+            break
+        node["children"][k] = module_tree(child, budget)
+    return node
+
+
+def fidelity(orig, found, seed, device):
+    """Replays the same recipe on the original class and compares counts, state-dict keys/shapes and outputs."""
+    try:
+        if orig.get("importRoot"):
+            sys.path.insert(0, orig["importRoot"])
+        ocls = getattr(importlib.import_module(orig["module"]), orig["className"])
+    except BaseException as exc:
+        return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
+    try:
+        om = build(ocls, found.kwargs, seed, device, found.refs)
+        oout = forward(om, found.specs, seed, device)
+    except BaseException as exc:
+        return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
+    m, out = found.module, found.outputs
+    reasons, shapes = [], lambda mod: {k: list(v.shape) for k, v in mod.state_dict().items()}
+    if sum(p.numel() for p in om.parameters()) != sum(p.numel() for p in m.parameters()):
+        reasons.append("parameter count")
+    if shapes(om) != shapes(m):
+        reasons.append("state-dict keys or shapes")
+    same = len(oout) == len(out) and all(
+        a.shape == b.shape and a.dtype == b.dtype and (torch.allclose(a, b, atol=1e-6, equal_nan=True) if a.is_floating_point() else torch.equal(a, b))
+        for a, b in zip(out, oout))
+    if not same:
+        reasons.append("outputs (allclose, atol 1e-6)")
+    return {"status": "differs", "reason": ", ".join(reasons)} if reasons else {"status": "identical"}
+
+
+def module_file(job):
+    rel = job["module"].replace(".", "/")
+    cands = (os.path.join(job["importRoot"], rel + ".py"), os.path.join(job["importRoot"], rel, "__init__.py"))
+    return next((p for p in cands if os.path.isfile(p)), None)
+
+
+def stages(job, st, rec):
+    """Runs the stages in order, filling `rec`; returns the Failure that stopped them, or None when all passed."""
+    device, seed, overrides = job["device"], job["seed"], job.get("overrides") or {}
+    path = module_file(job)
+    if path is None:
+        missing = ModuleNotFoundError(f"no file for module {job['module']} under {job['importRoot']}", name=job["module"])
+        return st.failed("parse", 0, missing)
+    source = open(path, "rb").read()
+    tree, failed = st.run("parse", lambda: ast.parse(source, path))
+    if failed:
+        return failed
+    _, failed = st.run("compile", lambda: compile(tree, path, "exec"))
+    if failed:
+        return failed
+    blocker = Blocker(job.get("blocked") or [])
+    blocker.install()
+    sys.path.insert(0, job["importRoot"])
+    cls, failed = st.run("import", lambda: getattr(importlib.import_module(job["module"]), job["className"]))
+    if failed:
+        return failed
+    found = search(cls, overrides, seed, device, st)
+    if isinstance(found, Failure):
+        return found
+    m = found.module
+    rec["recipe"] = {"seed": seed, "kwargs": found.kwargs, **({"refs": found.refs} if found.refs else {}), "inputs": found.specs}
+    rec["outputs"] = [output_record(t) for t in found.outputs]
+    rec["params"] = sum(p.numel() for p in m.parameters())
+    rec["buffers"] = sum(b.numel() for b in m.buffers())
+    rec["moduleTree"] = module_tree(m, [2000])
+    rec["gradients"], failed = st.run("backward", lambda: backward(m, found.specs, seed, device))
+    if failed:
+        return failed
+    if job.get("original"):
+        blocker.remove()  # the original runs with its own package importable
+        rec["fidelity"] = fidelity(job["original"], found, seed, device)
+    else:
+        rec["fidelity"] = {"status": "n/a", "reason": "no importable original given"}
+    return None
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def run_block(job, send):
+    """Runs one block's stages and sends the `final` message with its record."""
+    st = Stages(send)
+    rec = {"recipe": None, "outputs": [], "params": None, "buffers": None, "gradients": None, "moduleTree": None,
+           "fidelity": {"status": "n/a", "reason": "block did not pass"}}
+    base_rss = rss_bytes()
+    failure = stages(job, st, rec)
+    if VIOLATIONS and (failure is None or failure.cls != "sandbox-violation"):
+        # an escape attempt fails the block even if it went on to pass
+        failure = Failure("sandbox-violation", "%s: %s" % VIOLATIONS[0])
+    if job["device"] == "cuda":
+        rec["peakMemoryBytes"] = torch.cuda.max_memory_allocated()
+    else:  # ru_maxrss includes the torch pages inherited from the worker; report what the block added
+        rec["peakMemoryBytes"] = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base_rss)
+    status, cls, detail = ("passed", None, None) if failure is None else ("failed", failure.cls, failure.detail)
+    send({"t": "final", "status": status, "failureClass": cls, "failureDetail": detail, "stages": st.items, **rec})

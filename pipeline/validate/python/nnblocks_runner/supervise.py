@@ -1,0 +1,142 @@
+# The worker's side of one block: fork a contained child, read its three pipes until it exits or its deadline
+# passes, kill what it left behind, and compose the block's record from the child's messages, or from how it died.
+#
+# The child talks to the worker on its own fresh pipe: {"t": "begin"|"stage"|"violation"|"final", ...}. Its stdout
+# and stderr go to two more pipes, of which only a capped tail is kept and never parsed.
+import json, os, select, shutil, signal, sys, time, traceback
+
+from .classify import MEMORY_TEXT
+from .containment import apply_limits, enter_child, install_audit_hook, sweep
+from .protocol import Tail, json_line, write_all
+from .stages import run_block
+
+
+def child(job, res_w, out_w, err_w):
+    """Runs in the forked child; never returns."""
+    try:
+        enter_child(job, res_w, out_w, err_w)
+        send = lambda obj: write_all(res_w, json_line(obj))
+        apply_limits(job)
+        install_audit_hook(job["work"], send)
+        run_block(job, send)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(0)
+
+
+def supervise(job, sandboxed):
+    """Forks the child, reads its pipes until it exits or the deadline passes, and returns the block's record."""
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (res_r, out_r, err_r):
+            os.close(fd)
+        child(job, res_w, out_w, err_w)
+    for fd in (res_w, out_w, err_w):
+        os.close(fd)
+    start = time.monotonic()
+    deadline = start + job["timeoutMs"] / 1000
+    tails, pending, events = {out_r: Tail(), err_r: Tail()}, bytearray(), []
+    open_fds, status, killed, exited_at = [res_r, out_r, err_r], None, False, None
+    while True:
+        if status is None:
+            wpid, wstatus = os.waitpid(pid, os.WNOHANG)
+            if wpid:
+                status, exited_at = wstatus, time.monotonic()
+        if status is None and time.monotonic() >= deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            killed, exited_at = True, time.monotonic()
+        if status is None and killed:
+            status = os.waitpid(pid, 0)[1]
+        if exited_at is not None and (not open_fds or time.monotonic() - exited_at > 0.5):
+            break  # a grandchild holding a pipe open must not keep the worker here
+        if not open_fds:
+            time.sleep(0.002)
+            continue
+        wait = 0.02 if exited_at is not None else max(0.0, min(0.05, deadline - time.monotonic()))
+        ready = select.select(open_fds, [], [], wait)[0]
+        if not ready and exited_at is not None:
+            break
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                open_fds.remove(fd)
+            elif fd in tails:
+                tails[fd].add(chunk)
+            elif len(pending) < (32 << 20):
+                pending += chunk
+                *lines, rest = pending.split(b"\n")
+                pending = bytearray(rest)
+                now = (time.monotonic() - start) * 1000
+                for line in lines:
+                    try:
+                        events.append((now, json.loads(line)))
+                    except ValueError:
+                        pass
+    for fd in (res_r, out_r, err_r):
+        os.close(fd)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # anything the block left in its own group
+    except (ProcessLookupError, PermissionError):
+        pass
+    strays = sweep(sandboxed)
+    shutil.rmtree(job["work"], ignore_errors=True)
+    return compose(job, events, status, killed, tails[out_r], tails[err_r], strays, (time.monotonic() - start) * 1000)
+
+
+def death(job, status, killed, err):
+    """(class, how) for a child that left no final message: the deadline, a signal, or an exit."""
+    how = f"exited with code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status) else ""
+    cls, detail = "crashed", None
+    if killed:
+        cls, how = "timeout", f"killed after the {job['timeoutMs']} ms wall-clock limit"
+    elif os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        how = f"killed by {signal.Signals(sig).name}" if sig in signal.valid_signals() else f"killed by signal {sig}"
+        if sig == signal.SIGXCPU:
+            cls = "timeout"
+        elif sig == signal.SIGKILL:
+            cls = "memory"  # not ours: the kernel's OOM killer (the CPU hard limit is preceded by SIGXCPU)
+        detail = how
+    if any(m in err.text().lower() for m in MEMORY_TEXT + ("memoryerror",)):
+        cls = "memory"
+    return cls, how, detail
+
+
+def compose(job, events, status, killed, out, err, strays, elapsed):
+    """The block's record from the child's messages; when the child died without a final message, from how it died."""
+    final = next((e for _, e in events if e.get("t") == "final"), None)
+    violations = [f"{e.get('kind')}: {e.get('detail')}" for _, e in events if e.get("t") == "violation"]
+    if strays:
+        violations.append(f"process: {strays} process(es) outlived the block")
+    if final is not None and not killed:
+        rec = {k: v for k, v in final.items() if k != "t"}
+    else:
+        stages, running, began = [], None, 0.0
+        for at, e in events:
+            if e.get("t") == "begin":
+                running, began = e.get("stage"), at
+            elif e.get("t") == "stage":
+                stages = [s for s in stages if s["stage"] != e["stage"]] + [{k: v for k, v in e.items() if k != "t"}]
+                running = None if e.get("stage") == running else running
+        cls, how, detail = death(job, status, killed, err)
+        stage = running or "parse"
+        stages = [s for s in stages if s["stage"] != stage]
+        stages.append({"stage": stage, "status": "failed", "ms": round(elapsed - began, 3), "error": f"{how} during {stage} without reporting a result"})
+        rec = {"status": "failed", "failureClass": cls, "failureDetail": detail or f"{how} during {stage}", "stages": stages,
+               "recipe": None, "outputs": [], "params": None, "buffers": None, "gradients": None, "peakMemoryBytes": None,
+               "moduleTree": None, "fidelity": {"status": "n/a", "reason": "block did not pass"}}
+    if violations and rec["failureClass"] != "sandbox-violation":
+        rec.update(status="failed", failureClass="sandbox-violation", failureDetail=violations[0])
+    rec.update(stdoutTail=out.text(), stderrTail=err.text())
+    return rec

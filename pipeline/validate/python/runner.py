@@ -1,0 +1,74 @@
+# nnblocks validate runner: imports torch once, then forks one contained child per block to parse, compile,
+# import, build, run forward and backward, and reports one JSON record per block on a dedicated pipe.
+# This file is the process entry and the protocol with the TypeScript side (pipeline/validate/worker.ts):
+#   stdin  -> worker: JSON lines. The first is the hello {nonce, device, workRoot, sandboxed}; then one job a line.
+#   fd 3   <- worker: JSON lines {"nonce": N, "type": "ready" | "result", ...}. Only fd 3 is parsed, and only lines
+#            carrying the nonce. The worker's own stdout/stderr are for humans.
+# Per block the worker forks a child (milliseconds, against ~1-2 s for `import torch`); nnblocks_runner/ next to
+# this file holds the rest, one concern a module (see its __init__.py). The TypeScript side owns the sandbox
+# (bubblewrap) and a wall-clock backstop. See docs/validate.md.
+import json, os, sys
+
+# `python -I` keeps this folder off sys.path: put it there just long enough to import our modules, so no block
+# can import them by name later.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    import torch
+    from nnblocks_runner.protocol import sanitize, write_all
+    from nnblocks_runner.supervise import supervise
+finally:
+    del sys.path[0]
+
+
+def probe_device(requested):
+    """(device, gpu name, error). CUDA is probed in a throwaway child: initialising it in the worker would break
+    every forked child's CUDA ("Cannot re-initialize CUDA in forked subprocess")."""
+    if requested == "cpu":
+        return "cpu", None, None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ok = torch.cuda.is_available()
+            info = {"ok": ok, "name": torch.cuda.get_device_name(0) if ok else None}
+        except BaseException as exc:
+            info = {"ok": False, "name": None, "error": str(exc)}
+        write_all(w, json.dumps(info).encode())
+        os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 65536):
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    info = json.loads(data or b'{"ok": false, "name": null}')
+    if info["ok"]:
+        return "cuda", info["name"], None
+    if requested == "cuda":
+        return "cuda", None, "device cuda requested but torch.cuda.is_available() is false"
+    return "cpu", None, None
+
+
+def main():
+    # One intra-op thread, set before any fork: one worker per core already, and an OpenMP pool started in the
+    # worker would not survive fork() into the children.
+    torch.set_num_threads(1)
+    hello = json.loads(sys.stdin.readline())
+    nonce, sandboxed = hello["nonce"], bool(hello.get("sandboxed"))
+    emit = lambda obj: write_all(3, (json.dumps(sanitize({"nonce": nonce, **obj})) + "\n").encode())
+    device, gpu, error = probe_device(hello.get("device", "auto"))
+    emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
+          "python": sys.version.split()[0]})
+    os.makedirs(hello["workRoot"], exist_ok=True)
+    count = 0
+    while line := sys.stdin.readline():
+        job = json.loads(line)
+        count += 1
+        job.update(device=device, work=os.path.join(hello["workRoot"], f"b{os.getpid()}-{count}"))
+        rec = supervise(job, sandboxed)
+        rec.update(device=device, gpuName=gpu, torchVersion=torch.__version__)
+        emit({"type": "result", "id": job["id"], "record": rec})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+// The runner's failure classes as a table: each row runs a real Python snippet (real imports of a fixture
+// package, a real broken shared object, real torch errors), hands what it raised to nnblocks_runner.classify, and
+// checks the class and detail. The rows for `timeout`, `crashed` and a kernel kill come from real child processes
+// and the runner's `death` rule. One row at least per class in FAILURE_CLASSES.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FAILURE_CLASSES, type FailureClass } from '../../pipeline/validate/types.ts';
+import { testPython } from '../helpers/python.ts';
+import { writeTree } from '../helpers/tree.ts';
+
+const RUNNER_DIR = fileURLToPath(new URL('../../pipeline/validate/python/', import.meta.url));
+
+interface Row {
+  cls: FailureClass;
+  stage: 'parse' | 'compile' | 'import' | 'build' | 'forward' | 'backward';
+  /** Python run with the fixture package importable; it must raise. */
+  code: string;
+  detail: string | null;
+  /** Violations the audit hook recorded before the exception, as (kind, detail). */
+  violations?: [string, string][];
+  why: string;
+}
+
+const ROWS: Row[] = [
+  // syntax
+  { cls: 'syntax', stage: 'parse', code: 'import ast; ast.parse("def f(:\\n")', detail: null, why: 'the file itself' },
+  { cls: 'syntax', stage: 'import', code: 'import bad_syntax', detail: null, why: 'a file it imports' },
+  // compile
+  {
+    cls: 'compile',
+    stage: 'compile',
+    code: 'import ast; compile(ast.parse("return 1"), "m.py", "exec")',
+    detail: null,
+    why: 'parses, but `return` outside a function is a compile error (SyntaxError raised by compile)',
+  },
+  { cls: 'compile', stage: 'import', code: 'import raises_on_import', detail: null, why: 'its body raises' },
+  // missing-module
+  {
+    cls: 'missing-module',
+    stage: 'import',
+    code: 'import not_installed_xyz',
+    detail: 'not_installed_xyz',
+    why: 'ModuleNotFoundError.name names the module',
+  },
+  {
+    cls: 'missing-module',
+    stage: 'import',
+    code: 'import fixturepkg.box_ops',
+    detail: 'fixturepkg.box_ops',
+    why: 'a missing pure-Python submodule is not a native extension, whatever its name',
+  },
+  {
+    cls: 'missing-module',
+    stage: 'import',
+    code: [
+      'from nnblocks_runner.containment import Blocker',
+      'b = Blocker(["upstream_pkg"]); b.install()',
+      'try:',
+      '    import upstream_pkg.layers',
+      'finally:',
+      '    b.remove()',
+    ].join('\n'),
+    detail: 'upstream_pkg',
+    why: 'the block leans on its blocked upstream package (the parent package is imported, and refused, first)',
+  },
+  // unresolved-name
+  {
+    cls: 'unresolved-name',
+    stage: 'build',
+    code: 'undefined_global_q + 1',
+    detail: 'undefined_global_q',
+    why: 'NameError.name',
+  },
+  {
+    cls: 'unresolved-name',
+    stage: 'import',
+    code: 'from fixturepkg import not_there',
+    detail: 'not_there',
+    why: 'cannot import name: the module exists, the name does not',
+  },
+  {
+    cls: 'unresolved-name',
+    stage: 'import',
+    code: 'import fixturepkg; fixturepkg.missing_attr',
+    detail: 'missing_attr',
+    why: 'AttributeError while importing: a module attribute that is not there',
+  },
+  // native-extension
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'import fixturepkg._C',
+    detail: 'fixturepkg._C',
+    why: 'detectron2._C style: was missing-module when only the message was looked at',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'from fixturepkg import _C',
+    detail: 'fixturepkg._C',
+    why: 'torchvision style `from . import _C`: was unresolved-name (the "_C." marker never matched a lower-cased message)',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'import fixturepkg._ext',
+    detail: 'fixturepkg._ext',
+    why: 'mmcv._ext',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'import fused_layer_norm_cuda',
+    detail: 'fused_layer_norm_cuda',
+    why: 'a top-level CUDA extension module (apex)',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'import brokenext',
+    detail: 'brokenext',
+    why: 'a shared object that does not load (ImportError.path ends in .so)',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'forward',
+    code: 'import torch; torch.ops.nnb_missing_ns.some_op',
+    detail: null,
+    why: 'a custom operator that was never registered (torch.ops namespace)',
+  },
+  // needs-arguments
+  {
+    cls: 'needs-arguments',
+    stage: 'build',
+    code: 'class B:\n    def __init__(self, backbone): pass\nB()',
+    detail: null,
+    why: 'a TypeError while building: no arguments found',
+  },
+  // forward-error
+  {
+    cls: 'forward-error',
+    stage: 'forward',
+    code: 'import torch; torch.zeros(2, 3) @ torch.zeros(4, 5)',
+    detail: null,
+    why: 'shapes do not fit',
+  },
+  // backward-error
+  {
+    cls: 'backward-error',
+    stage: 'backward',
+    code: 'import torch; torch.zeros(2).sum().backward()',
+    detail: null,
+    why: 'nothing requires a gradient',
+  },
+  // memory
+  { cls: 'memory', stage: 'build', code: 'bytearray(1 << 62)', detail: null, why: 'MemoryError' },
+  {
+    cls: 'memory',
+    stage: 'forward',
+    code: 'import torch; torch.empty(1 << 60)',
+    detail: null,
+    why: "torch's allocator: RuntimeError can't allocate memory",
+  },
+  // sandbox-violation
+  {
+    cls: 'sandbox-violation',
+    stage: 'build',
+    code: 'raise ValueError("swallowed the refusal, then failed")',
+    detail: 'network: socket.connect 127.0.0.1',
+    violations: [['network', 'socket.connect 127.0.0.1']],
+    why: 'a recorded violation wins over whatever was raised after it',
+  },
+  {
+    cls: 'sandbox-violation',
+    stage: 'build',
+    code: 'import errno; raise OSError(errno.EROFS, "Read-only file system", "/usr/lib/x")',
+    detail: "[Errno 30] Read-only file system: '/usr/lib/x'",
+    why: 'the kernel sandbox refused a write',
+  },
+];
+
+const HARNESS = `
+import errno, json, os, signal, sys
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from nnblocks_runner.classify import classify
+from nnblocks_runner.protocol import Tail
+from nnblocks_runner.supervise import death
+out = []
+for row in json.load(sys.stdin):
+    try:
+        exec(row["code"], {})
+        out.append("did not raise")
+    except BaseException as exc:
+        out.append(list(classify(exc, row["stage"], [tuple(v) for v in row.get("violations") or []])))
+
+def status_of(body):
+    pid = os.fork()
+    if pid == 0:
+        body()
+        os._exit(0)
+    return os.waitpid(pid, 0)[1]
+
+job = {"timeoutMs": 1000}
+deaths = {
+    "exit": death(job, status_of(lambda: os._exit(3)), False, Tail()),
+    "segv": death(job, status_of(lambda: os.kill(os.getpid(), signal.SIGSEGV)), False, Tail()),
+    "xcpu": death(job, status_of(lambda: os.kill(os.getpid(), signal.SIGXCPU)), False, Tail()),
+    "kill": death(job, status_of(lambda: os.kill(os.getpid(), signal.SIGKILL)), False, Tail()),
+    "deadline": death(job, status_of(lambda: os.kill(os.getpid(), signal.SIGKILL)), True, Tail()),
+}
+print(json.dumps({"rows": out, "deaths": deaths}))
+`;
+
+function run(): { rows: [string, string | null][]; deaths: Record<string, [string, string, string | null]> } {
+  const suffix = '.cpython-311-x86_64-linux-gnu.so';
+  const fixtures = writeTree({
+    'fixturepkg/__init__.py': '',
+    'bad_syntax.py': 'def broken(:\n    pass\n',
+    'raises_on_import.py': 'raise ValueError("configuration missing")\n',
+    [`brokenext${suffix}`]: 'not an ELF file\n',
+  });
+  const out = execFileSync(testPython(), ['-I', '-B', '-c', HARNESS, RUNNER_DIR, fixtures], {
+    input: JSON.stringify(ROWS),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
+describe('failure classes (nnblocks_runner.classify)', () => {
+  const result = run();
+
+  it.each(ROWS.map((row, i) => [row.cls, row.why, i] as const))('%s: %s', (cls, _why, i) => {
+    expect(result.rows[i]).toEqual([cls, ROWS[i].detail]);
+  });
+
+  it('a child that died without a result: exit, signal, CPU limit, kernel kill, deadline', () => {
+    const d = result.deaths;
+    expect(d.exit.slice(0, 2)).toEqual(['crashed', 'exited with code 3']);
+    expect(d.segv).toEqual(['crashed', 'killed by SIGSEGV', 'killed by SIGSEGV']);
+    expect(d.xcpu[0]).toBe('timeout');
+    expect(d.kill[0]).toBe('memory'); // SIGKILL we did not send: the OOM killer
+    expect(d.deadline.slice(0, 2)).toEqual(['timeout', 'killed after the 1000 ms wall-clock limit']);
+  });
+
+  it('has a row for every failure class', () => {
+    const covered = new Set<string>([...ROWS.map((r) => r.cls), 'timeout', 'crashed']);
+    expect(FAILURE_CLASSES.filter((c) => !covered.has(c))).toEqual([]);
+  });
+});
