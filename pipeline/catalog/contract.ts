@@ -426,6 +426,31 @@ export interface BuildInfo {
   stages?: { stage: string; ms: number }[];
   /** e.g. `node v20.20.2`, `torch 2.6.0`. */
   tools?: { name: string; version: string }[];
+  /** How upstream code ran during validation; absent when nothing was validated. */
+  sandbox?: SandboxReport;
+}
+
+/**
+ * How upstream code ran: measured inside the sandbox by the runner (uid, capabilities, no_new_privs, seccomp from
+ * /proc/self/status), not assumed from the command line. See docs/validate.md ("Sandbox").
+ */
+export interface SandboxReport {
+  /** false only with --no-sandbox: upstream code ran unconfined, as the user running nnblocks. */
+  enabled: boolean;
+  /** uid and gid upstream code ran as, as it saw them (65534 inside the sandbox). */
+  uid: number;
+  gid: number;
+  /** Host uid of the sandbox's processes: 65534 when nnblocks runs as root, the user's own uid otherwise. */
+  hostUid: number;
+  /** Effective capabilities upstream code had, as the CapEff hex mask; `0000000000000000` when all were dropped. */
+  capEff: string;
+  noNewPrivs: boolean;
+  /** Whether the syscall filter (ptrace, pidfd_getfd, process_vm_*, mount, keyctl, bpf, userfaultfd...) was on. */
+  seccomp: boolean;
+  /** Device blocks ran on (cpu or cuda). */
+  device: string;
+  /** Size cap of each block's private /tmp, in bytes; null without a sandbox. */
+  tmpBytes: number | null;
 }
 
 /** A block's status as listings, the API and the change feed name it. */

@@ -6,7 +6,7 @@ import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
-import type { LiteralValue, ValidationRecord as CatalogValidation } from '../catalog/contract.ts';
+import type { LiteralValue, SandboxReport, ValidationRecord as CatalogValidation } from '../catalog/contract.ts';
 import {
   bwrapAvailable,
   summarize,
@@ -26,6 +26,8 @@ export interface ValidationStepResult {
   /** Counts by status and failure class, pass rate with its interval (all zero when nothing ran). */
   summary: ValidationSummary;
   diagnostics: Diagnostic[];
+  /** How upstream code ran (build-info.json `sandbox`); null when no block ran. */
+  sandbox: SandboxReport | null;
 }
 
 export interface ValidationStepOptions {
@@ -46,6 +48,7 @@ export async function runValidation(
     raw: [],
     summary: summarize([]),
     diagnostics: [],
+    sandbox: null,
   };
   const py = lookupPython(ctx.config);
   if (!py.ok) {

@@ -60,6 +60,7 @@ export const FAILURE_CLASSES = [
   'memory',
   'crashed',
   'sandbox-violation',
+  'protocol-error',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
