@@ -55,6 +55,8 @@ export interface ValidateConfig {
   device?: 'auto' | 'cpu' | 'cuda';
   timeoutMs?: number;
   memoryBytes?: number;
+  /** Size of each block's private /tmp in the sandbox, bytes (default 256 MiB). */
+  tmpBytes?: number;
   workers?: number;
   /** Keyed by block id or block name. */
   overrides?: Record<string, ValidateOverride>;

@@ -10,7 +10,7 @@ import type { LiteralValue, SandboxReport, ValidationRecord as CatalogValidation
 import {
   bwrapAvailable,
   summarize,
-  validateBlocks,
+  validateRun,
   type ModuleTree,
   type ValidateItem,
   type ValidationRecord,
@@ -100,12 +100,13 @@ export async function runValidation(
     });
   const progress = ctx.progress('validate', items.length);
   const v = ctx.config.validate ?? {};
-  const raw = await validateBlocks(items, {
+  const { records: raw, sandbox: report } = await validateRun(items, {
     python: py.python.path,
     device: opts.device ?? v.device ?? 'auto',
     sandbox,
     timeoutMs: v.timeoutMs,
     memoryBytes: v.memoryBytes,
+    tmpBytes: v.tmpBytes,
     workers: v.workers,
     cache: {
       get: (k) => ctx.store.kvGet('validate', k),
@@ -120,6 +121,7 @@ export async function runValidation(
   progress.done(`${s.byStatus.passed} passed, ${s.byStatus.failed} failed, ${s.byStatus.skipped} skipped`);
   out.raw = raw;
   out.summary = s;
+  out.sandbox = report;
   for (const r of raw) {
     if (r.status === 'skipped') {
       out.diagnostics.push({

@@ -1,6 +1,6 @@
 // Public surface of the validate stage: what the orchestrator (pipeline/run/) calls. Tests and benchmarks reach
 // the stage's own files directly.
-export { validateBlocks } from './validate.ts';
+export { validateRun } from './validate.ts';
 export { summarize } from './summary.ts';
 export { bwrapAvailable } from './sandbox.ts';
 export * from './types.ts';

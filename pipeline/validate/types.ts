@@ -39,6 +39,8 @@ export interface ValidateOptions {
   timeoutMs?: number;
   /** RLIMIT_AS per block (not applied on CUDA); default 4 GiB. */
   memoryBytes?: number;
+  /** Size of each block's private /tmp in the sandbox; default 256 MiB. */
+  tmpBytes?: number;
   /** Default os.availableParallelism(). */
   workers?: number;
   cache?: ValidateCache;
@@ -136,6 +138,9 @@ export interface ValidationRecord {
   stderrTail: string;
   cached: boolean;
 }
+
+/** What the runner reports for a block: the record minus the fields TypeScript owns. */
+export type RunnerRecord = Omit<ValidationRecord, 'id' | 'cached'>;
 
 export interface ValidationSummary {
   total: number;

@@ -3,20 +3,35 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SandboxReport } from '../catalog/contract.ts';
 import { cacheKey, type CacheKeyParts } from './cache-key.ts';
-import { bwrapAvailable, hasGpuDevices, NO_SANDBOX_DETAIL, SANDBOX_WORK_ROOT, sandboxCommand } from './sandbox.ts';
+import {
+  bwrapAvailable,
+  hasGpuDevices,
+  hostIdentity,
+  NO_SANDBOX_DETAIL,
+  pythonPrefixes,
+  readableBy,
+  SANDBOX_INBOX,
+  SANDBOX_WORK_ROOT,
+  sandboxCommand,
+  sandboxHostUid,
+} from './sandbox.ts';
+import { seccompSupported } from './seccomp.ts';
+import { createStaging, placeBlock } from './staging.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from './types.ts';
-import { RunnerWorker, type JobOutcome, type WorkerHello, type WorkerJob } from './worker.ts';
+import { RunnerWorker, type JobOutcome, type WorkerCommand, type WorkerHello, type WorkerJob } from './worker.ts';
 
-/** The runner's folder: runner.py (the process entry) and its package nnblocks_runner/, bound read-only in the sandbox. */
+/** The runner's folder: runner.py (the process entry) and its package nnblocks_runner/; sandboxes get a copy. */
 const RUNNER_DIR = fileURLToPath(new URL('./python/', import.meta.url));
-export const RUNNER_PATH = join(RUNNER_DIR, 'runner.py');
 /** The seed of every recipe; recorded in each recipe so a replay never depends on this constant. */
 export const DEFAULT_SEED = 0;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MEMORY_BYTES = 4 * 1024 ** 3;
+/** Each block's private /tmp (a tmpfs wiped after every block). */
+export const DEFAULT_TMP_BYTES = 256 * 1024 ** 2;
 /**
  * Extra time the TypeScript backstop gives the runner's own per-block deadline before killing the sandbox: the
  * runner normally reports a timeout itself; the backstop is for a worker that can no longer report (stopped, hung).
@@ -70,21 +85,22 @@ function emptyRecord(
   };
 }
 
-/** A block whose worker died or hung past the backstop: the sandbox was killed, so all we know is how it ended. */
+/** A block whose worker died, hung past the backstop or broke the protocol: all we know is how it ended. */
 function lostRecord(
   item: ValidateItem,
   outcome: Extract<JobOutcome, { ok: false }>,
   hello: WorkerHello,
 ): ValidationRecord {
   const rec = emptyRecord(item, 'failed', outcome.detail.slice(-2000), hello);
-  rec.failureClass = outcome.reason === 'backstop' ? 'timeout' : 'crashed';
+  rec.failureClass =
+    outcome.reason === 'backstop' ? 'timeout' : outcome.reason === 'protocol' ? 'protocol-error' : 'crashed';
   return rec;
 }
 
-function toJob(item: ValidateItem, timeoutMs: number, memoryBytes: number): WorkerJob {
+function toJob(item: ValidateItem, importRoot: string, timeoutMs: number, memoryBytes: number): WorkerJob {
   return {
     id: item.id,
-    importRoot: item.importRoot,
+    importRoot,
     module: item.module,
     className: item.className,
     blocked: item.blockedPackages,
@@ -96,59 +112,125 @@ function toJob(item: ValidateItem, timeoutMs: number, memoryBytes: number): Work
   };
 }
 
+/** Folders visible in every sandbox anyway (the system binds): an original there needs no bind of its own. */
+const SYSTEM_PREFIXES = ['/usr/'];
+
+/**
+ * The folder an item's original class imports from that its sandbox must show, or '' for none. Workers are
+ * grouped by it, so a block sees its own source's tree (for fidelity) and never another source's.
+ */
+function extraRoot(item: ValidateItem): string {
+  const root = item.original?.importRoot ?? '';
+  return root && !SYSTEM_PREFIXES.some((p) => `${root}/`.startsWith(p)) ? root : '';
+}
+
+/** Why a sandbox that started anyway must not run upstream code, or null when it dropped every privilege. */
+function privilegeProblem(hello: WorkerHello): string | null {
+  const id = hello.identity;
+  if (id.uid === 0 || id.gid === 0) return `it runs as uid ${id.uid} gid ${id.gid}`;
+  if (!/^0+$/.test(id.capEff)) return `it kept capabilities (CapEff ${id.capEff})`;
+  if (!id.noNewPrivs) return 'no_new_privs is not set';
+  if (seccompSupported() && !id.seccomp) return 'the seccomp filter is not installed';
+  return null;
+}
+
+export interface ValidationRun {
+  records: ValidationRecord[];
+  /** How upstream code ran, as the first worker measured it; null when no worker started. */
+  sandbox: SandboxReport | null;
+}
+
 /**
  * Validates blocks: parse, compile, import (own packages blocked), build, forward, backward, fidelity.
  * Upstream failures are records, never exceptions; throws only when the worker itself cannot start.
- * Without a working bubblewrap every block is `skipped` unless `sandbox: false`.
+ * Without a working bubblewrap, or one that can't drop privileges, every block is `skipped` unless `sandbox: false`.
  */
 export async function validateBlocks(items: ValidateItem[], opts: ValidateOptions): Promise<ValidationRecord[]> {
+  return (await validateRun(items, opts)).records;
+}
+
+export async function validateRun(items: ValidateItem[], opts: ValidateOptions): Promise<ValidationRun> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const memoryBytes = opts.memoryBytes ?? DEFAULT_MEMORY_BYTES;
+  const tmpBytes = opts.tmpBytes ?? DEFAULT_TMP_BYTES;
   const out: ValidationRecord[] = new Array(items.length);
+  const run: ValidationRun = { records: out, sandbox: null };
   let done = 0;
   const finish = (i: number, rec: ValidationRecord) => {
     out[i] = rec;
     opts.onProgress?.(++done, items.length);
   };
-  if (items.length === 0) return out;
+  const skipAll = (detail: string, hello?: WorkerHello) =>
+    items.forEach((it, i) => finish(i, emptyRecord(it, 'skipped', detail, hello)));
+  if (items.length === 0) return run;
 
   if (opts.sandbox) {
     const bwrap = bwrapAvailable();
     if (!bwrap.ok) {
-      const detail =
+      skipAll(
         bwrap.error === 'bwrap not found'
           ? NO_SANDBOX_DETAIL
-          : `${NO_SANDBOX_DETAIL} (bubblewrap failed here: ${bwrap.error})`;
-      items.forEach((it, i) => finish(i, emptyRecord(it, 'skipped', detail)));
-      return out;
+          : `no sandbox: bubblewrap cannot run upstream code unprivileged here (${bwrap.error})`,
+      );
+      return run;
+    }
+    const hidden = pythonPrefixes(opts.python).find((p) => !readableBy(p, sandboxHostUid()));
+    if (hidden) {
+      skipAll(`no sandbox: ${hidden} (the Python) is not readable by uid ${sandboxHostUid()}, the sandbox's user`);
+      return run;
     }
   }
 
+  const staging = createStaging(RUNNER_DIR);
   const hostWork = opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
-  const roots = items.flatMap((it) => [it.importRoot, it.original?.importRoot ?? '']);
-  const cmd = opts.sandbox
-    ? sandboxCommand({
-        python: opts.python,
-        runner: RUNNER_PATH,
-        readOnly: roots,
-        gpu: opts.device !== 'cpu' && hasGpuDevices(),
-      })
-    : { file: opts.python, args: ['-I', '-B', '-u', RUNNER_PATH] };
+  const gpu = opts.device !== 'cpu' && hasGpuDevices();
   const helloIn = { device: opts.device, workRoot: hostWork ?? SANDBOX_WORK_ROOT, sandboxed: opts.sandbox };
   const workers: RunnerWorker[] = [];
-  const start = async () => {
+  /** Starts a worker whose sandbox shows `root` (an original's import root) besides the block it runs. */
+  const start = async (root: string) => {
+    const inbox = staging.inbox();
+    const cmd: WorkerCommand = opts.sandbox
+      ? {
+          ...sandboxCommand({
+            python: opts.python,
+            runnerDir: staging.runnerDir,
+            inboxDir: inbox,
+            readOnly: root ? [root] : [],
+            gpu,
+            tmpBytes,
+          }),
+          ...hostIdentity(),
+          extraFds: staging.extraFds,
+        }
+      : { file: opts.python, args: ['-I', '-B', '-u', join(staging.runnerDir, 'runner.py')] };
     const started = await RunnerWorker.start(cmd, helloIn);
     workers.push(started.worker);
-    return started;
+    return { ...started, inbox };
   };
 
   try {
-    // The first worker tells us the torch version and the resolved device, which the cache keys need.
-    const first = await start();
+    // The first worker tells us the torch version, the resolved device and who the sandbox really runs as.
+    const first = await start('');
     const hello = first.hello;
+    run.sandbox = {
+      enabled: opts.sandbox,
+      uid: hello.identity.uid,
+      gid: hello.identity.gid,
+      hostUid: opts.sandbox ? sandboxHostUid() : (process.getuid?.() ?? hello.identity.uid),
+      capEff: hello.identity.capEff,
+      noNewPrivs: hello.identity.noNewPrivs,
+      seccomp: hello.identity.seccomp,
+      device: hello.device,
+      tmpBytes: opts.sandbox ? tmpBytes : null,
+    };
+    const refused = opts.sandbox ? privilegeProblem(hello) : null;
+    if (refused) {
+      skipAll(`no sandbox: upstream code was not run because the sandbox did not drop privileges: ${refused}`, hello);
+      return run;
+    }
     if (hello.error) {
-      items.forEach((it, i) => finish(i, emptyRecord(it, 'skipped', hello.error!, hello)));
-      return out;
+      skipAll(hello.error, hello);
+      return run;
     }
     const parts: CacheKeyParts = {
       runnerVersion: runnerVersion(),
@@ -158,40 +240,64 @@ export async function validateBlocks(items: ValidateItem[], opts: ValidateOption
       memoryBytes,
       sandbox: opts.sandbox,
     };
-    const keys = items.map((it) => cacheKey(it, parts));
-    const pending: number[] = [];
-    items.forEach((it, i) => {
+    // An original the sandbox's user can't read would stop its sandbox from starting: no fidelity for it.
+    const visible = (it: ValidateItem): ValidateItem =>
+      opts.sandbox && extraRoot(it) && !readableBy(extraRoot(it), sandboxHostUid())
+        ? { ...it, original: undefined }
+        : it;
+    const runnable = items.map(visible);
+    const keys = runnable.map((it) => cacheKey(it, parts));
+    const groups = new Map<string, number[]>();
+    runnable.forEach((it, i) => {
       const hit = opts.cache?.get(keys[i]);
-      if (hit === undefined) return void pending.push(i);
-      finish(i, { ...(JSON.parse(hit) as ValidationRecord), id: it.id, cached: true });
+      if (hit !== undefined) return finish(i, { ...(JSON.parse(hit) as ValidationRecord), id: it.id, cached: true });
+      const root = extraRoot(it);
+      groups.set(root, [...(groups.get(root) ?? []), i]);
     });
 
-    const count = Math.max(1, Math.min(opts.workers ?? availableParallelism(), pending.length));
-    let next = 0;
-    const drain = async (initial: RunnerWorker) => {
-      let worker = initial;
-      while (next < pending.length) {
-        const i = pending[next++];
-        if (!worker.alive) worker = (await start()).worker; // the last block killed or crashed it
-        const outcome = await worker.run(toJob(items[i], timeoutMs, memoryBytes), backstopMs(timeoutMs));
-        if (!outcome.ok) {
-          // Not cached: a dead worker may be our infrastructure as much as the block.
-          finish(i, lostRecord(items[i], outcome, hello));
-          continue;
+    let seq = 0;
+    const drain = async (root: string, pending: number[], initial?: Awaited<ReturnType<typeof start>>) => {
+      let worker = initial ?? (await start(root));
+      while (pending.length > 0) {
+        const i = pending.shift()!;
+        if (!worker.worker.alive) worker = await start(root); // the last block killed it, crashed it, or left a process
+        const placed = placeBlock(worker.inbox, ++seq, runnable[i]);
+        const importRoot = opts.sandbox ? `${SANDBOX_INBOX}/${basename(placed.root)}` : placed.root;
+        try {
+          const job = toJob(runnable[i], importRoot, timeoutMs, memoryBytes);
+          const outcome = await worker.worker.run(job, backstopMs(timeoutMs));
+          if (!outcome.ok) {
+            // Not cached: a dead worker may be our infrastructure as much as the block, and a broken record is not
+            // a result. The worker is replaced before the next block.
+            worker.worker.kill();
+            finish(i, lostRecord(runnable[i], outcome, hello));
+            continue;
+          }
+          const rec: ValidationRecord = { id: items[i].id, ...outcome.record, cached: false };
+          if (items[i].original && !runnable[i].original && rec.fidelity.status === 'n/a')
+            rec.fidelity = {
+              status: 'n/a',
+              reason: `the original is not readable by uid ${sandboxHostUid()}, the sandbox's user`,
+            };
+          opts.cache?.put(keys[i], JSON.stringify(rec));
+          finish(i, rec);
+        } finally {
+          placed.release();
         }
-        const rec: ValidationRecord = { id: items[i].id, ...outcome.record, cached: false };
-        opts.cache?.put(keys[i], JSON.stringify(rec));
-        finish(i, rec);
       }
     };
-    // The first worker drains at once; the others join as soon as their torch import is done.
-    await Promise.all([
-      drain(first.worker),
-      ...Array.from({ length: count - 1 }, () => start().then((s) => drain(s.worker))),
-    ]);
-    return out;
+    // Per group, a pool of workers drains one shared queue; the first worker (no extra root) serves group ''.
+    const count = opts.workers ?? availableParallelism();
+    for (const [root, pending] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const size = Math.max(1, Math.min(count, pending.length));
+      const reuse = root === '' ? first : undefined;
+      await Promise.all(Array.from({ length: size }, (_, k) => drain(root, pending, k === 0 ? reuse : undefined)));
+    }
+    if (!groups.has('')) first.worker.kill();
+    return run;
   } finally {
     await Promise.all(workers.map((w) => w.close()));
     if (hostWork) rmSync(hostWork, { recursive: true, force: true });
+    staging.remove();
   }
 }

@@ -1,9 +1,22 @@
 // One validate worker: a runner.py process (inside bubblewrap unless the user said --no-sandbox) fed one job at a time.
 import { randomBytes } from 'node:crypto';
+import { closeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { NnblocksError } from '../diagnostics.ts';
-import type { ValidateItem, ValidateOverride, ValidationRecord } from './types.ts';
+import { checkRunnerRecord } from './record-check.ts';
+import type { RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
+
+/** Who the worker runs as, measured by itself from /proc/self/status. */
+export interface WorkerIdentity {
+  uid: number;
+  gid: number;
+  /** CapEff as the kernel prints it (16 hex digits). */
+  capEff: string;
+  noNewPrivs: boolean;
+  /** Whether a seccomp filter is installed (Seccomp: 2). */
+  seccomp: boolean;
+}
 
 export interface WorkerHello {
   /** Resolved device: cuda when `auto` found one. */
@@ -13,6 +26,7 @@ export interface WorkerHello {
   python: string;
   /** Set when the requested device cannot be used (cuda without CUDA). */
   error: string | null;
+  identity: WorkerIdentity;
 }
 
 export interface WorkerJob {
@@ -28,26 +42,47 @@ export interface WorkerJob {
   memoryBytes: number;
 }
 
-/** What the runner reports for a block: the record minus the fields TypeScript owns. */
-export type RunnerRecord = Omit<ValidationRecord, 'id' | 'cached'>;
-
 export type JobOutcome =
   | { ok: true; record: RunnerRecord }
-  /** The worker died (`exited`) or was killed by the TypeScript backstop (`backstop`); it must be replaced. */
-  | { ok: false; reason: 'exited' | 'backstop'; detail: string };
+  /**
+   * The worker died (`exited`), was killed by the TypeScript backstop (`backstop`), or sent a record that breaks
+   * the protocol (`protocol`: malformed, see record-check.ts); the worker must be replaced.
+   */
+  | { ok: false; reason: 'exited' | 'backstop' | 'protocol'; detail: string };
+
+/** How to start a worker: the command, the host identity to start it as, and extra fds (the seccomp program). */
+export interface WorkerCommand {
+  file: string;
+  args: string[];
+  uid?: number;
+  gid?: number;
+  /** Opened anew for each start (stdio index 4 and up); closed here once the process has it. */
+  extraFds?: () => number[];
+}
 
 const KEEP = 8000;
+/** A result line longer than this is not a record the runner writes (its fields are capped): drop the buffer. */
+const MAX_LINE = 16 << 20;
 
-function spawn(cmd: { file: string; args: string[] }) {
-  return execa(cmd.file, cmd.args, {
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'], // fd 3: the result pipe, the only stream ever parsed
-    buffer: false,
-    reject: false,
-    detached: true, // its own process group, so one kill reaches bwrap and everything under it
-    cleanup: true,
-    extendEnv: false,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' },
-  });
+function spawn(cmd: WorkerCommand) {
+  const extra = cmd.extraFds?.() ?? [];
+  try {
+    return execa(cmd.file, cmd.args, {
+      // fd 3: the result pipe, the only stream ever parsed; fd 4 on: already open files, passed as they are (execa
+      // takes a number there at run time; its types don't list it for extra fds).
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...(extra as unknown as 'ignore'[])],
+      buffer: false,
+      reject: false,
+      detached: true, // its own process group, so one kill reaches bwrap and everything under it
+      cleanup: true,
+      extendEnv: false,
+      // Nothing of ours reaches the sandbox (bwrap --clearenv sets its own); without one, the runner gets these.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' },
+      ...(cmd.uid !== undefined ? { uid: cmd.uid, gid: cmd.gid } : {}),
+    });
+  } finally {
+    for (const fd of extra) closeSync(fd);
+  }
 }
 type Proc = ReturnType<typeof spawn>;
 
@@ -55,6 +90,8 @@ export class RunnerWorker {
   private buffer = '';
   private stderr = '';
   private waiting: ((outcome: JobOutcome) => void) | null = null;
+  /** The job being run: its id, and its token once sealed (sent only after the worker forked its child). */
+  private current: { id: string; token: string } | null = null;
   private readyWaiter: { resolve: (h: WorkerHello) => void; reject: (e: Error) => void } | null = null;
   private exited = false;
   /** Set the moment we kill it: its exit event comes later, and no job may be sent to it in between. */
@@ -82,7 +119,7 @@ export class RunnerWorker {
 
   /** Starts a worker and waits for its `ready` line (it imports torch first). Throws when it never gets there. */
   static async start(
-    cmd: { file: string; args: string[] },
+    cmd: WorkerCommand,
     hello: { device: string; workRoot: string; sandboxed: boolean },
     timeoutMs = 120_000,
   ): Promise<{ worker: RunnerWorker; hello: WorkerHello }> {
@@ -111,18 +148,25 @@ export class RunnerWorker {
     }
   }
 
-  /** Runs one job; the backstop kills the whole sandbox when the runner's own deadline did not fire. */
+  /**
+   * Runs one job; the backstop kills the whole sandbox when the runner's own deadline did not fire. The job's
+   * token goes out only when the worker says it `started` (forked the block's child), and its result counts only
+   * with that id and token: no block ever holds a token, so none can write a record for another.
+   */
   run(job: WorkerJob, backstopMs: number): Promise<JobOutcome> {
-    if (!this.alive) return Promise.resolve({ ok: false, reason: 'exited', detail: this.stderr.trim() });
+    if (!this.alive) return Promise.resolve({ ok: false, reason: 'exited', detail: 'the worker had exited' });
     return new Promise<JobOutcome>((resolve) => {
       const timer = setTimeout(() => {
         this.waiting = null;
+        this.current = null;
         this.kill();
         resolve({ ok: false, reason: 'backstop', detail: `no result within ${backstopMs} ms; the sandbox was killed` });
       }, backstopMs);
+      this.current = { id: job.id, token: randomBytes(16).toString('hex') };
       this.waiting = (outcome) => {
         clearTimeout(timer);
         this.waiting = null;
+        this.current = null;
         resolve(outcome);
       };
       this.proc.stdin?.write(JSON.stringify(job) + '\n');
@@ -156,27 +200,43 @@ export class RunnerWorker {
 
   private onData(chunk: string): void {
     this.buffer += chunk;
+    if (this.buffer.length > MAX_LINE && !this.buffer.includes('\n')) {
+      this.buffer = '';
+      this.forgedLines += 1;
+      return;
+    }
     let nl: number;
     while ((nl = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, nl);
       this.buffer = this.buffer.slice(nl + 1);
-      let msg: { nonce?: string; type?: string; record?: RunnerRecord } & Partial<WorkerHello>;
+      let msg: { nonce?: unknown; type?: unknown; id?: unknown; token?: unknown; record?: unknown };
       try {
         msg = JSON.parse(line);
       } catch {
         this.forgedLines += 1;
         continue;
       }
-      if (msg.nonce !== this.nonce) {
+      if (typeof msg !== 'object' || msg === null || msg.nonce !== this.nonce) {
         this.forgedLines += 1;
         continue;
       }
       if (msg.type === 'ready' && this.readyWaiter) {
-        const { device, gpuName, torchVersion, python, error } = msg as WorkerHello;
-        this.readyWaiter.resolve({ device, gpuName, torchVersion, python, error });
+        const hello = readHello(msg);
+        if (hello) this.readyWaiter.resolve(hello);
+        else this.readyWaiter.reject(new Error('malformed ready line'));
         this.readyWaiter = null;
-      } else if (msg.type === 'result' && msg.record) {
-        this.waiting?.({ ok: true, record: msg.record });
+      } else if (msg.type === 'started' && this.current && msg.id === this.current.id) {
+        this.proc.stdin?.write(JSON.stringify({ token: this.current.token }) + '\n');
+      } else if (
+        msg.type === 'result' &&
+        this.current &&
+        msg.id === this.current.id &&
+        msg.token === this.current.token
+      ) {
+        const checked = checkRunnerRecord(msg.record);
+        this.waiting?.(checked.ok ? checked : { ok: false, reason: 'protocol', detail: checked.why });
+      } else {
+        this.forgedLines += 1;
       }
     }
   }
@@ -185,6 +245,29 @@ export class RunnerWorker {
     this.exited = true;
     this.readyWaiter?.reject(new Error(`the worker exited before it was ready`));
     this.readyWaiter = null;
-    this.waiting?.({ ok: false, reason: 'exited', detail: `the worker exited: ${this.stderr.trim().slice(-2000)}` });
+    // Not the worker's stderr: the sandbox's processes can write to it, and this detail is published.
+    this.waiting?.({ ok: false, reason: 'exited', detail: 'the worker exited without reporting a result' });
   }
+}
+
+/** The ready line's fields, type-checked (it comes from the worker before any block ran, but cheaply so). */
+function readHello(msg: Record<string, unknown>): WorkerHello | null {
+  const id = msg.identity as Record<string, unknown> | undefined;
+  const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : null);
+  if (typeof msg.device !== 'string' || typeof msg.torchVersion !== 'string' || !id) return null;
+  if (typeof id.uid !== 'number' || typeof id.gid !== 'number') return null;
+  return {
+    device: msg.device.slice(0, 16),
+    gpuName: str(msg.gpuName),
+    torchVersion: msg.torchVersion.slice(0, 64),
+    python: str(msg.python) ?? 'unknown',
+    error: str(msg.error),
+    identity: {
+      uid: id.uid,
+      gid: id.gid,
+      capEff: str(id.capEff) ?? 'unknown',
+      noNewPrivs: id.noNewPrivs === true,
+      seccomp: id.seccomp === true,
+    },
+  };
 }

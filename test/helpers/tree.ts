@@ -1,13 +1,19 @@
 // Test fixtures: file trees written inline in a test, into temp folders and (when asked) committed as git repos.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export type Tree = Record<string, string | Buffer>;
 
+/**
+ * A new temp folder, world-readable like a checkout in a usual place: when the tests run as root, the validate
+ * sandbox runs as uid 65534 and must be able to read fixture trees it is shown (mkdtemp makes them 0700).
+ */
 export function tempDir(prefix = 'nnb-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 /** Writes `tree` (posix paths → contents; `dedent`ed strings recommended) under `dir` (a new temp dir by default). */

@@ -44,10 +44,10 @@ beforeAll(async () => {
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   const made = fixtureItems({
-    _libc: { code: LIBC, className: 'libc' },
-    freezeWorker: py`
+    freezeWorker:
+      LIBC +
+      py`
       import os, signal, torch.nn as nn
-      from _libc import libc
       class Block(nn.Module):
           def __init__(self):
               super().__init__()
@@ -64,9 +64,10 @@ beforeAll(async () => {
           def forward(self, x):
               return x
     `,
-    rawNetwork: py`
+    rawNetwork:
+      LIBC +
+      py`
       import torch.nn as nn
-      from _libc import raw_connect
       class Block(nn.Module):
           def forward(self, x):
               raw_connect(${port})
@@ -114,9 +115,10 @@ beforeAll(async () => {
           def forward(self, x):
               return x
     `,
-    rawDetached: py`
+    rawDetached:
+      LIBC +
+      py`
       import torch.nn as nn
-      from _libc import raw_fork_and_linger
       class Block(nn.Module):
           def __init__(self):
               super().__init__()
@@ -148,7 +150,7 @@ beforeAll(async () => {
     `,
   });
   root = made.root;
-  const items = made.items.filter((it) => it.module !== '_libc');
+  const items = made.items;
   rec = byName(await validateBlocks(items, baseOptions({ timeoutMs: 6000, memoryBytes: 2 * 1024 ** 3 })));
 });
 

@@ -1,9 +1,13 @@
 # nnblocks validate runner: imports torch once, then forks one contained child per block to parse, compile,
 # import, build, run forward and backward, and reports one JSON record per block on a dedicated pipe.
 # This file is the process entry and the protocol with the TypeScript side (pipeline/validate/worker.ts):
-#   stdin  -> worker: JSON lines. The first is the hello {nonce, device, workRoot, sandboxed}; then one job a line.
-#   fd 3   <- worker: JSON lines {"nonce": N, "type": "ready" | "result", ...}. Only fd 3 is parsed, and only lines
-#            carrying the nonce. The worker's own stdout/stderr are for humans.
+#   stdin  -> worker: JSON lines. The first is the hello {nonce, device, workRoot, sandboxed}; then per block a job
+#            line, and, once the worker has said `started`, a seal line {"token": T}.
+#   fd 3   <- worker: JSON lines {"nonce": N, "type": "ready" | "started" | "result", ...}. Only fd 3 is parsed, and
+#            only lines carrying the nonce; a result also carries the job's id and token. The worker's own
+#            stdout/stderr are for humans.
+# The token of block N reaches the worker only after N's child was forked, so no block ever has a token in its
+# memory: not its own, not a later block's. A block can lie about itself; it can't write another block's record.
 # Per block the worker forks a child (milliseconds, against ~1-2 s for `import torch`); nnblocks_runner/ next to
 # this file holds the rest, one concern a module (see its __init__.py). The TypeScript side owns the sandbox
 # (bubblewrap) and a wall-clock backstop. See docs/validate.md.
@@ -14,7 +18,8 @@ import json, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import torch
-    from nnblocks_runner.protocol import sanitize, write_all
+    from nnblocks_runner.containment import identity, not_dumpable
+    from nnblocks_runner.protocol import LineReader, sanitize, write_all
     from nnblocks_runner.supervise import supervise
 finally:
     del sys.path[0]
@@ -50,24 +55,31 @@ def probe_device(requested):
 
 
 def main():
+    # No other process of the sandbox (a block's, all running as the same uid) may open this one's /proc entries:
+    # its fd 3 (the result pipe) or its memory.
+    not_dumpable()
     # One intra-op thread, set before any fork: one worker per core already, and an OpenMP pool started in the
     # worker would not survive fork() into the children.
     torch.set_num_threads(1)
-    hello = json.loads(sys.stdin.readline())
+    stdin = LineReader(0)
+    hello = json.loads(stdin.line())
     nonce, sandboxed = hello["nonce"], bool(hello.get("sandboxed"))
     emit = lambda obj: write_all(3, (json.dumps(sanitize({"nonce": nonce, **obj})) + "\n").encode())
     device, gpu, error = probe_device(hello.get("device", "auto"))
     emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
-          "python": sys.version.split()[0]})
-    os.makedirs(hello["workRoot"], exist_ok=True)
+          "python": sys.version.split()[0], "identity": identity()})
     count = 0
-    while line := sys.stdin.readline():
+    while (line := stdin.line()) is not None:
         job = json.loads(line)
         count += 1
         job.update(device=device, work=os.path.join(hello["workRoot"], f"b{os.getpid()}-{count}"))
-        rec = supervise(job, sandboxed)
+        rec, token, clean = supervise(job, sandboxed, stdin, lambda: emit({"type": "started", "id": job["id"]}))
+        if token is None:
+            break  # the TypeScript side is gone
         rec.update(device=device, gpuName=gpu, torchVersion=torch.__version__)
-        emit({"type": "result", "id": job["id"], "record": rec})
+        emit({"type": "result", "id": job["id"], "token": token, "record": rec})
+        if not clean:
+            break  # something of the block survived the sweep: end the sandbox, the next block gets a fresh one
 
 
 if __name__ == "__main__":

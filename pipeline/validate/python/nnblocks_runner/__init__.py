@@ -1,8 +1,10 @@
 # The validate runner's modules, one concern each (docs/validate.md, "The runner"):
 #   protocol     capped text and JSON lines: what crosses a pipe and how big it may be
-#   containment  what the forked child does to itself before upstream code runs (limits, audit hook, blocker)
+#   containment  what the forked child does to itself before upstream code runs (limits, audit hook, blocker),
+#                and what the worker does after it (sweep every process, wipe /tmp)
 #   classify     exception -> failure class, by exception type and module name, as one ordered table
-#   replay       the replay protocol: inputs, build, forward, backward, checksums (what a reader re-runs)
+#   replay       the replay protocol: inputs, build, forward, backward (what a reader re-runs)
+#   measure      counts, checksums and the module tree, through references a block can't patch
 #   infer        constructor arguments and forward inputs guessed for blocks with no recipe
 #   stages       one block's stages as explicit results, and the candidate search
 #   supervise    the worker's side of one block: fork, deadline, read the child's pipes, compose the record

@@ -1,7 +1,7 @@
 # Containment inside the forked child, in front of the kernel sandbox (bubblewrap, owned by the TypeScript side):
 # the child's own fds, process group and work folder, rlimits, the audit hook that turns escape attempts into
 # recorded violations, the finder that refuses the block's upstream packages, and the sweep of stray processes.
-import errno, importlib.abc, math, os, resource, signal, sys, tempfile
+import ctypes, errno, importlib.abc, math, os, resource, signal, stat, sys, tempfile, time
 
 
 class Blocker(importlib.abc.MetaPathFinder):
@@ -72,11 +72,16 @@ def install_audit_hook(work, send):
     sys.addaudithook(hook)
 
 
+# Processes and threads of the sandbox's uid, the worker's included. Effective because the sandbox's processes are
+# never host root (RLIMIT_NPROC does not apply to root): a fork bomb stops here instead of at the deadline.
+NPROC = 128
+
+
 def apply_limits(job):
     """rlimits for this child only. RLIMIT_AS is skipped on CUDA, whose driver reserves huge virtual ranges."""
     cpu = int(math.ceil(job["timeoutMs"] / 1000)) + 1
     limits = [(resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)),
-              (resource.RLIMIT_NOFILE, (256, 256)), (resource.RLIMIT_NPROC, (512, 512)), (resource.RLIMIT_CORE, (0, 0))]
+              (resource.RLIMIT_NOFILE, (256, 256)), (resource.RLIMIT_NPROC, (NPROC, NPROC)), (resource.RLIMIT_CORE, (0, 0))]
     if job["device"] != "cuda":
         limits.append((resource.RLIMIT_AS, (job["memoryBytes"], job["memoryBytes"])))
     for what, value in limits:
@@ -103,22 +108,87 @@ def enter_child(job, res_w, out_w, err_w):
     sys.dont_write_bytecode = True
 
 
-def sweep(sandboxed):
-    """Kills every live process in the sandbox's pid namespace except init and the worker: detached grandchildren.
+def not_dumpable():
+    """PR_SET_DUMPABLE 0: /proc/<this pid>/ (fd/, mem, environ...) becomes unreadable to every other process of the
+    sandbox, which all run as the same uid. A block can't open the worker's fd 3 through /proc/<worker>/fd/3."""
+    PR_SET_DUMPABLE = 4
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
-    Only inside the sandbox: without a pid namespace, /proc lists the host's processes."""
-    if not sandboxed or os.getpid() > 2:
-        return 0
-    killed = 0
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, os.getpid()):
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue
-            os.kill(int(name), signal.SIGKILL)
-            killed += 1
-        except (OSError, IndexError):
+
+def identity():
+    """Who this process is, as the kernel says: uid, gid, effective capabilities, no_new_privs, seccomp mode.
+    The TypeScript side refuses to run blocks in a sandbox that did not drop privileges, and publishes this."""
+    fields = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                fields[key] = value.split()
+    except OSError:
+        pass
+    first = lambda key, default: (fields.get(key) or [default])[0]
+    return {"uid": os.getuid(), "gid": os.getgid(), "capEff": first("CapEff", "unknown"),
+            "noNewPrivs": first("NoNewPrivs", "0") == "1", "seccomp": first("Seccomp", "0") == "2"}
+
+
+def others():
+    """Pids in this pid namespace other than init (1) and this process."""
+    me = os.getpid()
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
+
+
+def reap():
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
-    return killed
+    except ChildProcessError:
+        pass
+
+
+def sweep(sandboxed, patience=2.0):
+    """Kills every process of the sandbox's pid namespace except init and the worker, until none is left:
+    detached grandchildren, and zombies too (a thread group whose leader exited still runs its other threads, and
+    shows as a zombie). Returns (how many outlived the block, whether none is left). Only inside the sandbox:
+    without a pid namespace, /proc lists the host's processes."""
+    if not sandboxed or os.getpid() > 2:
+        return 0, True
+    reap()
+    seen, deadline = set(), time.monotonic() + patience
+    while True:
+        left = others()
+        if not left:
+            return len(seen), True
+        if time.monotonic() > deadline:
+            return len(seen), False
+        for pid in left:
+            seen.add(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.002)
+        reap()  # our own children; init reaps the rest
+
+
+def wipe(root):
+    """Removes everything under `root` (a private tmpfs: /tmp, /dev/shm), whatever modes a block left on it:
+    every entry belongs to the sandbox's uid, which may chmod it back."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(root, name)
+        try:
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode):
+                os.chmod(path, 0o700)
+                wipe(path)
+                os.rmdir(path)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass

@@ -53,3 +53,22 @@ def sanitize(value):
 def json_line(obj):
     """One protocol line; `default=str` so an odd value in a record degrades to text instead of killing the sender."""
     return (json.dumps(obj, default=str) + "\n").encode()
+
+
+class LineReader:
+    """Lines from a raw fd, read only as far as asked. The worker must not buffer ahead: the seal line of a job
+    (its token) must never be in memory before that job's child is forked, and a buffered reader could have read it
+    along with the job line."""
+
+    def __init__(self, fd):
+        self.fd, self.buf = fd, b""
+
+    def line(self):
+        """The next line without its newline, as text; None at end of input."""
+        while b"\n" not in self.buf:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode("utf-8")

@@ -9,8 +9,9 @@ import torch
 from . import infer
 from .classify import classify
 from .containment import VIOLATIONS, Blocker, Violation
-from .protocol import error_text
-from .replay import backward, build, forward, output_record
+from .measure import count, module_tree, output_record
+from .protocol import error_text, trim
+from .replay import backward, build, forward
 
 
 class Failure(NamedTuple):
@@ -59,7 +60,8 @@ class Found(NamedTuple):
     outputs: list
 
 
-MAX_ATTEMPTS = 40  # forward attempts per block, over all build candidates
+MAX_ATTEMPTS = 40
+DETAIL_MAX = 1000  # characters of a failure detail (a module name, an unresolved name, a violation)  # forward attempts per block, over all build candidates
 
 
 def search(cls, overrides, seed, device, st):
@@ -117,20 +119,6 @@ def search(cls, overrides, seed, device, st):
     return st.failed("forward", spent["forward"], why)
 
 
-def module_tree(m, budget):
-    """Types and direct parameter shapes, children by name, at most budget[0] nodes in all."""
-    budget[0] -= 1
-    mod = type(m).__module__
-    name = ("torch.nn." if mod.startswith("torch.nn.modules") else mod + ".") + type(m).__qualname__
-    node = {"type": name, "params": {k: list(p.shape) for k, p in m.named_parameters(recurse=False)}, "children": {}}
-    for k, child in m.named_children():
-        if budget[0] <= 0:
-            node["truncated"] = True
-            break
-        node["children"][k] = module_tree(child, budget)
-    return node
-
-
 def fidelity(orig, found, seed, device):
     """Replays the same recipe on the original class and compares counts, state-dict keys/shapes and outputs."""
     try:
@@ -146,7 +134,7 @@ def fidelity(orig, found, seed, device):
         return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
     m, out = found.module, found.outputs
     reasons, shapes = [], lambda mod: {k: list(v.shape) for k, v in mod.state_dict().items()}
-    if sum(p.numel() for p in om.parameters()) != sum(p.numel() for p in m.parameters()):
+    if count(om, "_parameters") != count(m, "_parameters"):
         reasons.append("parameter count")
     if shapes(om) != shapes(m):
         reasons.append("state-dict keys or shapes")
@@ -190,8 +178,8 @@ def stages(job, st, rec):
     m = found.module
     rec["recipe"] = {"seed": seed, "kwargs": found.kwargs, **({"refs": found.refs} if found.refs else {}), "inputs": found.specs}
     rec["outputs"] = [output_record(t) for t in found.outputs]
-    rec["params"] = sum(p.numel() for p in m.parameters())
-    rec["buffers"] = sum(b.numel() for b in m.buffers())
+    rec["params"] = count(m, "_parameters")
+    rec["buffers"] = count(m, "_buffers")
     rec["moduleTree"] = module_tree(m, [2000])
     rec["gradients"], failed = st.run("backward", lambda: backward(m, found.specs, seed, device))
     if failed:
@@ -224,4 +212,5 @@ def run_block(job, send):
     else:  # ru_maxrss includes the torch pages inherited from the worker; report what the block added
         rec["peakMemoryBytes"] = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base_rss)
     status, cls, detail = ("passed", None, None) if failure is None else ("failed", failure.cls, failure.detail)
+    detail = None if detail is None else trim(detail, DETAIL_MAX)
     send({"t": "final", "status": status, "failureClass": cls, "failureDetail": detail, "stages": st.items, **rec})

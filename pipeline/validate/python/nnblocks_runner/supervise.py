@@ -6,8 +6,8 @@
 import json, os, select, shutil, signal, sys, time, traceback
 
 from .classify import MEMORY_TEXT
-from .containment import apply_limits, enter_child, install_audit_hook, sweep
-from .protocol import Tail, json_line, write_all
+from .containment import apply_limits, enter_child, install_audit_hook, sweep, wipe
+from .protocol import Tail, json_line, trim, write_all
 from .stages import run_block
 
 
@@ -29,8 +29,10 @@ def child(job, res_w, out_w, err_w):
             os._exit(0)
 
 
-def supervise(job, sandboxed):
-    """Forks the child, reads its pipes until it exits or the deadline passes, and returns the block's record."""
+def supervise(job, sandboxed, stdin, started):
+    """Forks the child, tells TypeScript it `started`, reads the job's seal (its token) from `stdin`, reads the
+    child's pipes until it exits or the deadline passes, and kills everything the block left. Returns
+    (record, token, clean): token None when stdin ended; clean False when a process of the block survived."""
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -41,6 +43,15 @@ def supervise(job, sandboxed):
         child(job, res_w, out_w, err_w)
     for fd in (res_w, out_w, err_w):
         os.close(fd)
+    started()
+    seal = stdin.line()
+    token = json.loads(seal).get("token") if seal else None
+    if token is None:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        return None, None, False
     start = time.monotonic()
     deadline = start + job["timeoutMs"] / 1000
     tails, pending, events = {out_r: Tail(), err_r: Tail()}, bytearray(), []
@@ -89,9 +100,14 @@ def supervise(job, sandboxed):
         os.killpg(pid, signal.SIGKILL)  # anything the block left in its own group
     except (ProcessLookupError, PermissionError):
         pass
-    strays = sweep(sandboxed)
-    shutil.rmtree(job["work"], ignore_errors=True)
-    return compose(job, events, status, killed, tails[out_r], tails[err_r], strays, (time.monotonic() - start) * 1000)
+    strays, clean = sweep(sandboxed)
+    if sandboxed:  # a fresh private /tmp and /dev/shm for the next block: nothing of this one persists
+        wipe("/tmp")
+        wipe("/dev/shm")
+    else:
+        shutil.rmtree(job["work"], ignore_errors=True)
+    rec = compose(job, events, status, killed, tails[out_r], tails[err_r], strays, (time.monotonic() - start) * 1000)
+    return rec, token, clean
 
 
 def death(job, status, killed, err):
@@ -116,7 +132,7 @@ def death(job, status, killed, err):
 def compose(job, events, status, killed, out, err, strays, elapsed):
     """The block's record from the child's messages; when the child died without a final message, from how it died."""
     final = next((e for _, e in events if e.get("t") == "final"), None)
-    violations = [f"{e.get('kind')}: {e.get('detail')}" for _, e in events if e.get("t") == "violation"]
+    violations = [trim(f"{e.get('kind')}: {e.get('detail')}", 1000) for _, e in events if e.get("t") == "violation"]
     if strays:
         violations.append(f"process: {strays} process(es) outlived the block")
     if final is not None and not killed:

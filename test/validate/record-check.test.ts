@@ -1,0 +1,104 @@
+// The TypeScript check of a runner record (pipeline/validate/record-check.ts): what a forged or broken record may
+// not carry into the catalog. End-to-end forgeries through the real sandbox are in escape.test.ts.
+import { describe, expect, it } from 'vitest';
+import { checkRunnerRecord } from '../../pipeline/validate/record-check.ts';
+
+function record(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    status: 'passed',
+    failureClass: null,
+    failureDetail: null,
+    stages: [{ stage: 'parse', status: 'passed', ms: 1.5 }],
+    recipe: {
+      seed: 0,
+      kwargs: { in_channels: 3, norm_layer: 'torch.nn.BatchNorm2d' },
+      refs: ['norm_layer'],
+      inputs: [{ shape: [2, 3, 8, 8], dtype: 'float32' }],
+    },
+    outputs: [{ shape: [2, 8], dtype: 'float32', checksum: 12.5 }],
+    params: 10,
+    buffers: 0,
+    gradients: { withGrad: 2, without: 0 },
+    peakMemoryBytes: 1024,
+    moduleTree: {
+      type: 'pkg.mod.Block',
+      params: {},
+      children: {
+        conv: { type: 'torch.nn.Conv2d', params: { weight: [8, 3, 3, 3] }, children: {} },
+        local: { type: 'pkg.mod.make.<locals>.Inner', params: {}, children: {} },
+        unicode: { type: 'pkg.ünï_cödé.Blöck', params: {}, children: {} },
+      },
+    },
+    fidelity: { status: 'n/a', reason: 'no importable original given' },
+    stdoutTail: '',
+    stderrTail: '',
+    device: 'cpu',
+    gpuName: null,
+    torchVersion: '1.13.0',
+    ...over,
+  };
+}
+
+const why = (value: unknown) => {
+  const r = checkRunnerRecord(value);
+  return r.ok ? 'ok' : r.why;
+};
+
+describe('checkRunnerRecord', () => {
+  it('accepts what the runner writes, Unicode and <locals> type names included', () => {
+    const r = checkRunnerRecord(record());
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(Object.keys(r.record.moduleTree!.children)).toEqual(['conv', 'local', 'unicode']);
+  });
+
+  it.each([
+    ['a kwarg name that is code', { recipe: { seed: 0, kwargs: { "__import__('os').system('id')": 1 }, inputs: [] } }],
+    [
+      'a dtype that is code',
+      { recipe: { seed: 0, kwargs: {}, inputs: [{ shape: [1], dtype: 'float32); import os #' }] } },
+    ],
+    ['a checksum that is code', { outputs: [{ shape: [1], dtype: 'float32', checksum: '1); import os #' }] }],
+    [
+      'a reference that is not a dotted name',
+      { recipe: { seed: 0, kwargs: { act: 'os.system("id")' }, refs: ['act'], inputs: [] } },
+    ],
+    ['a parameter count that is not a count', { params: 'lots' }],
+    ['a negative shape', { outputs: [{ shape: [-1], dtype: 'float32', checksum: 1 }] }],
+    ['an unknown field', { injected: true }],
+    ['an unknown failure class', { status: 'failed', failureClass: 'pwned' }],
+    ['a passed record with a failure class', { failureClass: 'memory' }],
+    ['a failed record without one', { status: 'failed' }],
+    ['an error message of a megabyte', { failureDetail: 'x'.repeat(1 << 20) }],
+  ])('refuses %s', (_name, over) => {
+    expect(why(record(over))).not.toBe('ok');
+  });
+
+  it('refuses what is not a record at all', () => {
+    for (const v of [null, 'final', 42, [], { status: 'passed' }]) expect(why(v)).not.toBe('ok');
+  });
+
+  it('drops module-tree nodes whose type name carries host facts, and marks the cut', () => {
+    const tree = {
+      type: 'pkg.Block',
+      params: {},
+      children: {
+        ok: { type: 'torch.nn.ReLU', params: {}, children: {} },
+        leak: { type: 'root:x:0:0:root:/root:/bin/bash', params: {}, children: {} },
+        cmdline: { type: 'BOOT_IMAGE=/vmlinuz ro quiet', params: {}, children: {} },
+      },
+    };
+    const r = checkRunnerRecord(record({ moduleTree: tree }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(Object.keys(r.record.moduleTree!.children)).toEqual(['ok']);
+    expect(r.record.moduleTree!.truncated).toBe(true);
+    const bad = checkRunnerRecord(record({ moduleTree: { ...tree, type: '/etc/passwd' } }));
+    expect(bad.ok && bad.record.moduleTree).toBeNull();
+  });
+
+  it('refuses a module tree larger than the runner ever writes', () => {
+    const children: Record<string, unknown> = {};
+    for (let i = 0; i < 2100; i++) children[`c${i}`] = { type: 'torch.nn.ReLU', params: {}, children: {} };
+    expect(why(record({ moduleTree: { type: 'pkg.Block', params: {}, children } }))).toBe('module tree too large');
+  });
+});
