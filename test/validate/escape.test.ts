@@ -208,6 +208,30 @@ raise RuntimeError("found " + " ".join(found) + " " + " ".join(attempt(lambda: o
 `),
 };
 
+/** Patches torch and lies through its own methods and a tensor subclass; its measurements must stay true. */
+ATTACKS.patcher = py`
+  import torch, torch.nn as nn
+  real_numel = torch.Tensor.numel
+  torch.Tensor.numel = lambda self: 31337 if self.dim() == 2 else real_numel(self)  # weights lie, scalars don't
+  class Liar(torch.Tensor):
+      @classmethod
+      def __torch_function__(cls, func, types, args=(), kwargs=None):
+          if func in (torch.Tensor.sum, torch.Tensor.abs, torch.Tensor.size, torch.Tensor.double, torch.Tensor.item):
+              return torch.tensor(31337.0)
+          return super().__torch_function__(func, types, args, kwargs or {})
+  class Block(nn.Module):
+      def __init__(self):
+          super().__init__()
+          self.fc = nn.Linear(4, 2)
+      def parameters(self, recurse=True):
+          return iter([])
+      def named_parameters(self, *args, **kwargs):
+          return iter([])
+      def forward(self, x):
+          out = self.fc(x)
+          return out if self.training else out.as_subclass(Liar)
+`;
+
 /** Attack, then an honest block, in this order on one worker. */
 const ORDER = Object.keys(ATTACKS).flatMap((name, i) => [name, `honest${i}`]);
 
@@ -325,6 +349,13 @@ describe('escape attempts, as root', () => {
     expect(Number(m?.[1])).toBeLessThanOrEqual(TMP_BYTES);
     expect(errorOf('readTmp')).not.toContain('nnb-marker');
     expect(errorOf('readTmp')).not.toContain('fill');
+  });
+
+  it('measures parameters, shapes and checksums with references the block cannot patch', () => {
+    const honest = records[ORDER[ORDER.indexOf('patcher') + 1]];
+    expect(records.patcher).toMatchObject({ status: 'passed', params: 10 });
+    expect(records.patcher.outputs).toEqual(honest.outputs); // same seed, same layer, same input: same checksum
+    expect(records.patcher.moduleTree?.children.fc?.params).toEqual({ weight: [2, 4], bias: [2] });
   });
 
   it('sees no secret of the environment, and no other source', () => {
