@@ -127,7 +127,8 @@ describe('the block schema refuses what a forged runner record holds', () => {
     const c = makeCatalog({ dir: join(work, 'refs'), blocks: 20 });
     const file = join(c.dir, 'blocks', `${c.hostile.slug}.json`);
     const spec = JSON.parse(readFileSync(file, 'utf8')) as BlockSpec;
-    expect(checkCatalog(c.dir).errors).toEqual([]);
+    const blockErrors = () => checkCatalog(c.dir).errors.filter((e) => e.startsWith('blocks/'));
+    expect(blockErrors()).toEqual([]);
     spec.validation!.recipe.kwargs.find((k) => k.name === 'norm_layer')!.value = "os').system('id";
     spec.validation!.recipe.refs!.push('dim'); // a number, not a dotted name
     writeFileSync(file, JSON.stringify(spec));

@@ -115,8 +115,6 @@ describe('catalog site, built files', () => {
   it('shows a forged recipe as no script at all, and its run strings only as text', () => {
     const path = `blocks/${site.catalog.forgeable.slug}/`;
     const p = page(path);
-    expect(p.all('[data-replay]')).toHaveLength(0);
-    expect(p.one('[data-replay-refused]').text()).toContain('No replay script');
     // Nothing forged is in code a reader would copy: no <pre>, no <code>, no copy button's target.
     const copyable = [
       ...p.all('pre'),
@@ -127,6 +125,8 @@ describe('catalog site, built files', () => {
     for (const e of copyable)
       for (const bad of [...FORGED.code, ...FORGED.host, FORGED.dtype, FORGED.checksum, FORGED.device])
         expect(e.text(), `${e.tag} holds ${bad}`).not.toContain(bad);
+    expect(p.all('pre.replay')).toHaveLength(0);
+    expect(p.one('[data-replay-refused]').text()).toContain('No replay script');
     // Host facts reported as a layer type appear nowhere; the failure detail is capped, its tail cut off.
     const html = readFileSync(join(site.dist, path, 'index.html'), 'utf8');
     for (const bad of FORGED.host) expect(html).not.toContain(bad);
@@ -139,7 +139,7 @@ describe('catalog site, built files', () => {
 
   it('writes a hostile but valid recipe as Python literals only, and keeps dotted layer names', () => {
     const p = page(`blocks/${site.catalog.hostile.slug}/`);
-    const script = p.one('pre[data-replay]').text();
+    const script = p.one('pre.replay').text();
     expect(script).toMatch(/^[\x20-\x7e\n]*$/); // pure ASCII: no bidi override can reorder what a reader sees
     const a = auditPython(script);
     expect(a.error).toBeNull();
