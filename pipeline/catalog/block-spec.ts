@@ -8,7 +8,7 @@ import type { IndexedModule } from '../index/types.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import type { BlockSpec, Composition, DedupRecord, ValidationRecord } from './contract.ts';
-import { CATALOG_FORMAT_VERSION } from './contract.ts';
+import { CATALOG_FORMAT_VERSION, capText, isTypeName, RUN_LIMITS } from './contract.ts';
 import { categorize } from './category.ts';
 import { interfaceOf } from './interface.ts';
 import { citationOf, provenanceOf } from './provenance.ts';
@@ -53,8 +53,35 @@ export function dedupRecord(d: BlockDedup): DedupRecord {
   };
 }
 
-export function blockSpec(input: SpecInput, composition: Composition): BlockSpec {
+/**
+ * The composition as published. Layer types from a validation run are the built module's own report (class
+ * `__module__` + `__qualname__`), as hostile as the code that ran: anything that is not a dotted Python name
+ * (TYPE_NAME_PATTERN: a path, a command line, file contents) is dropped here, and the schema refuses it too.
+ */
+export function publishedComposition(c: Composition): { composition: Composition; dropped: number } {
+  const kept = c.layers.filter((l) => isTypeName(l.type) && Number.isSafeInteger(l.count) && l.count >= 1);
+  const layers = kept.slice(0, RUN_LIMITS.layerTypes);
+  return { composition: { layers, from: c.from }, dropped: c.layers.length - layers.length };
+}
+
+/** A validation record with the run's free text capped (the schema's maxLength). */
+function publishedValidation(v: ValidationRecord): ValidationRecord {
+  return v.failureDetail === undefined ? v : { ...v, failureDetail: capText(v.failureDetail, RUN_LIMITS.detailChars) };
+}
+
+export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
   const { block, mod, snapshot } = input;
+  const { composition, dropped } = publishedComposition(reported);
+  const diagnostics = [...input.diagnostics];
+  if (dropped > 0) {
+    // Counted, never quoted: the dropped names are what must not be published.
+    diagnostics.push({
+      code: 'layer-types-dropped',
+      severity: 'warning',
+      stage: 'catalog',
+      message: `${dropped} layer type name(s) reported by the built module were not dotted Python names (or past the cap of ${RUN_LIMITS.layerTypes}) and were left out of the composition`,
+    });
+  }
   const iface = interfaceOf(input.classes, block.baseChain);
   const { category, rule } = categorize({
     name: block.name,
@@ -101,11 +128,11 @@ export function blockSpec(input: SpecInput, composition: Composition): BlockSpec
     dependencies: { internal, distributions },
     provenance,
     citation: citationOf(block.name, block.module, input.slug, provenance),
-    diagnostics: [...input.diagnostics].sort((a, b) =>
+    diagnostics: diagnostics.sort((a, b) =>
       a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0,
     ),
   };
-  if (input.validation) spec.validation = input.validation;
+  if (input.validation) spec.validation = publishedValidation(input.validation);
   if (input.dedup) spec.dedup = dedupRecord(input.dedup);
   return spec;
 }

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { BlockSpec, ClustersFile, SourcesFile, StatsFile } from './contract.ts';
+import { isRefTarget, type BlockSpec, type ClustersFile, type SourcesFile, type StatsFile } from './contract.ts';
 
 const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
 
@@ -106,6 +106,13 @@ export function checkCatalog(dir: string): { errors: string[] } {
       errors.push(`${label}: swhidQualified lacks the commit anchor`);
     }
     if (p.lines[0] > p.lines[1]) errors.push(`${label}: provenance.lines is reversed`);
+    const recipe = block.validation?.recipe;
+    for (const ref of recipe?.refs ?? []) {
+      // A reference is resolved with importlib on replay: it must name a kwarg holding a dotted name, nothing else.
+      const kw = recipe!.kwargs.find((k) => k.name === ref);
+      if (!kw || !isRefTarget(kw.value))
+        errors.push(`${label}: recipe.refs '${ref}' names no kwarg with a dotted name`);
+    }
     for (const n of block.dedup?.nearest ?? []) nearestRefs.push({ from: label, to: n.id });
   }
 

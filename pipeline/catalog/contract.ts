@@ -68,6 +68,198 @@ export type DedupLevel = (typeof DEDUP_LEVELS)[number];
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9._-]{0,199}$';
 
 // ---------------------------------------------------------------------------------------------------------
+// What a sandboxed run may put in the catalog (issue 13). Everything a validation run reports is as hostile as the
+// upstream code that ran: these rules are what the schemas enforce (schemas/catalog/block.schema.json; a test keeps
+// them in step) and what the catalog step and the site check again before using a value. The site builds Python
+// text only from values that pass them (src/lib/replay.ts); anything else is refused, never escaped into code.
+
+/** Python's reserved words: never a keyword argument name (`class=1` does not parse). */
+export const PYTHON_KEYWORDS = [
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+] as const;
+
+/** A recipe's keyword argument name (and a `refs` entry): an ASCII identifier, not a keyword nor `__debug__`. */
+export const KWARG_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}$';
+
+/**
+ * The value of a kwarg named in `refs`: a module and an attribute, `torch.nn.BatchNorm2d`, or a leading dot and an
+ * attribute of the block's own module, `.BasicBlock` (ASCII identifiers; how the runner resolves them).
+ */
+export const REF_TARGET_PATTERN = '^(\\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+)$';
+
+/**
+ * A layer type in a composition (a class's `__module__` + `__qualname__` as the built module reports it): dotted
+ * Python identifiers (Unicode allowed, as Python allows), where a segment after the first may be `<locals>`
+ * (`pkg.mod.make.<locals>.Block`). Anything else (a path, a command line, file contents) is dropped by the catalog step.
+ */
+export const TYPE_NAME_PATTERN =
+  '^[\\p{XID_Start}_][\\p{XID_Continue}]*(\\.([\\p{XID_Start}_][\\p{XID_Continue}]*|<locals>))*$';
+
+/** An output checksum (Σ|x| in float64) as text: a decimal number, or `nan`, `inf`, `-inf`. */
+export const CHECKSUM_PATTERN = '^(nan|inf|-inf|-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?)$';
+
+/** A torch device: `cpu`, `cuda`, `cuda:0`. */
+export const DEVICE_PATTERN = '^[a-z][a-z0-9_]{0,15}(:[0-9]{1,4})?$';
+
+/** A torch version as reported (`2.6.0+cpu`, `1.13.0a0`), or `unknown`. */
+export const TORCH_VERSION_PATTERN = '^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$';
+
+/** Torch dtype names without the `torch.` prefix (canonical names and their aliases), as of torch 2.8. */
+export const TORCH_DTYPES = [
+  'bfloat16',
+  'bits16',
+  'bits1x8',
+  'bits2x4',
+  'bits4x2',
+  'bits8',
+  'bool',
+  'cdouble',
+  'cfloat',
+  'chalf',
+  'complex128',
+  'complex32',
+  'complex64',
+  'double',
+  'float',
+  'float16',
+  'float32',
+  'float4_e2m1fn_x2',
+  'float64',
+  'float8_e4m3fn',
+  'float8_e4m3fnuz',
+  'float8_e5m2',
+  'float8_e5m2fnuz',
+  'float8_e8m0fnu',
+  'half',
+  'int',
+  'int1',
+  'int16',
+  'int2',
+  'int3',
+  'int32',
+  'int4',
+  'int5',
+  'int6',
+  'int64',
+  'int7',
+  'int8',
+  'long',
+  'qint32',
+  'qint8',
+  'quint2x4',
+  'quint4x2',
+  'quint8',
+  'short',
+  'uint1',
+  'uint16',
+  'uint2',
+  'uint3',
+  'uint32',
+  'uint4',
+  'uint5',
+  'uint6',
+  'uint64',
+  'uint7',
+  'uint8',
+] as const;
+export type TorchDtype = (typeof TORCH_DTYPES)[number];
+
+/** Dtypes whose inputs are drawn with `torch.randn` (the rest with `torch.randint`), as `dtype.is_floating_point`. */
+export const FLOATING_DTYPES: ReadonlySet<TorchDtype> = new Set<TorchDtype>(
+  TORCH_DTYPES.filter((d) => /^(b?float|double|half)/.test(d)),
+);
+
+/** Length caps (characters, i.e. code points) and size caps on what a sandboxed run reports. */
+export const RUN_LIMITS = {
+  /** `validation.failureDetail`: one line of an exception. */
+  detailChars: 300,
+  /** A composition layer type name. */
+  typeNameChars: 200,
+  /** A string kwarg value in a recipe. */
+  recipeStringChars: 200,
+  /** Items in a recipe list (kwargs, inputs), in a literal list, dimensions in a shape. */
+  recipeItems: 64,
+  /** Nesting of list literals in a recipe value (`((1, 2), (3, 4))` is 2). */
+  literalDepth: 4,
+  /** Layer types in a composition. */
+  layerTypes: 500,
+} as const;
+
+const KWARG_NAME = new RegExp(KWARG_NAME_PATTERN);
+const REF_TARGET = new RegExp(REF_TARGET_PATTERN);
+const TYPE_NAME = new RegExp(TYPE_NAME_PATTERN, 'u');
+const CHECKSUM = new RegExp(CHECKSUM_PATTERN);
+const RESERVED: ReadonlySet<string> = new Set<string>([...PYTHON_KEYWORDS, '__debug__']);
+const DTYPES: ReadonlySet<string> = new Set<string>(TORCH_DTYPES);
+const chars = (s: string) => [...s].length;
+
+/** A name Python accepts as `f(name=...)`: ASCII identifier, not reserved. */
+export const isKwargName = (v: unknown): v is string => typeof v === 'string' && KWARG_NAME.test(v) && !RESERVED.has(v);
+
+/** `torch.nn.BatchNorm2d` or `.BasicBlock`, no segment a reserved word. */
+export const isRefTarget = (v: unknown): v is string =>
+  typeof v === 'string' &&
+  v.length <= RUN_LIMITS.typeNameChars &&
+  REF_TARGET.test(v) &&
+  v
+    .split('.')
+    .filter(Boolean)
+    .every((seg) => !RESERVED.has(seg));
+
+export const isTypeName = (v: unknown): v is string =>
+  typeof v === 'string' && chars(v) <= RUN_LIMITS.typeNameChars && TYPE_NAME.test(v);
+
+export const isTorchDtype = (v: unknown): v is TorchDtype => typeof v === 'string' && DTYPES.has(v);
+
+export const isChecksum = (v: unknown): v is string => typeof v === 'string' && v.length <= 40 && CHECKSUM.test(v);
+
+/** A shape: at most RUN_LIMITS.recipeItems non-negative integers. */
+export const isShape = (v: unknown): v is number[] =>
+  Array.isArray(v) &&
+  v.length <= RUN_LIMITS.recipeItems &&
+  v.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0);
+
+/** At most `max` characters (code points), never splitting a surrogate pair; `…` marks a cut. */
+export function capText(text: string, max: number): string {
+  const cps = [...text];
+  return cps.length <= max ? text : `${cps.slice(0, max - 1).join('')}…`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // blocks/<slug>.json
 
 export interface BlockSpec {

@@ -113,6 +113,7 @@ export async function buildPartial(
     config: relative(process.cwd(), ctx.config.configPath) || ctx.config.configPath,
     timings,
     tools,
+    sandbox: v?.sandbox ?? null,
   };
   return { partial, diagnostics };
 }

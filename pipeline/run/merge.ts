@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
-import type { BuildInfo } from '../catalog/contract.ts';
+import type { BuildInfo, SandboxReport } from '../catalog/contract.ts';
+import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
@@ -50,6 +51,7 @@ export async function finishCatalog(
       'merge exactly one partial per shard 1..N of the same N',
     );
   }
+  const sandbox = mergedSandbox(partials);
   const snapshots = partials[0].snapshots;
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const specs = partials.flatMap((x) => x.specs).sort(byId);
@@ -74,6 +76,7 @@ export async function finishCatalog(
     durationMs: Math.round(performance.now() - startedAt),
     stages: Object.entries(timings).map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
     tools: partials[0].tools,
+    ...(sandbox ? { sandbox } : {}),
   };
   // The catalog this build replaces, if any: the change feed compares against it.
   let previous: CatalogSnapshot | null = null;
@@ -113,6 +116,31 @@ export async function finishCatalog(
     errors,
     diagnostics: d.diagnostics,
   };
+}
+
+/**
+ * The build's sandbox record: the one every shard that ran a block reported. Shards that ran under different
+ * sandboxes (one with --no-sandbox, another as another user) make no single honest record, so the merge refuses them
+ * rather than publish whichever came first. Partials written before the record existed count as having none.
+ */
+function mergedSandbox(partials: PartialBuild[]): SandboxReport | undefined {
+  const reports = [...partials]
+    .sort((a, b) => a.shard.k - b.shard.k)
+    .flatMap((x) => (x.sandbox ? [{ k: x.shard.k, report: x.sandbox }] : []));
+  if (reports.length === 0) return undefined;
+  const first = reports[0];
+  for (const other of reports.slice(1)) {
+    if (stableStringify(other.report) === stableStringify(first.report)) continue;
+    const keys = (Object.keys(first.report) as (keyof SandboxReport)[]).filter(
+      (key) => other.report[key] !== first.report[key],
+    );
+    throw new NnblocksError(
+      `shards ${first.k} and ${other.k} ran upstream code under different sandboxes (${keys.join(', ') || 'fields'} differ)`,
+      'merge',
+      'build every shard with the same --no-sandbox and --device settings, as the same kind of user',
+    );
+  }
+  return first.report;
 }
 
 export const PARTIAL_FILE = 'partial.json';

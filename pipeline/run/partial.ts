@@ -1,6 +1,6 @@
 // The record a build hands to the merge: finished block specs (no dedup yet) and what de-duplication needs.
 // An unsharded build makes one and merges it at once; `--shard K/N` writes it to OUT/partial.json.
-import type { BlockSpec } from '../catalog/contract.ts';
+import type { BlockSpec, SandboxReport } from '../catalog/contract.ts';
 import type { DedupItem, DedupParams } from '../dedup/types.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 
@@ -17,4 +17,6 @@ export interface PartialBuild {
   config: string;
   timings: Record<string, number>;
   tools: { name: string; version: string }[];
+  /** How upstream code ran in this shard's validation (build-info.json `sandbox`); null when no block ran. */
+  sandbox: SandboxReport | null;
 }

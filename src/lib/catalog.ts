@@ -23,6 +23,7 @@ import {
 
 export type {
   BlockSpec,
+  BuildInfo,
   Category,
   Cluster,
   ParamSpec,

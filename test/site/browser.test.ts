@@ -1,5 +1,6 @@
 // The catalog site in Debian's Chromium, only where a browser is the point: Pagefind search and its filters, the
-// clipboard, keyboard navigation, the dark-mode toggle, and page scripts that run without errors or dialogs.
+// clipboard (what a reader can copy off a page holding a forged record), keyboard navigation, the dark-mode toggle,
+// and page scripts that run without errors or dialogs.
 // Everything readable from the built files is checked in static.test.ts; both share one build per run.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { skipBecause } from '../helpers/skip.ts';
+import { FORGED } from './fixtures/make-catalog.ts';
 import { CHROMIUM, launchBrowser, type Browser } from './helpers/browser.ts';
 import { serveSite, type SiteServer } from './helpers/serve.ts';
 import { BASE, SCREENSHOTS, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
@@ -125,6 +127,27 @@ describe('catalog site, in a browser', () => {
     await search('alert');
     expect(await page.locator('.excerpt img, .excerpt script').count()).toBe(0);
     expect(await page.locator('.excerpt').first().textContent()).toContain('<script>alert(1)</script>');
+  });
+
+  it('lets a reader copy no forged code from a block page: not by selection, not by a copy button', async () => {
+    await browser!.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: new URL(server.url).origin,
+    });
+    await page.goto(`${server.url}blocks/${site.catalog.forgeable.slug}/`);
+    await page.screenshot({ path: join(SCREENSHOTS, 'block-forged.png'), fullPage: true });
+    // What a reader selects and copies is the rendered text (innerText), not the markup.
+    const copyable = await page.locator('pre, code').allInnerTexts();
+    for (const id of await page.locator('button[data-copy]').evaluateAll((bs) => bs.map((b) => b.dataset.copy!))) {
+      await page.evaluate(() => navigator.clipboard.writeText(''));
+      await page.click(`button[data-copy="${id}"]`);
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).not.toBe('');
+      copyable.push(await page.evaluate(() => navigator.clipboard.readText()));
+    }
+    expect(copyable.length).toBeGreaterThan(5);
+    for (const text of copyable)
+      for (const bad of [...FORGED.code, ...FORGED.host, FORGED.dtype, FORGED.checksum])
+        expect(text).not.toContain(bad);
+    expect(await page.locator('main').innerText()).not.toContain('/etc/passwd');
   });
 
   // Last: the pages the tests above did not open, then everything every test saw.

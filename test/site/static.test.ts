@@ -8,8 +8,11 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { testPython } from '../helpers/python.ts';
+import { TORCH_DTYPES } from '../../pipeline/catalog/contract.ts';
+import { FIXTURE_SANDBOX, FORGED, HOSTILE_KWARG_VALUE, ODD_LAYER_TYPES } from './fixtures/make-catalog.ts';
 import { REMOVED_NAME } from './fixtures/make-changes.ts';
 import { parseHtml, type Page } from './helpers/html.ts';
+import { auditPython, REPLAY_ATTRIBUTES, REPLAY_NAMES } from './helpers/python-audit.ts';
 import { BASE, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
 
 let site: SiteFixture;
@@ -107,6 +110,60 @@ describe('catalog site, built files', () => {
     );
     expect(changes.all('main img')).toHaveLength(0);
     expect(readFileSync(join(site.dist, 'changes', 'index.html'), 'utf8')).not.toContain(REMOVED_NAME);
+  });
+
+  it('shows a forged recipe as no script at all, and its run strings only as text', () => {
+    const path = `blocks/${site.catalog.forgeable.slug}/`;
+    const p = page(path);
+    // Nothing forged is in code a reader would copy: no <pre>, no <code>, no copy button's target.
+    const copyable = [
+      ...p.all('pre'),
+      ...p.all('code'),
+      ...p.all('button[data-copy]').map((b) => p.one(`#${b.attr('data-copy')}`)),
+    ];
+    expect(copyable.length).toBeGreaterThan(5);
+    for (const e of copyable)
+      for (const bad of [...FORGED.code, ...FORGED.host, FORGED.dtype, FORGED.checksum, FORGED.device])
+        expect(e.text(), `${e.tag} holds ${bad}`).not.toContain(bad);
+    expect(p.all('pre.replay')).toHaveLength(0);
+    expect(p.one('[data-replay-refused]').text()).toContain('No replay script');
+    // Host facts reported as a layer type appear nowhere; the failure detail is capped, its tail cut off.
+    const html = readFileSync(join(site.dist, path, 'index.html'), 'utf8');
+    for (const bad of FORGED.host) expect(html).not.toContain(bad);
+    const text = p.one('main').text();
+    expect(text).toContain(`RuntimeError: ${'A'.repeat(200)}`);
+    for (const bad of FORGED.code) expect(text, `the page shows ${bad}`).not.toContain(bad);
+    expect(html).not.toContain('alert(5)');
+    expect(p.all('script').map((s) => s.text())).not.toContainEqual(expect.stringContaining('alert('));
+  });
+
+  it('writes a hostile but valid recipe as Python literals only, and keeps dotted layer names', () => {
+    const p = page(`blocks/${site.catalog.hostile.slug}/`);
+    const script = p.one('pre.replay').text();
+    expect(script).toMatch(/^[\x20-\x7e\n]*$/); // pure ASCII: no bidi override can reorder what a reader sees
+    const a = auditPython(script);
+    expect(a.error).toBeNull();
+    expect(a.imports).toEqual(['importlib', 'json', 'sys', 'torch']);
+    expect(a.names.filter((n) => !/^x\d+$/.test(n) && !REPLAY_NAMES.includes(n))).toEqual([]);
+    const dtypes: readonly string[] = TORCH_DTYPES;
+    expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
+    expect(a.strings).toContain(HOSTILE_KWARG_VALUE);
+    expect(a.importModule).toEqual(["entry['module']", "'torch.nn'"]);
+    const layers = p.all('[aria-labelledby="composition"] code').map((c) => c.text());
+    for (const t of ODD_LAYER_TYPES) expect(layers).toContain(t);
+  });
+
+  it('shows how upstream code ran on the stats page, as plain text', () => {
+    const p = page('stats/');
+    const facts = p.one('dl[data-sandbox="on"]');
+    expect(facts.text()).toContain('on (bubblewrap)');
+    expect(facts.one('[data-fact="uid"]').text()).toBe('65534 (nobody), gid 65534 (nobody)');
+    expect(facts.one('[data-fact="host-uid"]').text()).toBe('65534 (nobody)');
+    expect(facts.one('[data-fact="cap-eff"]').text()).toBe(`${FIXTURE_SANDBOX.capEff} (none)`);
+    expect(facts.one('[data-fact="no-new-privs"]').text()).toBe('set');
+    expect(facts.one('[data-fact="seccomp"]').text()).toBe('on');
+    expect(facts.one('[data-fact="device"]').text()).toBe('cpu');
+    expect(facts.one('[data-fact="tmp"]').text()).toBe('64 MiB (67,108,864 bytes)');
   });
 
   it('shows the SWHID, the permalink and the interface stub on a block page', () => {

@@ -5,7 +5,7 @@ import { buildCatalog } from '../../run/build.ts';
 import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';
 import { renderTable } from '../table.ts';
-import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
+import { open, printDiagnostics, printJson, warnNoSandbox, withCommonOptions } from './shared.ts';
 
 export const registerBuild: RegisterCommand = (program, env) => {
   withCommonOptions(
@@ -33,6 +33,7 @@ export const registerBuild: RegisterCommand = (program, env) => {
         base?: string;
       }) => {
         const io = env.io(Boolean(opts.json));
+        if (!opts.sandbox && opts.validate) warnNoSandbox(io);
         const run = open(io, opts.config);
         try {
           const shard = opts.shard ? parseShard(opts.shard) : undefined;

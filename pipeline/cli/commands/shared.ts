@@ -1,4 +1,5 @@
 // Helpers shared by the pipeline commands: the common options and opening a run with I/O wired up.
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { openRun, type RunContext } from '../../run/prepare.ts';
 import type { CliIO } from '../io.ts';
@@ -32,4 +33,21 @@ export function printDiagnostics(io: CliIO, diagnostics: Diagnostic[], limit = 1
       `  ${d.source ?? ''}${d.path ? ` ${d.path}${d.span ? `:${d.span.startLine}` : ''}` : ''}: ${d.message}${d.hint ? ` (${d.hint})` : ''}\n`,
     );
   }
+}
+
+/**
+ * Said on every run that executes upstream code without the sandbox (`--no-sandbox`), on stderr: never part of the
+ * `--json` document on stdout, never silenced.
+ */
+export function warnNoSandbox(io: CliIO): void {
+  let who = `uid ${process.getuid?.() ?? '?'}`;
+  try {
+    who = `${userInfo().username}, ${who}`;
+  } catch {
+    // no passwd entry for this uid: the uid alone says who
+  }
+  io.err(
+    `warning: --no-sandbox: upstream code runs unconfined as the current user (${who}): no bubblewrap, no seccomp; ` +
+      'it can read, change and send anything that user can\n',
+  );
 }

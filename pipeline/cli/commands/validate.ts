@@ -7,7 +7,7 @@ import { prepare } from '../../run/prepare.ts';
 import { selectBlocks } from '../../run/select.ts';
 import { runValidation } from '../../run/validate-step.ts';
 import { renderTable } from '../table.ts';
-import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
+import { open, printDiagnostics, printJson, warnNoSandbox, withCommonOptions } from './shared.ts';
 
 export const registerValidate: RegisterCommand = (program, env) => {
   withCommonOptions(
@@ -27,6 +27,7 @@ export const registerValidate: RegisterCommand = (program, env) => {
         device: 'auto' | 'cpu' | 'cuda';
       }) => {
         const io = env.io(Boolean(opts.json));
+        if (!opts.sandbox) warnNoSandbox(io);
         const run = open(io, opts.config);
         try {
           const p = await prepare(run);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { buildSite } from '../../../pipeline/site/build-site.ts';
 import { withLock } from '../../../pipeline/sources/lock.ts';
-import { makeCatalog, type MadeCatalog } from '../fixtures/make-catalog.ts';
+import { forgeBlock, makeCatalog, type MadeCatalog } from '../fixtures/make-catalog.ts';
 import { makeChanges, type MadeChanges } from '../fixtures/make-changes.ts';
 
 export const BASE = '/nnblocks/';
@@ -58,6 +58,8 @@ export async function siteFixture(): Promise<SiteFixture> {
         const catalog = makeCatalog({ dir: join(FIXTURE_DIR, 'catalog'), blocks: 60 });
         // The feed is written into the catalog with the real pipeline/feed code, as `nnblocks build` does.
         const changes = makeChanges(catalog.dir);
+        // Last, past every schema check: the site must hold up against a forged record the checks missed.
+        forgeBlock(catalog);
         const dist = join(FIXTURE_DIR, 'dist');
         await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE });
         const built: Stamp = { runId, fixture: { dist, catalog, changes, buildMs: Date.now() - started } };

@@ -1,0 +1,155 @@
+// The "Reproduce locally" script: Python generated from a block's validation recipe, which a reader copies and runs.
+//
+// Every value in a recipe was reported by a sandboxed run of upstream code, so it is hostile until checked. The
+// script is built in two steps: `replayPlan` checks each value against the catalog's rules (contract.ts: kwarg names
+// are ASCII identifiers and not keywords, refs dotted names, dtypes from TORCH_DTYPES, shapes non-negative integers,
+// seeds integers, checksums numbers or nan/inf) and returns typed values, or null when any one fails; `renderPlan`
+// writes text from those typed values only, every string through `pyStr`. Nothing is escaped into code: a value that
+// is not what it should be means no script at all (the schema refuses such a block too; this holds if it were
+// bypassed). The replay protocol mirrored here is docs/validate.md ("Replay protocol").
+import {
+  FLOATING_DTYPES,
+  isChecksum,
+  isKwargName,
+  isRefTarget,
+  isShape,
+  isTorchDtype,
+  RUN_LIMITS,
+  DEVICE_PATTERN,
+  type BlockSpec,
+  type TorchDtype,
+} from '../../pipeline/catalog/contract.ts';
+
+const DEVICE = new RegExp(DEVICE_PATTERN);
+
+/** A Python string literal, single-quoted, pure printable ASCII: every other character as an escape. */
+export function pyStr(s: string): string {
+  let out = "'";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '\\' || ch === "'") out += `\\${ch}`;
+    else if (cp >= 0x20 && cp < 0x7f) out += ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (cp <= 0xff) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp <= 0xffff) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}'`;
+}
+
+/**
+ * A recipe value as Python source, or null when it is not a literal within RUN_LIMITS: None, True/False, a finite
+ * number, a string (pyStr), a tuple of those (lists become tuples, as recipes write shapes).
+ */
+export function pyLiteral(v: unknown, depth = 0): string | null {
+  if (v === null) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) return String(v); // JavaScript's shortest round-trip form is valid Python (1e+21, 5e-7)
+    return Number.isNaN(v) ? "float('nan')" : v > 0 ? "float('inf')" : "float('-inf')";
+  }
+  if (typeof v === 'string') return [...v].length <= RUN_LIMITS.recipeStringChars ? pyStr(v) : null;
+  if (!Array.isArray(v) || depth >= RUN_LIMITS.literalDepth || v.length > RUN_LIMITS.recipeItems) return null;
+  const items = v.map((x) => pyLiteral(x, depth + 1));
+  if (items.some((x) => x === null)) return null;
+  return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
+}
+
+/** A recipe whose every value passed its check. */
+interface ReplayPlan {
+  id: string;
+  seed: number;
+  device: string;
+  /** Python source per kwarg: a literal, or an expression resolving a checked dotted name. */
+  kwargs: { name: string; source: string }[];
+  inputs: { shape: number[]; dtype: TorchDtype; high: number; list: number | null }[];
+  outputs: { shape: number[]; dtype: TorchDtype; checksum: string }[];
+}
+
+const isInt = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
+
+/** `torch.nn.BatchNorm2d` → its module and attribute; `.BasicBlock` → an attribute of the block's own module. */
+function refSource(target: string): string {
+  if (target.startsWith('.')) return `getattr(module, ${pyStr(target.slice(1))})`;
+  const dot = target.lastIndexOf('.');
+  return `getattr(importlib.import_module(${pyStr(target.slice(0, dot))}), ${pyStr(target.slice(dot + 1))})`;
+}
+
+/** The recipe's values, each checked; null when the block has no recipe or any value fails. */
+export function replayPlan(spec: BlockSpec): ReplayPlan | null {
+  const v = spec.validation;
+  if (!v || typeof v !== 'object' || !v.recipe || typeof v.recipe !== 'object') return null;
+  const { seed, kwargs, refs = [], inputs } = v.recipe;
+  if (!isInt(seed, 0) || typeof spec.id !== 'string' || typeof v.device !== 'string' || !DEVICE.test(v.device))
+    return null;
+  if (!Array.isArray(kwargs) || !Array.isArray(refs) || !Array.isArray(inputs) || !Array.isArray(v.outputs))
+    return null;
+  if (kwargs.length > RUN_LIMITS.recipeItems || inputs.length > RUN_LIMITS.recipeItems) return null;
+  if (!refs.every((r) => isKwargName(r) && kwargs.some((k) => k?.name === r))) return null;
+  const plan: ReplayPlan = { id: spec.id, seed, device: v.device, kwargs: [], inputs: [], outputs: [] };
+  const names = new Set<string>();
+  for (const k of kwargs) {
+    if (!k || !isKwargName(k.name) || names.has(k.name)) return null;
+    names.add(k.name);
+    const source = refs.includes(k.name) ? (isRefTarget(k.value) ? refSource(k.value) : null) : pyLiteral(k.value);
+    if (source === null) return null;
+    plan.kwargs.push({ name: k.name, source });
+  }
+  for (const i of inputs) {
+    if (!i || !isShape(i.shape) || !isTorchDtype(i.dtype)) return null;
+    if (i.high !== undefined && !isInt(i.high, 1)) return null;
+    if (i.list !== undefined && !(isInt(i.list, 1) && i.list <= RUN_LIMITS.recipeItems)) return null;
+    plan.inputs.push({ shape: i.shape, dtype: i.dtype, high: i.high ?? 2, list: i.list ?? null });
+  }
+  for (const o of v.outputs) {
+    if (!o || !isShape(o.shape) || !isTorchDtype(o.dtype) || !isChecksum(o.checksum)) return null;
+    plan.outputs.push({ shape: o.shape, dtype: o.dtype, checksum: o.checksum });
+  }
+  return plan;
+}
+
+/** The script for a checked plan. Every interpolated value is a checked integer, an enum member or pyStr/pyLiteral. */
+function renderPlan(p: ReplayPlan): string {
+  const tuple = (shape: number[]) => pyLiteral(shape)!;
+  const draws = p.inputs.map((inp, i) => {
+    const draw = FLOATING_DTYPES.has(inp.dtype)
+      ? `torch.randn(${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`
+      : `torch.randint(0, ${inp.high}, ${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`;
+    const one = `${draw}.to(device)`;
+    return `x${i} = ${inp.list === null ? one : `[${one} for _ in range(${inp.list})]`}`;
+  });
+  return [
+    'import importlib, json, sys',
+    'import torch',
+    '',
+    '# `npx nnblocks extract` wrote the block and blocks/manifest.json naming it.',
+    `entry = next(b for b in json.load(open("blocks/manifest.json"))["blocks"] if b["id"] == ${pyStr(p.id)})`,
+    'sys.path.insert(0, entry["importRoot"])',
+    'module = importlib.import_module(entry["module"])',
+    'Block = getattr(module, entry["className"])',
+    '',
+    `device = ${pyStr(p.device)}`,
+    p.kwargs.length === 0
+      ? 'kwargs = {}'
+      : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
+    `torch.manual_seed(${p.seed})`,
+    'model = Block(**kwargs).to(device).eval()',
+    `g = torch.Generator().manual_seed(${p.seed})`,
+    ...draws,
+    'with torch.no_grad():',
+    `    out = model(${p.inputs.map((_, i) => `x${i}`).join(', ')})`,
+    ...(p.outputs.length > 0
+      ? p.outputs.map(
+          (o, i) => `# output ${i}: shape ${tuple(o.shape)}, ${o.dtype}, checksum (sum of |x|, float64) ${o.checksum}`,
+        )
+      : ['# validation recorded no outputs (it stopped before forward)']),
+  ].join('\n');
+}
+
+/** Python that replays the validation check on an extracted block; undefined when there is no recipe to trust. */
+export function replayScript(spec: BlockSpec): string | undefined {
+  const plan = replayPlan(spec);
+  return plan ? renderPlan(plan) : undefined;
+}

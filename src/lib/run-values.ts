@@ -1,0 +1,36 @@
+// Values a sandboxed run reported (validation records, compositions from the built module), made ready to show as
+// text. They are as hostile as the code that ran: the schema and the catalog step already refuse or drop what breaks
+// the rules in contract.ts; these checks hold if either were bypassed. Rendered by Astro as escaped text, never HTML.
+import {
+  capText,
+  DEVICE_PATTERN,
+  isShape,
+  isTorchDtype,
+  isTypeName,
+  RUN_LIMITS,
+  TORCH_VERSION_PATTERN,
+  type Composition,
+} from '../../pipeline/catalog/contract.ts';
+import { shape } from './format.ts';
+
+/** Free text from a run (failure detail, device, versions), capped; 64 characters unless said otherwise. */
+export const runText = (value: unknown, max = 64): string => capText(String(value), max);
+
+/** The failure detail as shown: at most RUN_LIMITS.detailChars characters. */
+export const detailText = (value: unknown): string => runText(value, RUN_LIMITS.detailChars);
+
+const DEVICE = new RegExp(DEVICE_PATTERN);
+const TORCH_VERSION = new RegExp(TORCH_VERSION_PATTERN);
+
+/** `cuda:0, torch 2.6.0`; a device or version that is not one is shown as unreadable, not as given. */
+export const runtimeText = (device: unknown, torchVersion: unknown): string =>
+  `${typeof device === 'string' && DEVICE.test(device) ? device : 'unreadable device'}, torch ${
+    typeof torchVersion === 'string' && TORCH_VERSION.test(torchVersion) ? torchVersion : 'unreadable version'
+  }`;
+
+/** `[2, 64, 14, 14] float32`, or a placeholder when the shape or dtype is not one. */
+export const tensorText = (t: { shape: unknown; dtype: unknown }): string =>
+  isShape(t.shape) && isTorchDtype(t.dtype) ? `${shape(t.shape)} ${t.dtype}` : 'unreadable shape or dtype';
+
+/** Layers whose type is a dotted Python name; anything else is left out. */
+export const shownLayers = (c: Composition): Composition['layers'] => c.layers.filter((l) => isTypeName(l.type));

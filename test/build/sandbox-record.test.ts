@@ -1,0 +1,161 @@
+// How a build ran upstream code, recorded and said: the validation step's sandbox report reaches build-info.json
+// (unsharded, and merged from shards: the same record either way, shards that disagree refused), and `--no-sandbox`
+// warns on stderr on every build and validate run, never in the --json document on stdout.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
+import type { BuildInfo, SandboxReport } from '../../pipeline/catalog/contract.ts';
+import { runCli } from '../../pipeline/cli/main.ts';
+import type { PartialBuild } from '../../pipeline/run/partial.ts';
+import { gitRepo, py, tempDir } from '../helpers/tree.ts';
+import { catalogFiles } from './catalog-files.ts';
+
+// The validate owner's runner measures this inside the sandbox; here the step reports a fixed record, so the test
+// is about where it goes, not how it is measured (test/validate covers that).
+const { REPORT } = vi.hoisted(() => ({
+  REPORT: {
+    enabled: true,
+    uid: 65534,
+    gid: 65534,
+    hostUid: 65534,
+    capEff: '0000000000000000',
+    noNewPrivs: true,
+    seccomp: true,
+    device: 'cpu',
+    tmpBytes: 67108864,
+  } satisfies SandboxReport,
+}));
+vi.mock('../../pipeline/run/validate-step.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../pipeline/run/validate-step.ts')>();
+  return {
+    ...real,
+    runValidation: async (...args: Parameters<typeof real.runValidation>) => ({
+      ...(await real.runValidation(...args)),
+      sandbox: REPORT,
+    }),
+  };
+});
+
+/** A one-block corpus: enough for a build to validate something, small enough to run in seconds. */
+function corpus(): string {
+  const { dir } = gitRepo({
+    'tiny/__init__.py': '',
+    'tiny/blocks.py': py`
+      import torch.nn as nn
+      class Proj(nn.Module):
+          def __init__(self, dim=8):
+              super().__init__()
+              self.proj = nn.Linear(dim, dim)
+          def forward(self, x):
+              return self.proj(x)
+    `,
+  });
+  const cfgDir = tempDir('nnb-cfg-');
+  const config = join(cfgDir, 'corpus.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ name: 't', cacheDir: join(cfgDir, 'cache'), sources: [{ id: 'tiny', kind: 'path', path: dir }] }),
+  );
+  return config;
+}
+
+/** Runs the CLI, capturing stdout and stderr apart. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, (json) => ({
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    isTTY: false,
+    ci: true,
+    json,
+  }));
+  return { code, out, err };
+}
+
+const readInfo = (dir: string) => JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as BuildInfo;
+
+describe('build-info.json sandbox record', () => {
+  let config: string;
+  let full: string;
+  let parts: string[];
+
+  beforeAll(async () => {
+    config = corpus();
+    full = tempDir('nnb-cat-');
+    expect((await cli(['build', '--config', config, '--out', full, '--json'])).code).toBe(0);
+    parts = [tempDir('nnb-part-'), tempDir('nnb-part-')];
+    for (const [k, part] of parts.entries())
+      expect((await cli(['build', '--config', config, '--shard', `${k + 1}/2`, '--out', part, '--json'])).code).toBe(0);
+  });
+
+  it('carries the validation step`s report, schema-checked', () => {
+    expect(checkCatalog(full).errors).toEqual([]);
+    expect(readInfo(full).sandbox).toEqual(REPORT);
+  });
+
+  it('is the same record after a sharded build and merge, the catalog byte-identical', async () => {
+    const merged = tempDir('nnb-merged-');
+    expect((await cli(['merge', ...parts, '--out', merged, '--json'])).code).toBe(0);
+    expect(readInfo(merged).sandbox).toEqual(REPORT);
+    expect(catalogFiles(merged)).toEqual(catalogFiles(full));
+  });
+
+  it('takes the record of the shards that ran a block, and refuses shards that ran under different sandboxes', async () => {
+    const edit = (part: string, sandbox: SandboxReport | null) => {
+      const file = join(part, 'partial.json');
+      const p = JSON.parse(readFileSync(file, 'utf8')) as PartialBuild;
+      writeFileSync(file, JSON.stringify({ ...p, sandbox }));
+    };
+    edit(parts[0], null); // this shard validated nothing
+    const merged = tempDir('nnb-merged-');
+    expect((await cli(['merge', ...parts, '--out', merged, '--json'])).code).toBe(0);
+    expect(readInfo(merged).sandbox).toEqual(REPORT);
+
+    edit(parts[0], { ...REPORT, enabled: false, uid: 0, hostUid: 0, seccomp: false, tmpBytes: null });
+    const r = await cli(['merge', ...parts, '--out', tempDir('nnb-merged-'), '--json']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('shards 1 and 2 ran upstream code under different sandboxes');
+    expect(r.err).toContain('enabled, uid, hostUid, seccomp, tmpBytes differ');
+  });
+});
+
+describe('--no-sandbox', () => {
+  let config: string;
+  beforeAll(() => {
+    config = corpus();
+  });
+  const warning = /warning: --no-sandbox: upstream code runs unconfined as the current user \(.*uid \d+\)/;
+
+  it('warns on stderr on every validate run, and keeps it out of the --json document', async () => {
+    for (const json of [[], ['--json']]) {
+      const r = await cli(['validate', '--config', config, '--no-sandbox', '--only', 'NoSuchBlock', ...json]);
+      expect(r.code).toBe(0);
+      expect(r.err).toMatch(warning);
+      expect(r.out).not.toContain('--no-sandbox');
+      if (json.length) expect(() => JSON.parse(r.out)).not.toThrow();
+    }
+    expect((await cli(['validate', '--config', config, '--only', 'NoSuchBlock', '--json'])).err).not.toMatch(warning);
+  });
+
+  it('warns on stderr on every build that validates, and keeps it out of the --json document', async () => {
+    const r = await cli(['build', '--config', config, '--no-sandbox', '--out', tempDir('nnb-cat-'), '--json']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(warning);
+    expect(r.out).not.toContain('--no-sandbox');
+    expect(() => JSON.parse(r.out)).not.toThrow();
+    // Without validation no upstream code runs, so there is nothing to warn about.
+    const quiet = await cli([
+      'build',
+      '--config',
+      config,
+      '--no-sandbox',
+      '--no-validate',
+      '--out',
+      tempDir(),
+      '--json',
+    ]);
+    expect(quiet.err).not.toMatch(warning);
+  });
+});

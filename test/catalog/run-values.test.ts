@@ -1,0 +1,194 @@
+// What a sandboxed run may put in the catalog (issue 13): the block schema refuses a forged recipe (code in a kwarg
+// name, a dtype, a checksum, a ref), host facts as a layer type and uncapped run text; the catalog step drops layer
+// types that are not dotted Python names; build-info.json carries the sandbox record; and the rules in contract.ts
+// are the ones the schemas state.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { publishedComposition } from '../../pipeline/catalog/block-spec.ts';
+import { checkAgainstSchema, checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
+import {
+  CHECKSUM_PATTERN,
+  DEVICE_PATTERN,
+  KWARG_NAME_PATTERN,
+  PYTHON_KEYWORDS,
+  TORCH_DTYPES,
+  TORCH_VERSION_PATTERN,
+  TYPE_NAME_PATTERN,
+  type BlockSpec,
+} from '../../pipeline/catalog/contract.ts';
+import { FIXTURE_SANDBOX, FORGED, forgeBlock, makeCatalog } from '../site/fixtures/make-catalog.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'nnblocks-run-values-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const catalog = makeCatalog({ dir: join(work, 'catalog'), blocks: 20 });
+/** A passed block with a plain recipe, fresh for each edit. */
+const plain = (): BlockSpec =>
+  JSON.parse(readFileSync(join(catalog.dir, 'blocks', `${catalog.forgeable.slug}.json`), 'utf8')) as BlockSpec;
+const hostile = (): BlockSpec =>
+  JSON.parse(readFileSync(join(catalog.dir, 'blocks', `${catalog.hostile.slug}.json`), 'utf8')) as BlockSpec;
+
+/** Schema errors for `plain()` after `edit`, as instance paths. */
+function refused(edit: (s: BlockSpec) => void): string[] {
+  const spec = plain();
+  edit(spec);
+  return checkAgainstSchema('block', spec, 'b').map((e) => e.split(' ')[1]);
+}
+
+describe('the block schema refuses what a forged runner record holds', () => {
+  it('accepts the fixture blocks, the hostile one included (a hostile string value is data, not a name)', () => {
+    expect(checkAgainstSchema('block', plain(), 'b')).toEqual([]);
+    expect(checkAgainstSchema('block', hostile(), 'b')).toEqual([]);
+  });
+
+  it('refuses code as a kwarg name, and Python keywords', () => {
+    const bad = (name: string) => refused((s) => s.validation!.recipe.kwargs.push({ name, value: 1 }));
+    expect(bad(FORGED.kwargName)).toContain('/validation/recipe/kwargs/1/name');
+    expect(bad('class')).toContain('/validation/recipe/kwargs/1/name');
+    expect(bad('__debug__')).toContain('/validation/recipe/kwargs/1/name');
+    expect(bad('x=1, y')).toContain('/validation/recipe/kwargs/1/name');
+    expect(bad('größe')).toContain('/validation/recipe/kwargs/1/name'); // ASCII only: NFKC folding makes names alias
+    expect(bad('in_channels')).toEqual([]);
+  });
+
+  it('refuses a dtype that is not a torch dtype, in inputs and outputs', () => {
+    expect(refused((s) => (s.validation!.recipe.inputs[0].dtype = FORGED.dtype))).toContain(
+      '/validation/recipe/inputs/0/dtype',
+    );
+    expect(refused((s) => (s.validation!.outputs[0].dtype = 'float32\nimport os'))).toContain(
+      '/validation/outputs/0/dtype',
+    );
+    expect(refused((s) => (s.validation!.recipe.inputs[0].dtype = 'bfloat16'))).toEqual([]);
+  });
+
+  it('refuses a checksum that is not a number or nan/inf', () => {
+    const checksum = (c: string) => refused((s) => (s.validation!.outputs[0].checksum = c));
+    expect(checksum(FORGED.checksum)).toContain('/validation/outputs/0/checksum');
+    expect(checksum('0x1f')).toContain('/validation/outputs/0/checksum');
+    for (const ok of ['nan', 'inf', '-inf', '0', '1234.5', '1e+21', '5e-7']) expect(checksum(ok), ok).toEqual([]);
+  });
+
+  it('refuses a ref, a seed, a shape or a device that is not one', () => {
+    expect(refused((s) => (s.validation!.recipe.refs = [FORGED.ref]))).toContain('/validation/recipe/refs/0');
+    expect(refused((s) => Object.assign(s.validation!.recipe, { seed: FORGED.seed }))).toContain(
+      '/validation/recipe/seed',
+    );
+    expect(refused((s) => Object.assign(s.validation!.recipe.inputs[0], { shape: ['2); import os'] }))).toContain(
+      '/validation/recipe/inputs/0/shape/0',
+    );
+    expect(refused((s) => (s.validation!.device = FORGED.device))).toContain('/validation/device');
+  });
+
+  it('refuses host facts as a layer type; keeps dotted names, Unicode and <locals> included', () => {
+    const layer = (type: string) => refused((s) => s.composition.layers.unshift({ type, count: 1 }));
+    expect(layer(FORGED.layerType)).toContain('/composition/layers/0/type');
+    expect(layer('/etc/passwd contents')).toContain('/composition/layers/0/type');
+    expect(layer('BOOT_IMAGE=/vmlinuz root=/dev/sda1')).toContain('/composition/layers/0/type');
+    expect(layer('torch.nn.Linear; import os')).toContain('/composition/layers/0/type');
+    expect(layer('<locals>.Block')).toContain('/composition/layers/0/type');
+    expect(layer('pkg.make.<locals>.Größe')).toEqual([]);
+    expect(layer('torch.nn.modules.linear.Linear')).toEqual([]);
+  });
+
+  it('caps the run text: failure detail, layer type names, string kwarg values', () => {
+    expect(refused((s) => (s.validation!.failureDetail = FORGED.detail))).toContain('/validation/failureDetail');
+    expect(refused((s) => (s.validation!.failureDetail = 'é'.repeat(300)))).toEqual([]);
+    expect(refused((s) => s.composition.layers.unshift({ type: `a${'b'.repeat(200)}`, count: 1 }))).toContain(
+      '/composition/layers/0/type',
+    );
+    expect(refused((s) => s.validation!.recipe.kwargs.push({ name: 'label', value: 'x'.repeat(201) }))).toContain(
+      '/validation/recipe/kwargs/1/value',
+    );
+  });
+
+  it('refuses a whole forged block through checkCatalog, naming each forged field', () => {
+    const c = makeCatalog({ dir: join(work, 'forged'), blocks: 20 });
+    forgeBlock(c);
+    const errors = checkCatalog(c.dir).errors.filter((e) => e.startsWith(`blocks/${c.forgeable.slug}.json`));
+    for (const path of [
+      '/validation/recipe/kwargs/1/name',
+      '/validation/recipe/refs/0',
+      '/validation/recipe/inputs/0/dtype',
+      '/validation/recipe/seed',
+      '/validation/outputs/0/checksum',
+      '/validation/device',
+      '/validation/failureDetail',
+      '/composition/layers/0/type',
+    ])
+      expect(
+        errors.some((e) => e.includes(`: ${path} `)),
+        path,
+      ).toBe(true);
+  });
+
+  it('refuses a ref that names no kwarg holding a dotted name (checkCatalog)', () => {
+    const c = makeCatalog({ dir: join(work, 'refs'), blocks: 20 });
+    const file = join(c.dir, 'blocks', `${c.hostile.slug}.json`);
+    const spec = JSON.parse(readFileSync(file, 'utf8')) as BlockSpec;
+    const blockErrors = () => checkCatalog(c.dir).errors.filter((e) => e.startsWith('blocks/'));
+    expect(blockErrors()).toEqual([]);
+    spec.validation!.recipe.kwargs.find((k) => k.name === 'norm_layer')!.value = "os').system('id";
+    spec.validation!.recipe.refs!.push('dim'); // a number, not a dotted name
+    writeFileSync(file, JSON.stringify(spec));
+    const errors = checkCatalog(c.dir).errors;
+    expect(errors).toContain(
+      `blocks/${c.hostile.slug}.json: recipe.refs 'norm_layer' names no kwarg with a dotted name`,
+    );
+    expect(errors).toContain(`blocks/${c.hostile.slug}.json: recipe.refs 'dim' names no kwarg with a dotted name`);
+  });
+});
+
+describe('the catalog step', () => {
+  it('drops layer types that are not dotted Python names, and counts them', () => {
+    const { composition, dropped } = publishedComposition({
+      from: 'validation',
+      layers: [
+        { type: FORGED.layerType, count: 1 },
+        { type: 'fixture.make.<locals>.Block', count: 2 },
+        { type: 'root:x:0:0:root:/root:/bin/bash', count: 1 },
+        { type: 'torch.nn.Linear', count: 3 },
+      ],
+    });
+    expect(composition.layers.map((l) => l.type)).toEqual(['fixture.make.<locals>.Block', 'torch.nn.Linear']);
+    expect(dropped).toBe(2);
+  });
+});
+
+describe('build-info.json', () => {
+  const info = { formatVersion: 1, builtAt: '2025-01-01T00:00:00Z', nnblocksVersion: '0.1.0' };
+
+  it('carries the sandbox record, closed and typed', () => {
+    expect(checkAgainstSchema('build-info', { ...info, sandbox: FIXTURE_SANDBOX }, 'bi')).toEqual([]);
+    const off = { ...FIXTURE_SANDBOX, enabled: false, uid: 0, hostUid: 0, tmpBytes: null, seccomp: false };
+    expect(checkAgainstSchema('build-info', { ...info, sandbox: off }, 'bi')).toEqual([]);
+    expect(checkAgainstSchema('build-info', { ...info, sandbox: { ...FIXTURE_SANDBOX, capEff: 'all' } }, 'bi')).toEqual(
+      ['bi: /sandbox/capEff must match pattern "^[0-9a-f]{16}$"'],
+    );
+    expect(checkAgainstSchema('build-info', { ...info, sandbox: { ...FIXTURE_SANDBOX, note: '<b>' } }, 'bi')).toEqual([
+      'bi: /sandbox must NOT have additional properties',
+    ]);
+  });
+});
+
+describe('contract.ts and the schemas state the same rules', () => {
+  const common = JSON.parse(readFileSync('schemas/catalog/common.schema.json', 'utf8'));
+  const block = JSON.parse(readFileSync('schemas/catalog/block.schema.json', 'utf8'));
+  const v = block.properties.validation.properties;
+
+  it('dtypes, kwarg names, type names', () => {
+    expect(common.definitions.torchDtype.enum).toEqual([...TORCH_DTYPES]);
+    expect(common.definitions.kwargName.pattern).toBe(KWARG_NAME_PATTERN);
+    expect(common.definitions.kwargName.not.enum).toEqual([...PYTHON_KEYWORDS, '__debug__']);
+    expect(common.definitions.typeName.pattern).toBe(TYPE_NAME_PATTERN);
+  });
+
+  it('checksums, devices, torch versions', () => {
+    expect(v.outputs.items.properties.checksum.pattern).toBe(CHECKSUM_PATTERN);
+    expect(v.device.pattern).toBe(DEVICE_PATTERN);
+    expect(v.torchVersion.pattern).toBe(TORCH_VERSION_PATTERN);
+    const buildInfo = JSON.parse(readFileSync('schemas/catalog/build-info.schema.json', 'utf8'));
+    expect(buildInfo.properties.sandbox.properties.device.pattern).toBe(DEVICE_PATTERN);
+  });
+});

@@ -1,0 +1,81 @@
+// What a generated Python script does, read by CPython's own parser (`ast`): the modules it imports, every name and
+// attribute it uses, its string constants, and what it hands to importlib. The replay tests compare these with what
+// the script should do, so a value that slipped out of its literal shows up as a name or a call of its own.
+import { execFileSync } from 'node:child_process';
+import { testPython } from '../../helpers/python.ts';
+
+export interface PythonAudit {
+  /** null when the text parses; the SyntaxError otherwise. */
+  error: string | null;
+  imports: string[];
+  names: string[];
+  attributes: string[];
+  strings: string[];
+  /** The source of each `importlib.import_module(...)` argument. */
+  importModule: string[];
+}
+
+const AUDIT = `
+import ast, json, sys
+src = sys.stdin.read()
+try:
+    tree = ast.parse(src)
+except SyntaxError as e:
+    print(json.dumps({"error": str(e)}))
+    sys.exit(0)
+names, attrs, strings, imports, dyn = set(), set(), [], [], []
+for n in ast.walk(tree):
+    if isinstance(n, ast.Name):
+        names.add(n.id)
+    elif isinstance(n, ast.Attribute):
+        attrs.add(n.attr)
+    elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+        strings.append(n.value)
+    elif isinstance(n, (ast.Import, ast.ImportFrom)):
+        imports += [a.name for a in n.names]
+    if isinstance(n, ast.Call) and ast.unparse(n.func) == "importlib.import_module":
+        dyn += [ast.unparse(a) for a in n.args]
+print(json.dumps({"error": None, "imports": sorted(imports), "names": sorted(names), "attributes": sorted(attrs),
+                  "strings": strings, "importModule": dyn}))
+`;
+
+export function auditPython(source: string): PythonAudit {
+  return JSON.parse(
+    execFileSync(testPython(), ['-I', '-c', AUDIT], { input: source, encoding: 'utf8' }),
+  ) as PythonAudit;
+}
+
+/** Everything a replay script may name: its own variables, builtins it calls, the modules it imports. */
+export const REPLAY_NAMES = [
+  'Block',
+  'b',
+  'device',
+  'entry',
+  'g',
+  'getattr',
+  'importlib',
+  'json',
+  'kwargs',
+  'model',
+  'module',
+  'next',
+  'open',
+  'out',
+  'range',
+  'sys',
+  'torch',
+  '_',
+];
+export const REPLAY_ATTRIBUTES = [
+  'Generator',
+  'eval',
+  'import_module',
+  'insert',
+  'load',
+  'manual_seed',
+  'no_grad',
+  'path',
+  'randint',
+  'randn',
+  'to',
+];

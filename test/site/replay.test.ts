@@ -1,0 +1,133 @@
+// The "Reproduce locally" script (src/lib/replay.ts): strings become Python literals CPython reads back unchanged,
+// a recipe with any value out of its rules gets no script at all, and the hostile fixture's script, run for real
+// against a stand-in block, builds it with exactly the recorded kwargs and runs nothing else.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PYTHON_KEYWORDS, TORCH_DTYPES, type BlockSpec } from '../../pipeline/catalog/contract.ts';
+import { pyLiteral, pyStr, replayScript } from '../../src/lib/replay.ts';
+import { testPython } from '../helpers/python.ts';
+import { tempDir } from '../helpers/tree.ts';
+import { FORGED, HOSTILE_KWARG_VALUE, makeCatalog } from './fixtures/make-catalog.ts';
+import { auditPython, REPLAY_ATTRIBUTES, REPLAY_NAMES } from './helpers/python-audit.ts';
+
+const catalog = makeCatalog({ dir: join(tempDir('nnb-replay-'), 'catalog'), blocks: 20 });
+const read = (slug: string): BlockSpec =>
+  JSON.parse(readFileSync(join(catalog.dir, 'blocks', `${slug}.json`), 'utf8')) as BlockSpec;
+const python = (code: string, input = '') =>
+  execFileSync(testPython(), ['-I', '-c', code], { input, encoding: 'utf8' }).trim();
+
+describe('Python literals', () => {
+  it('writes strings CPython reads back unchanged, in printable ASCII only', () => {
+    const nasty = [
+      HOSTILE_KWARG_VALUE,
+      "'''",
+      '"""',
+      '\\',
+      '\\N{BULLET}',
+      'tab\there\r\nnull\u0000',
+      '\u202e\u2066bidi\u2069',
+      'emoji 🙂 and lone \ud800',
+      'f"{__import__(\'os\')}"',
+    ];
+    const literals = nasty.map(pyStr);
+    for (const l of literals) expect(l, l).toMatch(/^'[\x20-\x7e]*'$/);
+    const back = python(
+      'import ast, json, sys\nprint(json.dumps([ast.literal_eval(l) for l in json.load(sys.stdin)]))',
+      JSON.stringify(literals),
+    );
+    expect(JSON.parse(back)).toEqual(nasty);
+  });
+
+  it('writes None, booleans, numbers and nested tuples; refuses anything else', () => {
+    const v = [null, true, false, 0, -1.5, 1e21, 5e-7, [1], [[1, 2], ['a']]];
+    expect(pyLiteral(v)).toBe("(None, True, False, 0, -1.5, 1e+21, 5e-7, (1,), ((1, 2), ('a',)))");
+    expect(python(`import ast\nprint(ast.literal_eval(${JSON.stringify(pyLiteral(v))}))`)).toBe(
+      "(None, True, False, 0, -1.5, 1e+21, 5e-07, (1,), ((1, 2), ('a',)))",
+    );
+    expect(pyLiteral({ __class__: 'os' })).toBeNull();
+    expect(pyLiteral([[[[[1]]]]])).toBeNull(); // deeper than RUN_LIMITS.literalDepth
+    expect(pyLiteral('x'.repeat(201))).toBeNull();
+  });
+
+  it('knows the keywords CPython knows', () => {
+    expect(JSON.parse(python('import keyword, json\nprint(json.dumps(keyword.kwlist))'))).toEqual([...PYTHON_KEYWORDS]);
+  });
+});
+
+describe('replay script', () => {
+  it('is refused, whole, when any one recipe value breaks its rule', () => {
+    expect(replayScript(read(catalog.forgeable.slug))).toBeDefined();
+    const edits: [string, (s: BlockSpec) => void][] = [
+      ['kwarg name', (s) => s.validation!.recipe.kwargs.push({ name: FORGED.kwargName, value: 1 })],
+      ['keyword', (s) => s.validation!.recipe.kwargs.push({ name: 'lambda', value: 1 })],
+      ['dtype', (s) => (s.validation!.recipe.inputs[0].dtype = FORGED.dtype)],
+      ['output dtype', (s) => (s.validation!.outputs[0].dtype = FORGED.dtype)],
+      ['checksum', (s) => (s.validation!.outputs[0].checksum = FORGED.checksum)],
+      ['ref', (s) => (s.validation!.recipe.refs = [FORGED.ref])],
+      [
+        'ref target',
+        (s) => (s.validation!.recipe.kwargs.push({ name: 'n', value: 'os; x' }), (s.validation!.recipe.refs = ['n'])),
+      ],
+      ['seed', (s) => Object.assign(s.validation!.recipe, { seed: FORGED.seed })],
+      ['shape', (s) => Object.assign(s.validation!.recipe.inputs[0], { shape: ['2); import os'] })],
+      ['high', (s) => Object.assign(s.validation!.recipe.inputs[0], { high: '2); import os' })],
+      ['device', (s) => (s.validation!.device = FORGED.device)],
+      ['value', (s) => s.validation!.recipe.kwargs.push({ name: 'v', value: { toString: 'x' } as never })],
+    ];
+    for (const [what, edit] of edits) {
+      const spec = read(catalog.forgeable.slug);
+      edit(spec);
+      expect(replayScript(spec), what).toBeUndefined();
+    }
+  });
+
+  it('writes the hostile recipe as literals and resolved refs only', () => {
+    const script = replayScript(read(catalog.hostile.slug))!;
+    expect(script).toMatch(/^[\x20-\x7e\n]*$/);
+    const a = auditPython(script);
+    expect(a.error).toBeNull();
+    expect(a.imports).toEqual(['importlib', 'json', 'sys', 'torch']);
+    expect(a.names.filter((n) => !/^x\d+$/.test(n))).toEqual(REPLAY_NAMES.filter((n) => a.names.includes(n)));
+    const dtypes: readonly string[] = TORCH_DTYPES;
+    expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
+    expect(a.strings).toContain(HOSTILE_KWARG_VALUE);
+    expect(a.importModule).toEqual(["entry['module']", "'torch.nn'"]);
+  });
+
+  it('builds the block with exactly the recorded kwargs when run, and runs nothing else', () => {
+    const spec = read(catalog.hostile.slug);
+    const dir = tempDir('nnb-replay-run-');
+    mkdirSync(join(dir, 'blocks', 'pkg'), { recursive: true });
+    // A stand-in for the extracted block: it records what it was built with and returns a tensor.
+    writeFileSync(
+      join(dir, 'blocks', 'pkg', 'standin.py'),
+      [
+        'import json, torch',
+        'class Helper: pass',
+        'class Block(torch.nn.Module):',
+        '    def __init__(self, **kw):',
+        '        super().__init__()',
+        '        seen = {k: (v.__module__ + "." + v.__qualname__ if isinstance(v, type) else v) for k, v in kw.items()}',
+        '        open("built.json", "w").write(json.dumps(seen))',
+        '    def forward(self, x):',
+        '        return x * 2',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'blocks', 'manifest.json'),
+      JSON.stringify({
+        blocks: [{ id: spec.id, importRoot: join(dir, 'blocks'), module: 'pkg.standin', className: 'Block' }],
+      }),
+    );
+    const out = execFileSync(testPython(), ['-I', '-c', replayScript(spec)!], { cwd: dir, encoding: 'utf8' });
+    expect(out).not.toContain('uid=');
+    expect(JSON.parse(readFileSync(join(dir, 'built.json'), 'utf8'))).toEqual({
+      dim: 64,
+      label: HOSTILE_KWARG_VALUE,
+      norm_layer: 'torch.nn.modules.normalization.LayerNorm',
+      block: 'pkg.standin.Helper',
+    });
+  });
+});
