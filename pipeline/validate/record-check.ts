@@ -3,66 +3,39 @@
 // `protocol-error` of that block, never a crash and never cached), recipe names that could become code refused,
 // and module-tree type names that aren't dotted identifiers dropped. See docs/validate.md ("Sandbox").
 import { Ajv, type ErrorObject } from 'ajv';
+import {
+  isKwargName,
+  isRefTarget,
+  isTypeName,
+  KWARG_NAME_PATTERN,
+  RUN_LIMITS,
+  TORCH_DTYPES,
+} from '../catalog/contract.ts';
 import { FAILURE_CLASSES, STAGES, type ModuleTree, type RunnerRecord } from './types.ts';
 
-/**
- * torch dtype names as `str(dtype)` prints them without `torch.`, and the aliases config overrides may use
- * (`long`, `half`...): what recipes and outputs may name.
- */
-export const TORCH_DTYPES = [
-  'float',
-  'double',
-  'half',
-  'long',
-  'int',
-  'short',
-  'uint16',
-  'uint32',
-  'uint64',
-  'float16',
-  'float32',
-  'float64',
-  'bfloat16',
-  'complex32',
-  'complex64',
-  'complex128',
-  'uint8',
-  'int8',
-  'int16',
-  'int32',
-  'int64',
-  'bool',
-  'qint8',
-  'quint8',
-  'qint32',
-  'quint4x2',
-] as const;
-
-/** A Python identifier in ASCII: kwarg names, which the replay snippet writes as `name=value`. */
-const IDENTIFIER = '^[A-Za-z_][A-Za-z0-9_]{0,99}$';
-/** A dotted name of identifiers, e.g. `torch.nn.BatchNorm2d` or `.BasicBlock` (a name in the block's own module). */
-const DOTTED = '^\\.?[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$';
-/**
- * A class's `__module__.__qualname__`, Unicode identifiers allowed (PEP 3131), and the `<locals>` segment Python
- * puts in the qualname of a class defined in a function.
- */
-const TYPE_NAME = /^[\p{ID_Start}_][\p{ID_Continue}]*(\.([\p{ID_Start}_][\p{ID_Continue}]*|<locals>))*$/u;
-
+// The recipe's limits are the catalog's (contract.ts RUN_LIMITS): a record the catalog would refuse must fail
+// here, as this block's protocol-error, and not later as a schema error that stops the whole build.
 const TEXT = (max: number) => ({ type: 'string', maxLength: max });
 const COUNT = { type: 'integer', minimum: 0 };
-const SHAPE = { type: 'array', maxItems: 16, items: COUNT };
-const LITERAL = {
-  anyOf: [
-    { type: ['number', 'boolean', 'null'] },
-    TEXT(1000),
-    { type: 'array', maxItems: 64, items: { anyOf: [{ type: ['number', 'boolean', 'null'] }, TEXT(1000), SHAPE] } },
-  ],
-};
+const ITEMS = RUN_LIMITS.recipeItems;
+const SHAPE = { type: 'array', maxItems: ITEMS, items: COUNT };
+/** A recipe value: a number, bool, null, short string, or a list of them nested at most `depth` deep. */
+function literal(depth: number): object {
+  const scalar = [{ type: ['number', 'boolean', 'null'] }, TEXT(RUN_LIMITS.recipeStringChars)];
+  return depth === 0
+    ? { anyOf: scalar }
+    : { anyOf: [...scalar, { type: 'array', maxItems: ITEMS, items: literal(depth - 1) }] };
+}
 const INPUT = {
   type: 'object',
   additionalProperties: false,
   required: ['shape', 'dtype'],
-  properties: { shape: SHAPE, dtype: { enum: TORCH_DTYPES }, high: COUNT, list: COUNT },
+  properties: {
+    shape: SHAPE,
+    dtype: { enum: TORCH_DTYPES },
+    high: { type: 'integer', minimum: 1 },
+    list: { type: 'integer', minimum: 1, maximum: ITEMS },
+  },
 };
 
 const SCHEMA = {
@@ -118,12 +91,12 @@ const SCHEMA = {
             seed: { type: 'integer' },
             kwargs: {
               type: 'object',
-              maxProperties: 64,
-              propertyNames: { pattern: IDENTIFIER },
-              additionalProperties: LITERAL,
+              maxProperties: ITEMS,
+              propertyNames: { pattern: KWARG_NAME_PATTERN },
+              additionalProperties: literal(RUN_LIMITS.literalDepth),
             },
-            refs: { type: 'array', maxItems: 64, items: { type: 'string', pattern: IDENTIFIER } },
-            inputs: { type: 'array', maxItems: 16, items: INPUT },
+            refs: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
+            inputs: { type: 'array', maxItems: ITEMS, items: INPUT },
           },
         },
       ],
@@ -175,7 +148,7 @@ const SCHEMA = {
       additionalProperties: false,
       required: ['type', 'params', 'children'],
       properties: {
-        type: TEXT(200),
+        type: TEXT(RUN_LIMITS.typeNameChars),
         params: { type: 'object', maxProperties: 4096, additionalProperties: SHAPE },
         children: { type: 'object', additionalProperties: { $ref: '#/definitions/tree' } },
         truncated: { type: 'boolean' },
@@ -209,7 +182,7 @@ function dropBadTypeNames(t: ModuleTree): ModuleTree {
   const children: Record<string, ModuleTree> = {};
   let cut = false;
   for (const [name, c] of Object.entries(t.children)) {
-    if (TYPE_NAME.test(c.type)) children[name] = dropBadTypeNames(c);
+    if (isTypeName(c.type)) children[name] = dropBadTypeNames(c);
     else cut = true;
   }
   return { ...t, children, ...(cut || t.truncated ? { truncated: true } : {}) };
@@ -224,11 +197,12 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
   const rec = value as RunnerRecord;
   if (rec.moduleTree) {
     if (nodes(rec.moduleTree, MAX_TREE_NODES) > MAX_TREE_NODES) return { ok: false, why: 'module tree too large' };
-    rec.moduleTree = TYPE_NAME.test(rec.moduleTree.type) ? dropBadTypeNames(rec.moduleTree) : null;
+    rec.moduleTree = isTypeName(rec.moduleTree.type) ? dropBadTypeNames(rec.moduleTree) : null;
   }
+  for (const name of Object.keys(rec.recipe?.kwargs ?? {}))
+    if (!isKwargName(name)) return { ok: false, why: `recipe kwarg ${name} is a reserved word` };
   for (const name of rec.recipe?.refs ?? []) {
-    const target = rec.recipe?.kwargs[name];
-    if (typeof target !== 'string' || !new RegExp(DOTTED).test(target))
+    if (!isRefTarget(rec.recipe?.kwargs[name]))
       return { ok: false, why: `recipe reference ${name} is not a dotted name` };
   }
   if (rec.status === 'passed' && (rec.failureClass !== null || rec.recipe === null))
