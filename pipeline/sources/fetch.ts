@@ -110,7 +110,7 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
     ...(repository ? { repository } : {}),
     ...(tag ? { tag } : {}),
     license,
-    diagnostics: [],
+    diagnostics: d.diagnostics,
   };
 }
 
