@@ -22,6 +22,7 @@ import { LockTimeout, withLock } from './lock.ts';
 import { readUpstreamText } from './read-upstream.ts';
 import { locateDistribution, normalizeRepoUrl, tagForVersion, upstreamRepository } from './python-dist.ts';
 import type { LicenseInfo, SourceSnapshot, SourcesResult, SourceStatus } from './types.ts';
+import { credentialsDiagnostic, stripCredentials } from './url.ts';
 import { detectImportRoot, walkSource } from './walk.ts';
 
 export interface SourcesOptions {
@@ -67,11 +68,13 @@ const ofSource = (id: string, scan: LicenseScan): Diagnostic[] => scan.diagnosti
 async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | undefined): Promise<Fetched> {
   const out = await syncGit(src, dir, prev?.kind === 'git' ? prev.git : undefined);
   const scan: LicenseScan = out.status === 'failed' ? { license: null, diagnostics: [] } : licenseFromFiles(out.root);
-  const repository = normalizeRepoUrl(src.url);
+  // Only the stripped URL is ever stored or shown; the configured one, credentials and all, stays in the config.
+  const url = stripCredentials(src.url).url;
+  const repository = normalizeRepoUrl(url);
   return {
     status: out.status,
     root: out.root,
-    url: src.url,
+    url,
     ref: src.ref,
     ...(out.state ? { commit: out.state.commit, git: out.state } : {}),
     ...(repository ? { repository } : {}),
@@ -156,7 +159,8 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
     };
   }
   const info = await checkoutInfo(src.path);
-  const repository = info?.origin ? normalizeRepoUrl(info.origin) : null;
+  const origin = info?.origin ? stripCredentials(info.origin) : null;
+  const repository = origin ? normalizeRepoUrl(origin.url) : null;
   const scan = licenseFromFiles(src.path);
   return {
     status: 'fetched', // decided after listing files (see fetchOne)
@@ -165,7 +169,10 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
     ...(info ? { dirty: info.dirty } : {}),
     ...(repository ? { repository } : {}),
     license: scan.license ?? NO_LICENSE,
-    diagnostics: ofSource(src.id, scan),
+    diagnostics: [
+      ...(origin?.stripped ? [credentialsDiagnostic(src.id, `the origin remote of ${src.path}`)] : []),
+      ...ofSource(src.id, scan),
+    ],
   };
 }
 
