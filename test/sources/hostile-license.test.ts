@@ -3,7 +3,7 @@
 // canary must be in the environment the process was started with, and a runaway read must hit the child's memory
 // limit, not the test runner's.
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
@@ -98,7 +98,9 @@ describe('hostile license files', () => {
       { name: 't', cacheDir: tempDir('nnb-cache-'), sources: [{ id: 'fx', kind: 'path', path: root }] },
       join(tempDir('nnb-proj-'), 'corpus.json'),
     );
-    const { snapshots, diagnostics } = await fetchSources(c, quietContext());
+    const { snapshots, diagnostics } = await fetchSources(c, quietContext()).finally(() =>
+      rmSync(join(root, 'LICENSE')),
+    );
     expect(diagnostics).toEqual([]);
     expect(snapshots[0].license).toEqual({ spdx: 'MIT', method: 'LICENSE file (MIT text)', file: 'LICENSE' });
   });
