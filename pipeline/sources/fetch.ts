@@ -2,7 +2,7 @@
 // folder) and lists its files safely. Upstream problems become diagnostics; one failing source never stops the rest.
 // See docs/sources.md.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger, StageContext } from '../context.ts';
 import type { Diagnostic } from '../diagnostics.ts';
@@ -10,10 +10,19 @@ import { fault } from '../fault.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
 import { lookupPython, type PythonLookup } from '../config/python.ts';
 import { checkoutInfo, syncGit, type GitState } from './git.ts';
-import { licenseFromDebianCopyright, licenseFromFiles, licenseFromMetadata, NO_LICENSE } from './license.ts';
+import {
+  isRealDir,
+  licenseFromDebianCopyright,
+  licenseFromFiles,
+  licenseFromMetadata,
+  NO_LICENSE,
+  type LicenseScan,
+} from './license.ts';
 import { LockTimeout, withLock } from './lock.ts';
+import { readUpstreamText } from './read-upstream.ts';
 import { locateDistribution, normalizeRepoUrl, tagForVersion, upstreamRepository } from './python-dist.ts';
 import type { LicenseInfo, SourceSnapshot, SourcesResult, SourceStatus } from './types.ts';
+import { credentialsDiagnostic, stripCredentials } from './url.ts';
 import { detectImportRoot, walkSource } from './walk.ts';
 
 export interface SourcesOptions {
@@ -30,8 +39,10 @@ interface SavedState {
 }
 
 function readState(dir: string): SavedState | undefined {
+  // Bounded and never through a symlink, like any file in a folder something else may have written to.
+  const read = readUpstreamText(join(dir, 'state.json'));
   try {
-    return JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as SavedState;
+    return read.ok && !read.truncated ? (JSON.parse(read.text) as SavedState) : undefined;
   } catch {
     return undefined;
   }
@@ -51,18 +62,24 @@ function statusFor(prev: SavedState | undefined, kind: string, revision: string)
   return prev.revision === revision ? 'unchanged' : 'updated';
 }
 
+/** Source-level diagnostics of a license lookup (license.ts knows files, not sources). */
+const ofSource = (id: string, scan: LicenseScan): Diagnostic[] => scan.diagnostics.map((d) => ({ ...d, source: id }));
+
 async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | undefined): Promise<Fetched> {
   const out = await syncGit(src, dir, prev?.kind === 'git' ? prev.git : undefined);
-  const license = out.status === 'failed' ? NO_LICENSE : (licenseFromFiles(out.root) ?? NO_LICENSE);
+  const scan: LicenseScan = out.status === 'failed' ? { license: null, diagnostics: [] } : licenseFromFiles(out.root);
+  // Only the stripped URL is ever stored or shown; the configured one, credentials and all, stays in the config.
+  const url = stripCredentials(src.url).url;
+  const repository = normalizeRepoUrl(url);
   return {
     status: out.status,
     root: out.root,
-    url: src.url,
+    url,
     ref: src.ref,
     ...(out.state ? { commit: out.state.commit, git: out.state } : {}),
-    ...(normalizeRepoUrl(src.url) ? { repository: normalizeRepoUrl(src.url)! } : {}),
-    license,
-    diagnostics: out.diagnostics,
+    ...(repository ? { repository } : {}),
+    license: scan.license ?? NO_LICENSE,
+    diagnostics: [...out.diagnostics, ...ofSource(src.id, scan)],
   };
 }
 
@@ -79,17 +96,26 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
   if (!found.ok) return failed(found.diagnostic);
   const d = found.dist;
   // License: files shipped with the metadata (dist-info/licenses) or the package, then Debian's copyright
-  // (exact SPDX, where metadata often only says "BSD"), then the metadata itself.
+  // (exact SPDX, where metadata often only says "BSD"), then the metadata itself. Folders below the roots are
+  // searched only when they are real folders, not symlinks to elsewhere.
   const meta = licenseFromMetadata(d);
-  const debian = d.root.startsWith('/usr/lib/python3/')
-    ? licenseFromDebianCopyright(`/usr/share/doc/python3-${d.name.toLowerCase()}/copyright`)
-    : null;
+  // The name comes from the distribution's metadata: only a plain package name may become part of a path.
+  const debian =
+    d.root.startsWith('/usr/lib/python3/') && /^[a-z0-9][a-z0-9._-]*$/i.test(d.name)
+      ? licenseFromDebianCopyright(`/usr/share/doc/python3-${d.name.toLowerCase()}/copyright`)
+      : null;
+  const scans: LicenseScan[] = [];
+  const scan = (dir: string | null, label: (n: string) => string, real = true) => {
+    if (!dir || (real && !isRealDir(dir))) return null;
+    const s = licenseFromFiles(dir, label);
+    scans.push(s);
+    return s.license;
+  };
+  const metaDir = d.metaDir;
   let license: LicenseInfo =
-    (d.metaDir
-      ? (licenseFromFiles(join(d.metaDir, 'licenses'), (n) => join(d.metaDir!, 'licenses', n)) ??
-        licenseFromFiles(d.metaDir, (n) => join(d.metaDir!, n)))
-      : null) ??
-    licenseFromFiles(join(d.root, d.tops[0]), (n) => `${d.tops[0]}/${n}`) ??
+    scan(metaDir && join(metaDir, 'licenses'), (n) => join(metaDir!, 'licenses', n)) ??
+    scan(metaDir, (n) => join(metaDir!, n), false) ??
+    scan(join(d.root, d.tops[0]), (n) => `${d.tops[0]}/${n}`) ??
     debian ??
     meta ??
     NO_LICENSE;
@@ -110,7 +136,7 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
     ...(repository ? { repository } : {}),
     ...(tag ? { tag } : {}),
     license,
-    diagnostics: [],
+    diagnostics: [...d.diagnostics, ...scans.flatMap((s) => ofSource(src.id, s))],
   };
 }
 
@@ -133,15 +159,20 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
     };
   }
   const info = await checkoutInfo(src.path);
-  const repository = info?.origin ? normalizeRepoUrl(info.origin) : null;
+  const origin = info?.origin ? stripCredentials(info.origin) : null;
+  const repository = origin ? normalizeRepoUrl(origin.url) : null;
+  const scan = licenseFromFiles(src.path);
   return {
     status: 'fetched', // decided after listing files (see fetchOne)
     root: src.path,
     ...(info?.commit ? { commit: info.commit } : {}),
     ...(info ? { dirty: info.dirty } : {}),
     ...(repository ? { repository } : {}),
-    license: licenseFromFiles(src.path) ?? NO_LICENSE,
-    diagnostics: [],
+    license: scan.license ?? NO_LICENSE,
+    diagnostics: [
+      ...(origin?.stripped ? [credentialsDiagnostic(src.id, `the origin remote of ${src.path}`)] : []),
+      ...ofSource(src.id, scan),
+    ],
   };
 }
 
@@ -192,7 +223,11 @@ async function fetchOne(
           ...(gitState ? { git: gitState, revision: gitState.commit } : {}),
           ...(revision ? { revision } : {}),
         };
-        writeFileSync(join(dir, 'state.json'), JSON.stringify(state, null, 2) + '\n');
+        // Written aside and renamed over: a symlink planted as state.json is replaced, never written through.
+        const tmp = join(dir, `state.json.${process.pid}`);
+        rmSync(tmp, { force: true });
+        writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { flag: 'wx' });
+        renameSync(tmp, join(dir, 'state.json'));
         fault('sync');
       }
       const importRoot = resolve(fields.root, detectImportRoot(listed.files, src.importRoot));

@@ -1,46 +1,14 @@
 // git sources: a shallow, code-only copy in `<cacheDir>/sources/<id>/tree` — depth 1, non-cone sparse checkout of
 // Python files plus license/readme/packaging files, blobless when the server supports filters, no LFS smudge.
 // A pinned commit is never refetched; a branch or tag is checked with `git ls-remote` and fetched only when it moved.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { GitSource } from '../config/types.ts';
 import { literalPrefix } from '../util/glob.ts';
+import { disarmFilters, gitError, runGit } from './git-run.ts';
 import type { SourceStatus } from './types.ts';
-
-const run = promisify(execFile);
-
-const GIT_ENV = {
-  ...process.env,
-  GIT_LFS_SKIP_SMUDGE: '1', // weights tracked with LFS stay pointers
-  GIT_TERMINAL_PROMPT: '0', // an auth prompt would hang a build; fail instead
-  GIT_ASKPASS: '',
-  SSH_ASKPASS: '',
-  GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes',
-};
-
-export async function git(args: string[], cwd?: string): Promise<string> {
-  const { stdout } = await run('git', ['-c', 'advice.detachedHead=false', '-c', 'core.fsmonitor=false', ...args], {
-    cwd,
-    env: GIT_ENV,
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 15 * 60_000,
-  });
-  return stdout.trim();
-}
-
-/** git's own words for a failure: the `fatal:`/`error:` lines of stderr, else the last line. */
-export function gitError(err: unknown): string {
-  const e = err as { stderr?: string; message: string };
-  const lines = (e.stderr ?? e.message)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const fatal = lines.filter((l) => /^(fatal|error|ssh):/i.test(l));
-  return (fatal.length ? fatal : lines.slice(-1)).join(' ');
-}
+import { credentialsDiagnostic, stripCredentials } from './url.ts';
 
 export const isCommitSha = (ref: string) => /^[0-9a-f]{40}$/.test(ref);
 
@@ -58,6 +26,7 @@ export function sparsePatterns(include: string[]): string[] {
 }
 
 export interface GitState {
+  /** The URL without credentials (see url.ts): what is stored and compared between runs. */
   url: string;
   ref: string;
   commit: string;
@@ -72,9 +41,73 @@ export interface GitOutcome {
   diagnostics: Diagnostic[];
 }
 
+/** Runs git in one source's copy; `config` carries this run's credentials rewrite, if any. */
+type Git = (args: string[]) => Promise<string>;
+
+/** A config value git reads back verbatim: quoted, `\` and `"` escaped (a URL may hold `#` or `;`, comment starts). */
+const quoted = (v: string) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+/**
+ * Writes the copy's whole config, replacing whatever is there. The copy is ours: this is what `git init`, our
+ * `git config` calls and `sparse-checkout set --no-cone` produce, and nothing else — so no hook path, fsmonitor,
+ * upload-pack, filter, helper or URL planted in the cache since the last run survives, and the remote URL is the
+ * stripped one (the credentials rewrite lives only in the environment of this run's git calls).
+ */
+function writeRepoConfig(tree: string, url: string): void {
+  const git = join(tree, '.git');
+  replaceFile(
+    join(git, 'config'),
+    [
+      '[core]',
+      '\trepositoryformatversion = 0',
+      '\tfilemode = true',
+      '\tbare = false',
+      '\tlogallrefupdates = true',
+      '[remote "origin"]',
+      `\turl = ${quoted(url)}`,
+      '\tfetch = +refs/heads/*:refs/remotes/origin/*',
+      // A promisor origin lets `--filter=blob:none` work on a plain `git init` repo; servers that don't support
+      // filters just send the blobs (git warns "filtering not recognized by server" and carries on).
+      '\tpromisor = true',
+      '\tpartialCloneFilter = blob:none',
+      '[extensions]',
+      '\tpartialClone = origin',
+      '\tworktreeConfig = true',
+      '',
+    ].join('\n'),
+  );
+  // worktreeConfig makes git read config.worktree too: rewritten for the same reason.
+  replaceFile(join(git, 'config.worktree'), '[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n');
+}
+
+/** Rewrites an existing copy's config; false when that fails (`.git/config` made a folder...): refetch then. */
+function resetConfig(tree: string, url: string): boolean {
+  try {
+    writeRepoConfig(tree, url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes, then creates exclusively: a symlink planted where the file was is replaced, never written through. */
+function replaceFile(path: string, text: string): void {
+  rmSync(path, { force: true });
+  writeFileSync(path, text, { flag: 'wx' });
+}
+
+/** A usable copy has a real `.git` folder: a `.git` file or symlink could point git at a repository of anyone's. */
+function hasRepo(tree: string): boolean {
+  try {
+    return lstatSync(join(tree, '.git')).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The commit `ref` names on the remote (tags peeled), or null when the remote has no such ref. */
-async function remoteCommit(url: string, ref: string): Promise<string | null> {
-  const out = await git(['ls-remote', '--', url, ref, `${ref}^{}`]);
+async function remoteCommit(url: string, ref: string, config: [string, string][]): Promise<string | null> {
+  const out = await runGit(['ls-remote', '--', url, ref, `${ref}^{}`], { config });
   const refs = new Map(
     out
       .split('\n')
@@ -93,30 +126,35 @@ async function remoteCommit(url: string, ref: string): Promise<string | null> {
 }
 
 /** Fetches `ref` at depth 1 into the repo at `tree` and checks it out; returns the commit. */
-async function fetchInto(tree: string, src: GitSource, sparse: string[]): Promise<string> {
-  if (!existsSync(join(tree, '.git'))) {
+async function fetchInto(tree: string, git: Git, url: string, ref: string, sparse: string[]): Promise<string> {
+  if (!hasRepo(tree)) {
     mkdirSync(tree, { recursive: true });
-    await git(['init', '-q'], tree);
-    await git(['remote', 'add', 'origin', src.url], tree);
-    // Declaring origin a promisor lets `--filter=blob:none` work on a plain `git init` repo; servers that don't
-    // support filters just send the blobs (git warns "filtering not recognized by server" and carries on).
-    await git(['config', 'extensions.partialClone', 'origin'], tree);
-    await git(['config', 'remote.origin.promisor', 'true'], tree);
-    await git(['config', 'remote.origin.partialCloneFilter', 'blob:none'], tree);
+    await git(['init', '-q', '--template=']); // no templates: no sample hooks, nothing we did not write
+    writeRepoConfig(tree, url);
   }
-  await git(['sparse-checkout', 'set', '--no-cone', ...sparse], tree);
-  await git(['fetch', '-q', '--depth', '1', '--filter=blob:none', '--no-tags', 'origin', src.ref], tree);
-  await git(['checkout', '-q', '--detach', 'FETCH_HEAD'], tree);
-  return git(['rev-parse', 'HEAD'], tree);
+  await git(['sparse-checkout', 'set', '--no-cone', ...sparse]);
+  await git([
+    'fetch',
+    '-q',
+    '--depth',
+    '1',
+    '--filter=blob:none',
+    '--no-tags',
+    '--no-recurse-submodules',
+    'origin',
+    ref,
+  ]);
+  await git(['checkout', '-q', '--detach', 'FETCH_HEAD']);
+  return git(['rev-parse', 'HEAD']);
 }
 
-function unreachable(src: GitSource, err: unknown, haveCopy: boolean): Diagnostic {
+function unreachable(src: GitSource, url: string, err: unknown, haveCopy: boolean): Diagnostic {
   return {
     code: 'source-unreachable',
     severity: haveCopy ? 'warning' : 'error',
     stage: 'sources',
     source: src.id,
-    message: `cannot fetch ${src.url} (${src.ref}): ${gitError(err)}`,
+    message: `cannot fetch ${url} (${src.ref}): ${gitError(err)}`,
     hint: haveCopy
       ? 'the earlier copy is used (status stale); check the URL, network and credentials, then run `nnblocks sources` again'
       : 'check the URL, network and credentials (`git ls-remote <url>` must work without a prompt); pin `ref` to a commit and build once online to work offline later',
@@ -125,20 +163,41 @@ function unreachable(src: GitSource, err: unknown, haveCopy: boolean): Diagnosti
 
 /** Brings `<dir>/tree` to `src.ref`; `prev` is what the last successful run recorded. */
 export async function syncGit(src: GitSource, dir: string, prev: GitState | undefined): Promise<GitOutcome> {
+  const { url, stripped } = stripCredentials(src.url);
+  if ([...src.url].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f')) {
+    // No git config line can hold it, and no real URL has one.
+    const message = `the url of source "${src.id}" contains a control character`;
+    return { status: 'failed', root: join(dir, 'tree'), diagnostics: [unreachable(src, url, { message }, false)] };
+  }
+  // The configured URL, credentials included, reaches git only as this rewrite in its environment, per call.
+  const config: [string, string][] = stripped ? [[`url.${src.url}.insteadOf`, url]] : [];
+  const outcome = await syncCopy(src, dir, prev, url, config);
+  if (stripped) outcome.diagnostics.unshift(credentialsDiagnostic(src.id, `the url of source "${src.id}"`));
+  return outcome;
+}
+
+async function syncCopy(
+  src: GitSource,
+  dir: string,
+  prev: GitState | undefined,
+  url: string,
+  config: [string, string][],
+): Promise<GitOutcome> {
   const tree = join(dir, 'tree');
   const sparse = sparsePatterns(src.include);
   const sameSparse = (s: GitState) => s.sparse.join('\n') === sparse.join('\n');
-  const copy = prev && prev.url === src.url && existsSync(join(tree, '.git')) ? prev : undefined;
-  if (!copy && existsSync(tree)) rmSync(tree, { recursive: true, force: true }); // another URL, or a half-made copy
+  const copy = prev && prev.url === url && hasRepo(tree) && resetConfig(tree, url) ? prev : undefined;
+  if (!copy && existsSync(tree)) rmSync(tree, RM_TREE); // another URL, a half-made or a broken copy
+  const inTree: Git = (args) => runGit(args, { cwd: tree, config });
 
   let wanted: string | null = null;
   if (copy && isCommitSha(src.ref)) {
     wanted = src.ref; // a pinned commit: no network at all when we already have it
   } else if (copy) {
     try {
-      wanted = await remoteCommit(src.url, src.ref);
+      wanted = await remoteCommit(url, src.ref, config);
     } catch (err) {
-      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, err, true)] };
+      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, url, err, true)] };
     }
     if (!wanted) {
       return {
@@ -151,7 +210,7 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
             severity: 'warning',
             stage: 'sources',
             source: src.id,
-            message: `${src.url} has no branch or tag "${src.ref}"`,
+            message: `${url} has no branch or tag "${src.ref}"`,
             hint: 'correct `ref` (branch, tag or 40-hex commit); the earlier copy is used meanwhile',
           },
         ],
@@ -162,51 +221,59 @@ export async function syncGit(src: GitSource, dir: string, prev: GitState | unde
     if (sameSparse(copy)) return { status: 'unchanged', root: tree, state: copy, diagnostics: [] };
     try {
       // The includes changed: widen or narrow the checkout (a blobless copy fetches the new blobs lazily).
-      await git(['sparse-checkout', 'set', '--no-cone', ...sparse], tree);
+      await inTree(['sparse-checkout', 'set', '--no-cone', ...sparse]);
       return { status: 'updated', root: tree, state: { ...copy, ref: src.ref, sparse }, diagnostics: [] };
     } catch (err) {
-      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, err, true)] };
+      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, url, err, true)] };
     }
   }
 
   // Fetch: into the existing copy when there is one, else into a fresh folder renamed into place when complete,
   // so an interrupted first fetch never looks like a usable copy.
   const target = copy ? tree : join(dir, `tree.partial-${process.pid}`);
+  const inTarget: Git = (args) => runGit(args, { cwd: target, config });
   try {
     // Leftovers of first fetches killed earlier (any pid): this run holds the source's lock, so none is in use.
     if (!copy) for (const f of readdirSync(dir)) if (f.startsWith('tree.partial-')) rmSync(join(dir, f), RM_TREE);
-    const commit = await fetchInto(target, src, sparse);
+    const commit = await fetchInto(target, inTarget, url, src.ref, sparse);
     if (!copy) renameSync(target, tree);
     return {
       status: copy ? 'updated' : 'fetched',
       root: tree,
-      state: { url: src.url, ref: src.ref, commit, sparse },
+      state: { url, ref: src.ref, commit, sparse },
       diagnostics: [],
     };
   } catch (err) {
-    if (!copy) rmSync(target, { recursive: true, force: true });
+    if (!copy) rmSync(target, RM_TREE);
     if (copy) {
       // A failed fetch may leave the old checkout in place; make sure it is the recorded commit.
-      await git(['checkout', '-q', '--detach', copy.commit], tree).catch(() => undefined);
-      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, err, true)] };
+      await inTree(['checkout', '-q', '--detach', copy.commit]).catch(() => undefined);
+      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, url, err, true)] };
     }
-    return { status: 'failed', root: tree, diagnostics: [unreachable(src, err, false)] };
+    return { status: 'failed', root: tree, diagnostics: [unreachable(src, url, err, false)] };
   }
 }
 
 const RM_TREE = { recursive: true, force: true } as const;
 
-/** Commit, dirtiness and origin of a local folder that sits in a git checkout; null when it is not in one. */
+/**
+ * Commit, dirtiness and origin of a local folder that sits in a git checkout; null when it is not in one. The
+ * checkout is the user's but its config may come from anywhere: filters are disarmed, submodules (each with its own
+ * config) not entered, and the origin is returned with its credentials as git reports it (the caller strips them).
+ */
 export async function checkoutInfo(
   folder: string,
 ): Promise<{ commit?: string; dirty: boolean; origin?: string } | null> {
+  const local = { cwd: folder, timeoutMs: 60_000 };
   try {
-    await git(['rev-parse', '--show-toplevel'], folder);
+    await runGit(['rev-parse', '--show-toplevel'], local);
   } catch {
     return null;
   }
-  const commit = await git(['rev-parse', '--verify', '-q', 'HEAD'], folder).catch(() => undefined); // empty repo: no HEAD
-  const dirty = (await git(['status', '--porcelain', '--', '.'], folder).catch(() => '')) !== '';
-  const origin = await git(['remote', 'get-url', 'origin'], folder).catch(() => undefined);
+  const git = { ...local, config: await disarmFilters(folder) };
+  const commit = await runGit(['rev-parse', '--verify', '-q', 'HEAD'], git).catch(() => undefined); // empty repo: no HEAD
+  const status = ['status', '--porcelain', '--ignore-submodules=all', '--', '.'];
+  const dirty = (await runGit(status, git).catch(() => '')) !== '';
+  const origin = await runGit(['remote', 'get-url', 'origin'], git).catch(() => undefined);
   return { ...(commit ? { commit } : {}), dirty, ...(origin ? { origin } : {}) };
 }

@@ -1,7 +1,11 @@
 // License detection: a LICENSE/COPYING file's text first, else a Debian copyright file, else package metadata
 // (`License-Expression`, `License:`, classifiers) mapped to SPDX; the method always says which and whether it mapped.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// License files come from upstream trees: they are read through readUpstreamText (no symlinks, regular files only,
+// bounded), and a file that is refused is a diagnostic. See docs/sources.md ("Hostile sources").
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Diagnostic } from '../diagnostics.ts';
+import { readUpstreamText } from './read-upstream.ts';
 import type { LicenseInfo } from './types.ts';
 
 /** Phrases that identify a license text; the first match wins, so more specific texts come first. */
@@ -77,35 +81,64 @@ export function spdxFromClassifier(classifier: string): { spdx: string; mapped: 
 
 const LICENSE_FILE = /^(licen[cs]e|copying)(\.(txt|md|rst))?$|^(licen[cs]e|copying)[-_.]/i;
 
-/** License files directly in `dir`, best candidates first (`LICENSE` before `LICENSE-THIRD-PARTY`). */
-export function licenseFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => LICENSE_FILE.test(n))
-    .filter((n) => {
-      try {
-        return statSync(join(dir, n)).isFile();
-      } catch {
-        return false;
-      }
-    })
-    .sort((a, b) => a.length - b.length || a.localeCompare(b));
+/** What a license lookup found, and the files it refused to read. */
+export interface LicenseScan {
+  license: LicenseInfo | null;
+  diagnostics: Diagnostic[];
 }
 
-/** The first license file under `dir` whose text is recognised; `label` is what `file` is reported as. */
-export function licenseFromFiles(dir: string, label: (name: string) => string = (n) => n): LicenseInfo | null {
-  for (const name of licenseFiles(dir)) {
-    const spdx = spdxFromText(readFileSync(join(dir, name), 'utf8').slice(0, 64 * 1024));
-    if (spdx) return { spdx, method: `${name} file (${spdx} text)`, file: label(name) };
+/** Entries of `dir` named like license files, best candidates first (`LICENSE` before `LICENSE-THIRD-PARTY`). */
+function licenseNames(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // no such folder (a dist-info without licenses/), or not a folder
   }
-  return null;
+  return names.filter((n) => LICENSE_FILE.test(n)).sort((a, b) => a.length - b.length || a.localeCompare(b));
+}
+
+/** A folder below a source root that may be searched: a real folder, not a symlink to somewhere else. */
+export function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first license file directly in `dir` whose text is recognised; `label` is what `file` is reported as.
+ * Symlinks and non-regular files are refused with a `license-file-refused` warning (the license may then be unknown).
+ */
+export function licenseFromFiles(dir: string, label: (name: string) => string = (n) => n): LicenseScan {
+  const diagnostics: Diagnostic[] = [];
+  for (const name of licenseNames(dir)) {
+    const read = readUpstreamText(join(dir, name));
+    if (!read.ok) {
+      // A folder named LICENSES/ is common and no attack; anything else named like a license is worth a word.
+      if (read.reason === 'not-regular' && isRealDir(join(dir, name))) continue;
+      diagnostics.push({
+        code: 'license-file-refused',
+        severity: 'warning',
+        stage: 'sources',
+        path: label(name),
+        message: `${label(name)} was not read: ${read.detail}`,
+        hint: 'license files are read only when they are regular files in the source tree (a symlink could point anywhere); check the license by hand',
+      });
+      continue;
+    }
+    const spdx = spdxFromText(read.text);
+    if (spdx) return { license: { spdx, method: `${name} file (${spdx} text)`, file: label(name) }, diagnostics };
+  }
+  return { license: null, diagnostics };
 }
 
 /** Debian's machine-readable copyright: the `License:` of the `Files: *` stanza. */
 export function licenseFromDebianCopyright(path: string): LicenseInfo | null {
-  if (!existsSync(path)) return null;
-  const text = readFileSync(path, 'utf8');
-  const stanza = /^Files:\s*\*\s*$([\s\S]*?)^License:\s*(.+)$/m.exec(text);
+  const read = readUpstreamText(path);
+  if (!read.ok) return null;
+  const stanza = /^Files:\s*\*\s*$([\s\S]*?)^License:\s*(.+)$/m.exec(read.text);
   if (!stanza) return null;
   const name = stanza[2].trim();
   const m = spdxFromName(name) ?? (/^[A-Za-z0-9.+-]+$/.test(name) ? { spdx: name, mapped: false } : null);

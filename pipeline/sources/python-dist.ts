@@ -1,45 +1,95 @@
 // python sources: an installed distribution located through the discovered interpreter's importlib.metadata —
 // version, where its top-level packages live, license metadata and the upstream repository and tag.
 import { execFileSync } from 'node:child_process';
-import { dirname, relative, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';
 
-// Runs with cwd `/` and without the script folder / cwd on sys.path, so a folder named like the package in the
-// current directory can never shadow the installed one.
+// The probe reads metadata and the file system; it imports nothing that belongs to the distribution. Locating a
+// package with `importlib.util.find_spec("a.b")` imports `a` (its `__init__.py` runs, on the host, unsandboxed), so
+// a top-level entry is looked up as a path under the folder that holds the metadata. Entries that are not dotted
+// identifiers (`../../etc`) are refused. Runs with cwd `/` and without the script folder / cwd on sys.path, so a
+// folder named like a stdlib module in the current directory is never imported either. See docs/sources.md
+// ("Hostile sources").
 const PROBE = `
-import json, os, sys
+import json, os, re, stat, sys
 sys.path = [p for p in sys.path if p not in ("", os.getcwd())]
-import importlib.metadata as md, importlib.util
+import importlib.machinery, importlib.metadata as md
 name = sys.argv[1]
 try:
     d = md.distribution(name)
 except md.PackageNotFoundError:
     print(json.dumps({"error": "not-installed", "sysPath": sys.path}))
     sys.exit(0)
+meta_dir = getattr(d, "_path", None)
+LIMIT = 8 << 20
+
+def read_text(filename):
+    # importlib.metadata reads METADATA, RECORD, top_level.txt... through this method: here only regular files
+    # (a METADATA -> /proc/self/environ link is not read), bounded, never through a symlink.
+    if meta_dir is None:
+        return None
+    p = os.path.join(str(meta_dir), filename) if filename else str(meta_dir)
+    try:
+        if not stat.S_ISREG(os.lstat(p).st_mode):
+            return None
+        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(LIMIT + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace") if len(data) <= LIMIT else None
+
+d.read_text = read_text
 m = d.metadata
 files = [str(f) for f in (d.files or [])]
-tops = (d.read_text("top_level.txt") or "").split()
-if not tops:
+entries = (d.read_text("top_level.txt") or "").split()
+if not entries:
     # No top_level.txt: the first path component of the installed files, minus metadata folders and scripts.
-    tops = sorted({f.split("/")[0] for f in files if not f.startswith("..") and not f.split("/")[0].endswith((".dist-info", ".egg-info", ".data"))})
-    tops = [t[:-3] if t.endswith(".py") else t for t in tops if t != "__pycache__"]
-if not tops:
-    tops = [name.replace("-", "_")]
-located = []
-for t in tops:
+    entries = sorted({f.split("/")[0] for f in files if not f.startswith("..") and not f.split("/")[0].endswith((".dist-info", ".egg-info", ".data"))})
+    entries = [t[:-3] if t.endswith(".py") else t for t in entries if t != "__pycache__"]
+if not entries:
+    entries = [name.replace("-", "_")]
+try:
+    root = os.path.realpath(str(d.locate_file("")))
+except Exception:
+    root = os.path.dirname(os.path.realpath(str(meta_dir))) if meta_dir else None
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\\Z")
+SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+
+def locate(parts):
+    # Parent folders must be real folders (a symlinked parent would lead the listing out of the root); the entry
+    # itself may be a link: the listing records where it leads without following it out of the root.
+    base = root
+    for p in parts[:-1]:
+        base = os.path.join(base, p)
+        if os.path.islink(base) or not os.path.isdir(base):
+            return None
+    last, rel = parts[-1], "/".join(parts[:-1] + [""])
+    cand = os.path.join(base, last)
+    if os.path.isdir(cand) and any(os.path.lexists(os.path.join(cand, "__init__" + s)) for s in (".py", ".pyc")):
+        return rel + last
+    if os.path.lexists(cand + ".py"):
+        return rel + last + ".py"
     try:
-        spec = importlib.util.find_spec(t)
-    except Exception:
-        spec = None
-    if spec is None:
+        ext = sorted(f for f in os.listdir(base) if f.startswith(last + ".") and f.endswith(SUFFIXES))
+    except OSError:
+        ext = []
+    if ext:
+        return rel + ext[0]
+    if os.path.lexists(cand):
+        return rel + last  # a namespace package, or a link the listing will judge
+    return None
+
+tops, refused = [], []
+for e in entries:
+    parts = e.replace("/", ".").split(".")
+    if not all(IDENT.match(p) for p in parts):
+        refused.append(e)
         continue
-    if spec.submodule_search_locations:
-        located.append(os.path.realpath(list(spec.submodule_search_locations)[0]))
-    elif spec.origin and spec.origin not in ("built-in", "frozen"):
-        located.append(os.path.realpath(spec.origin))
-meta_dir = getattr(d, "_path", None)
+    found = locate(parts) if root else None
+    if found and found not in tops:
+        tops.append(found)
 print(json.dumps({
-    "name": m["Name"], "version": d.version, "located": located, "files": len(files),
+    "name": m["Name"], "version": d.version, "root": root, "tops": tops, "refused": refused, "files": len(files),
     "metaDir": os.path.realpath(str(meta_dir)) if meta_dir else None,
     "license": m.get("License"), "licenseExpression": m.get("License-Expression"),
     "classifiers": m.get_all("Classifier") or [], "licenseFiles": m.get_all("License-File") or [],
@@ -60,6 +110,8 @@ export interface DistInfo {
   classifiers: string[];
   homePage: string | null;
   projectUrls: string[];
+  /** Problems with the metadata itself: top-level entries refused. */
+  diagnostics: Diagnostic[];
 }
 
 export type DistLookup = { ok: true; dist: DistInfo } | { ok: false; diagnostic: Diagnostic };
@@ -97,21 +149,32 @@ export function locateDistribution(python: string, distribution: string, sourceI
       `install it (e.g. \`apt-get install python3-${distribution.toLowerCase()}\` or \`${python} -m pip install ${distribution}\`), or correct \`distribution\``,
     );
   }
-  const located = raw.located as string[];
-  if (located.length === 0)
+  const tops = raw.tops as string[];
+  const refused = raw.refused as string[];
+  if (tops.length === 0)
     return fail(
-      `distribution "${distribution}" ${raw.version} is installed but none of its top-level packages can be imported`,
-      'reinstall the distribution',
+      `distribution "${distribution}" ${raw.version} is installed but none of its top-level packages is in ${raw.root}`,
+      'reinstall the distribution (an editable install keeps its code elsewhere: use a `path` source for it)',
     );
-  // All top-level packages of one distribution share one folder; the first one decides the root.
-  const root = dirname(located[0]);
-  const tops = located.filter((l) => dirname(l) === root).map((l) => relative(root, l).split(sep).join('/'));
+  const diagnostics: Diagnostic[] = refused.length
+    ? [
+        {
+          code: 'top-level-refused',
+          severity: 'warning',
+          stage: 'sources',
+          source: sourceId,
+          message: `top_level.txt of ${distribution} names ${refused.map((r) => JSON.stringify(r.slice(0, 80))).join(', ')}, not a package name; ignored`,
+          hint: 'top_level.txt lists import names (`torchvision`); the distribution’s metadata is broken or hostile',
+        },
+      ]
+    : [];
   return {
     ok: true,
     dist: {
-      name: raw.name as string,
-      version: raw.version as string,
-      root,
+      // Metadata without a Name or Version is broken, not a reason to crash.
+      name: (raw.name as string | null) ?? distribution,
+      version: (raw.version as string | null) ?? 'unknown',
+      root: raw.root as string,
       tops,
       metaDir: raw.metaDir as string | null,
       license: (raw.license as string | null) ?? null,
@@ -119,6 +182,7 @@ export function locateDistribution(python: string, distribution: string, sourceI
       classifiers: raw.classifiers as string[],
       homePage: (raw.homePage as string | null) ?? null,
       projectUrls: raw.projectUrls as string[],
+      diagnostics,
     },
   };
 }
