@@ -5,6 +5,7 @@
 import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { Closure, IncludedStmt } from '../resolve/closure.ts';
+import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
 import { STDLIB } from './stdlib.ts';
@@ -136,7 +137,7 @@ function statementText(
 ): string {
   const facts = st.mod.facts.statements[st.stmt];
   const edits: Edit[] = [];
-  for (const ref of [...facts.eager, ...facts.deferred]) {
+  for (const ref of [...facts.eager, ...facts.deferred, ...facts.rebinds]) {
     const key = st.refs.get(ref.name);
     if (!key) continue;
     const name = plan.emitted.get(key)!;
@@ -158,8 +159,10 @@ function statementText(
   // The statement's own definition name, when its binding was renamed to resolve a clash.
   for (const [key, b] of c.bindings) {
     if (b.by !== st.key || !plan.renamed.has(key) || b.kind !== 'def') continue;
-    const at = definitionNameOffset(text, facts.kind, b.name);
-    if (at < 0) {
+    // Bound only through `global` in a function here: renamed at its occurrences above.
+    if (!facts.binds.includes(b.name) && facts.rebinds.some((r) => r.name === b.name)) continue;
+    const def = definitionName(text, facts.kind, b.name);
+    if (!def) {
       diagnostics.push({
         code: 'rename-failed',
         severity: 'warning',
@@ -171,7 +174,7 @@ function statementText(
       });
       continue;
     }
-    edits.push({ start: base + at, end: base + at + Buffer.byteLength(b.name), text: plan.emitted.get(key)! });
+    edits.push({ start: base + def.at, end: base + def.at + def.bytes, text: plan.emitted.get(key)! });
   }
   edits.sort((a, b) => b.start - a.start);
   let buf = Buffer.from(text, 'utf8');
@@ -186,22 +189,27 @@ function statementText(
   return text;
 }
 
-/** Byte offset (in the statement's UTF-8 text) of the name a class/def/assignment binds. */
-function definitionNameOffset(text: string, kind: string, name: string): number {
-  const esc = name.replace(/[$]/g, '\\$&');
+/**
+ * Byte offset and length (in the statement's UTF-8 text) of the name a class/def/assignment binds, or null.
+ * Names are matched as Python reads them (PEP 3131, NFKC): `class Ｂlock` binds `Block`.
+ */
+function definitionName(text: string, kind: string, name: string): { at: number; bytes: number } | null {
+  const ident = '[\\p{XID_Start}_][\\p{XID_Continue}]*';
   const re =
     kind === 'class'
-      ? new RegExp(`^\\s*class\\s+(${esc})\\b`, 'm')
+      ? new RegExp(`^\\s*class\\s+(${ident})`, 'gmu')
       : kind === 'function'
-        ? new RegExp(`^\\s*(?:async\\s+)?def\\s+(${esc})\\b`, 'm')
+        ? new RegExp(`^\\s*(?:async\\s+)?def\\s+(${ident})`, 'gmu')
         : kind === 'assign'
-          ? new RegExp(`^(${esc})\\b`)
+          ? new RegExp(`^(${ident})`, 'gu')
           : null;
-  if (!re) return -1;
-  const m = re.exec(text);
-  if (!m) return -1;
-  const charIndex = m.index + m[0].length - name.length;
-  return Buffer.byteLength(text.slice(0, charIndex));
+  if (!re) return null;
+  for (const m of text.matchAll(re)) {
+    if (pyName(m[1]) !== name) continue;
+    const charIndex = m.index + m[0].length - m[1].length;
+    return { at: Buffer.byteLength(text.slice(0, charIndex)), bytes: Buffer.byteLength(m[1]) };
+  }
+  return null;
 }
 
 /** Import lines for a header import statement: verbatim, unless a name it binds was renamed. */

@@ -46,11 +46,25 @@ export interface ExtractOptions {
   onDone?: () => void;
 }
 
-/** A Python identifier for a block's emitted module, unique within one extraction. */
+/** Longest emitted module name kept as it is (torchvision's longest is 86 characters). */
+const PLAIN_CHARS = 100;
+/** Readable part of a hashed module name (see moduleNameForBlock). */
+const READABLE_CHARS = 80;
+
+/**
+ * An ASCII Python identifier for a block's emitted module, and its file name (`<name>.py`): deterministic, and
+ * never near NAME_MAX (255 bytes). Upstream names can be 300-character class names or PEP 3131 identifiers
+ * (`ünï_cödé.Blöck`); a name over PLAIN_CHARS or with characters replaced keeps a readable ASCII prefix of
+ * READABLE_CHARS characters plus `_` and 12 hex digits of the SHA-256 of the block id, so two blocks that differ
+ * only in the cut or replaced part stay apart. ASCII, because the file name must not depend on how a file
+ * system normalises Unicode. See docs/index.md ("Long and non-ASCII names").
+ */
 export function moduleNameForBlock(block: Block): string {
   const raw = `${block.sourceId}__${block.module.replace(/\./g, '_')}__${block.qualname.replace(/\./g, '_')}`;
-  const ident = raw.replace(/[^A-Za-z0-9_]/g, '_');
-  return /^[A-Za-z_]/.test(ident) ? ident : `b_${ident}`;
+  const ascii = raw.replace(/[^A-Za-z0-9_]/g, '_');
+  const ident = /^[A-Za-z_]/.test(ascii) ? ascii : `b_${ascii}`;
+  if (ident.length <= PLAIN_CHARS && ascii === raw) return ident;
+  return `${ident.slice(0, READABLE_CHARS)}_${sha256(block.id).slice(0, 12)}`;
 }
 
 export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOptions): ExtractedBlock[] {

@@ -28,7 +28,8 @@ export function planNames(c: Closure, moduleLabel: (b: Binding) => string): Name
     let name = b.name;
     const holder = taken.get(name);
     if ((holder !== undefined && holder !== b.key) || RESERVED.has(name)) {
-      const base = `${b.name}_${moduleLabel(b)}`.replace(/[^A-Za-z0-9_]/g, '_');
+      // Upstream names may be any PEP 3131 identifier (`Blöck`): keep them, only non-identifier characters go.
+      const base = `${b.name}_${moduleLabel(b)}`.replace(/[^\p{XID_Continue}]/gu, '_');
       name = base;
       for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
       renamed.add(b.key);

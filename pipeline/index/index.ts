@@ -143,7 +143,20 @@ export async function indexSources(
       if (parsedFacts.has(r.blob)) stats.parsed++;
       else stats.reused++;
       const facts = parsedFacts.get(r.blob) ?? store.getFacts(r.blob)!;
-      const name = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
+      const { name, why } = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
+      if (why) {
+        // The sources stage already skips files whose own name can't be a module; a folder name is only known to
+        // matter here, below the import root (`my-scripts/x.py` above it is simply not importable by design).
+        diagnostics.push({
+          code: 'no-module-name',
+          severity: 'info',
+          stage: 'index',
+          source: snap.id,
+          path: r.path,
+          message: `not importable by name: ${why}; its classes are not discovered`,
+          hint: 'see docs/index.md ("Which files are indexed")',
+        });
+      }
       for (const d of facts.diagnostics) {
         diagnostics.push({ ...d, source: snap.id, path: r.path });
         stats.diagnostics++;

@@ -1,7 +1,6 @@
 // Maps a file path under a source's import root to its dotted module name, the way Python's import system would.
 import { posix } from 'node:path';
-
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+import { moduleNameProblem } from '../util/identifier.ts';
 
 export interface ModuleName {
   /** Dotted module name, e.g. 'torchvision.models.resnet'; a package's `__init__.py` names the package. */
@@ -11,16 +10,26 @@ export interface ModuleName {
 
 /**
  * `relToImportRoot` is the file's posix path relative to the import root. Returns null for files Python can't
- * import by name: outside the import root, not `.py`, or with a path part that isn't an identifier (`my-mod.py`).
- * Folders without `__init__.py` still count (PEP 420 namespace packages).
+ * import by name: outside the import root, not `.py`, or with a path part that isn't a PEP 3131 identifier in
+ * NFKC form (`my-mod.py`, `2d/conv.py`; `ünï_cödé.py` is fine). Folders without `__init__.py` still count
+ * (PEP 420 namespace packages). `why` says what is wrong with a file inside the import root that has no name.
+ * See docs/index.md ("Which files are indexed").
  */
-export function moduleNameFor(relToImportRoot: string): ModuleName | null {
-  if (relToImportRoot.startsWith('../') || !relToImportRoot.endsWith('.py')) return null;
+export function moduleNameFor(relToImportRoot: string): { name: ModuleName | null; why: string | null } {
+  if (relToImportRoot.startsWith('../') || !relToImportRoot.endsWith('.py')) return { name: null, why: null };
   const parts = relToImportRoot.slice(0, -3).split('/');
   const isPackage = parts[parts.length - 1] === '__init__';
   if (isPackage) parts.pop();
-  if (parts.length === 0 || !parts.every((p) => IDENT.test(p))) return null;
-  return { module: parts.join('.'), isPackage };
+  if (parts.length === 0) return { name: null, why: null };
+  for (const [i, p] of parts.entries()) {
+    const problem = moduleNameProblem(p);
+    if (problem) {
+      const what =
+        i === parts.length - 1 && !isPackage ? 'the file name' : `the folder '${JSON.stringify(p).slice(1, -1)}'`;
+      return { name: null, why: `${what} ${problem}` };
+    }
+  }
+  return { name: { module: parts.join('.'), isPackage }, why: null };
 }
 
 /** Path of a file relative to the import root, given its path relative to the source root and both roots. */

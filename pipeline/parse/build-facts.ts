@@ -12,7 +12,7 @@ import {
 } from './facts.ts';
 import { stringSequence } from './literals.ts';
 import type { TextMap } from './text-map.ts';
-import { NO_ATTRS, type GuardFrame } from './walk-state.ts';
+import { MAX_NESTING, NO_ATTRS, type GuardFrame } from './walk-state.ts';
 import type { ModuleWalker } from './walk-stmt.ts';
 
 type Refs = Map<string, NameOccurrence[]>;
@@ -37,6 +37,17 @@ function toNameRefs(refs: Refs | undefined): NameRef[] {
 function guardOf(frame: GuardFrame | null): ImportFact['guard'] {
   for (let f = frame; f; f = f.parent) if (f.kind !== 'try' || f.catches) return f.kind;
   return undefined;
+}
+
+function tooDeep(map: TextMap, start: number, end: number): Diagnostic {
+  return {
+    code: 'nesting-too-deep',
+    severity: 'error',
+    stage: 'parse',
+    message: `statement at line ${map.line(start)} nests expressions or blocks more than ${MAX_NESTING} levels deep; it is indexed as binding and reading nothing`,
+    hint: 'CPython refuses such code too (RecursionError or "too many nested parentheses"); the rest of the file is indexed',
+    span: map.span(start, end),
+  };
 }
 
 function allFact(w: ModuleWalker): AllFact | null {
@@ -78,11 +89,19 @@ export function buildFacts(
   const statements: TopStatement[] = w.statements.map((s, index) => {
     // Error ranges and statements are both in source order: one merge pass marks the broken statements.
     while (e < errorRanges.length && errorRanges[e][0] < s.start) e++;
-    let hasError = false;
+    let hasError = s.tooDeep === true;
     for (let k = e; k < errorRanges.length && errorRanges[k][0] <= s.end; k++) {
       if (errorRanges[k][0] >= s.start) hasError = true;
     }
+    if (s.tooDeep) diagnostics.push(tooDeep(map, s.start, s.end));
     const binds = [...s.binds];
+    const rebinds: NameRef[] = [];
+    for (const [name, spans] of s.rebinds) {
+      const occurrences = spans
+        .sort((a, b) => a.pos - b.pos)
+        .map((sp) => ({ startByte: map.byte(sp.pos), endByte: map.byte(sp.end), attrs: [] }));
+      rebinds.push({ name, occurrences });
+    }
     return {
       index,
       kind: s.kind,
@@ -90,6 +109,7 @@ export function buildFacts(
       binds,
       eager: toNameRefs(eager[index]),
       deferred: toNameRefs(deferred[index]),
+      rebinds,
       mutates: [...s.mutates],
       sideEffect: binds.length === 0 && s.kind !== 'import' && s.kind !== 'class' && s.kind !== 'function',
       hasError,

@@ -11,8 +11,11 @@ import type { LiteralValue, ParamKind } from '../catalog/contract.ts';
 
 export type { LiteralValue, ParamKind };
 
-/** Bump when extraction changes: the index reparses every blob whose facts carry an older version. */
-export const PARSER_VERSION = 1;
+/**
+ * Bump when extraction changes: the index reparses every blob whose facts carry an older version.
+ * 2: `rebinds` (names bound through `global` in deferred code), NFKC names, `nesting-too-deep`.
+ */
+export const PARSER_VERSION = 2;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -59,9 +62,18 @@ export interface TopStatement {
    * Module-level names this statement binds: class/def names, assignment targets (including tuple unpacking,
    * annotated/augmented assignment, for/with targets, walrus at module level), import aliases (for
    * `import a.b` the bound name is `a`), names bound anywhere inside a module-level if/try/with/for block,
-   * and names a nested function binds through a `global` declaration.
+   * and names a class body binds through `global` (it runs at import time). Names are as Python binds them
+   * (NFKC: `class Ｂlock` binds `Block`).
    */
   binds: string[];
+  /**
+   * Module-level names that code run later (a function or method body defined here) rebinds through `global`,
+   * with the spans of the `global` declaration and of each binding (renamed with the name on a clash). Not
+   * import-time bindings: the module-level initialiser is what a reader finds (docs/resolve.md).
+   *   def set_fast_norm(enable=True):
+   *       global _USE_FAST_NORM; _USE_FAST_NORM = enable    # rebinds: _USE_FAST_NORM
+   */
+  rebinds: NameRef[];
   /**
    * Free module-level (global or builtin) names read when this statement itself executes at import time:
    * decorators, base classes and class keywords, default values and annotations of functions (unless
@@ -82,7 +94,10 @@ export interface TopStatement {
   mutates: string[];
   /** True for a statement that binds nothing and is not an import/def/class (a bare call, an assert, ...). */
   sideEffect: boolean;
-  /** True when the statement contains a syntax error (ERROR/MISSING node); the assembler won't copy it silently. */
+  /**
+   * True when the statement contains a syntax error (ERROR/MISSING node), or nests too deeply to be read (then
+   * it binds and reads nothing); the assembler won't copy it silently.
+   */
   hasError: boolean;
 }
 

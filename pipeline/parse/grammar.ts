@@ -16,6 +16,8 @@ export interface Cursor {
   readonly nodeIsMissing: boolean;
   readonly startIndex: number;
   readonly endIndex: number;
+  /** Depth below the node the cursor was made on (the module: its statements are at depth 1). */
+  readonly currentDepth: number;
   gotoFirstChild(): boolean;
   gotoNextSibling(): boolean;
   gotoParent(): boolean;

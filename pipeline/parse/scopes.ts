@@ -102,9 +102,10 @@ export class ScopeTable {
 
   /**
    * Records that `name` is bound in `scope` from position `pos` on. Returns true when the binding lands in the
-   * module namespace: in the module scope itself, or through `global name` in a function or class body.
+   * module namespace: in the module scope itself, or through `global name` in a function or class body. The
+   * caller tells import time from later by the scope's `deferred` (docs/resolve.md, "global and nonlocal"):
    *   def setup():
-   *       global CACHE; CACHE = {}   # binds the module's CACHE
+   *       global CACHE; CACHE = {}   # the module's CACHE, when setup() runs: a rebinding, not an initialiser
    */
   bind(scope: number, name: string, pos: number): boolean {
     const s = this.scopes[scope];

@@ -5,6 +5,7 @@
 //       act = nn.ReLU            # eager: class body
 //       def forward(self, x=DEFAULT):   # eager: default
 //           return helper(x)     # deferred: method body
+import { pyName } from '../util/identifier.ts';
 import type { ClassFact, FunctionFact } from './facts.ts';
 import { literalValue } from './literals.ts';
 import { ExprWalker } from './walk-expr.ts';
@@ -13,11 +14,13 @@ import { EXPR, K, MUTATORS, T, X } from './walk-state.ts';
 const ABSTRACT_DECORATOR = /^(?:abc\s*\.\s*)?abstract(?:method|property|classmethod|staticmethod)$/;
 const RAISES_NOT_IMPLEMENTED = /^raise\s+(?:\(\s*)?NotImplementedError\b/;
 // `nn.Module`, `Generic[T]` → dotted name of the (subscripted) value; anything else has none.
-const DOTTED = /^\s*([\p{L}_][\p{L}\p{N}_]*(?:\s*\.\s*[\p{L}_][\p{L}\p{N}_]*)*)\s*(?:\[[\s\S]*\])?\s*$/u;
+const DOTTED =
+  /^\s*([\p{XID_Start}_][\p{XID_Continue}]*(?:\s*\.\s*[\p{XID_Start}_][\p{XID_Continue}]*)*)\s*(?:\[[\s\S]*\])?\s*$/u;
 
+/** The dotted name as Python reads it (NFKC: `nn.Ｍodule` is `nn.Module`). */
 export function dottedOf(text: string): string | null {
   const m = DOTTED.exec(text);
-  return m ? m[1].replace(/\s+/g, '') : null;
+  return m ? pyName(m[1].replace(/\s+/g, '')) : null;
 }
 
 /** Every index of `needle` in `text`, ascending. */

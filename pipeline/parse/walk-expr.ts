@@ -1,5 +1,6 @@
 // Expressions and binding targets: records reads with their scope and attribute chains, creates lambda and
 // comprehension scopes, and binds assignment/loop/walrus targets.
+import { pyName } from '../util/identifier.ts';
 import type { ParamFact, ParamKind } from './facts.ts';
 import { callsInTarget, scanExpression, type ScannedRead } from './scan-expr.ts';
 import { EXPR, K, MUTATORS, NO_ATTRS, T, WalkState, X, type RawRef } from './walk-state.ts';
@@ -30,14 +31,18 @@ export abstract class ExprWalker extends WalkState {
     const kind = EXPR[t];
     if (kind === X.Leaf) return null;
     if (kind === X.Name) return this.ref(scope);
-    if (kind === X.Attribute) return this.attribute(scope);
-    if (kind === X.Generic) {
+    // Everything below may come back here for a nested expression: `lambda: lambda: ...`, `a.b.c...(f)`.
+    this.enter();
+    let root: RawRef | null = null;
+    if (kind === X.Attribute) root = this.attribute(scope);
+    else if (kind === X.Generic) {
       if (!this.scan(scope)) this.children(scope);
     } else if (kind === X.Call) {
       if (!this.scan(scope)) this.call(scope);
     } else if (kind === X.Tree) this.children(scope);
     else this.special(kind, scope);
-    return null;
+    this.depth--;
+    return root;
   }
 
   /** Reads a plain expression from its text (see scan-expr.ts); false when it needs the node walk instead. */
@@ -56,8 +61,9 @@ export abstract class ExprWalker extends WalkState {
     const deferred = this.scopes.scopes[scope].deferred || (this.inAnnotation && this.futureAnnotations);
     let first: RawRef | null = null;
     for (const r of reads) {
+      for (let i = 0; i < r.attrs.length; i++) r.attrs[i] = pyName(r.attrs[i]);
       const ref: RawRef = {
-        name: r.name,
+        name: pyName(r.name),
         scope,
         pos: r.pos,
         end: r.end,
@@ -151,7 +157,7 @@ export abstract class ExprWalker extends WalkState {
     this.lastAttr = '';
     c.gotoFirstChild();
     while (c.gotoNextSibling())
-      if (c.nodeTypeId === T.identifier) this.lastAttr = this.text.slice(c.startIndex, c.endIndex);
+      if (c.nodeTypeId === T.identifier) this.lastAttr = pyName(this.text.slice(c.startIndex, c.endIndex));
     c.gotoParent();
     if (this.lastAttr !== '') this.addAttr(root, this.lastAttr);
     return root;
@@ -186,7 +192,13 @@ export abstract class ExprWalker extends WalkState {
     const text = this.text;
     for (let i = this.c.startIndex; ; i++) {
       const ch = text.charCodeAt(i);
-      if (ch === 102 || ch === 70) return this.children(scope); // f / F prefix
+      if (ch === 102 || ch === 70) {
+        // f / F prefix. Nested f-strings (`f"{f"{x}"}"`) recurse here without passing through expr().
+        this.enter();
+        this.children(scope);
+        this.depth--;
+        return;
+      }
       if (!((ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90))) return;
     }
   }
@@ -253,7 +265,7 @@ export abstract class ExprWalker extends WalkState {
     const name = c.nodeTypeId === T.identifier ? this.identifier() : null;
     while (c.gotoNextSibling()) this.expr(scope);
     c.gotoParent();
-    if (name) this.bindName(this.scopes.walrusTarget(scope), name.name, name.pos, true);
+    if (name) this.bindName(this.scopes.walrusTarget(scope), name.name, name.pos, true, name.end);
   }
 
   /** An annotation: read at definition time, unless `from __future__ import annotations` defers it. */
@@ -284,9 +296,11 @@ export abstract class ExprWalker extends WalkState {
     }
     if (TARGET_GROUP[t]) {
       if (c.gotoFirstChild()) {
+        this.enter(); // `((((a,),),),) = v`
         do this.target(scope);
         while (c.gotoNextSibling());
         c.gotoParent();
+        this.depth--;
       }
       return;
     }
@@ -306,9 +320,11 @@ export abstract class ExprWalker extends WalkState {
     }
     if (t === T.expressionList || TARGET_GROUP[t]) {
       if (c.gotoFirstChild()) {
+        this.enter();
         do this.deleteTarget(scope);
         while (c.gotoNextSibling());
         c.gotoParent();
+        this.depth--;
       }
       return;
     }

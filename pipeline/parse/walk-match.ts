@@ -24,6 +24,12 @@ export abstract class MatchWalker extends DefWalker {
   }
 
   private pattern(scope: number): void {
+    this.enter(); // `case [[[[x]]]]:`, `case A(A(A(x))):`
+    this.patternOf(scope);
+    this.depth--;
+  }
+
+  private patternOf(scope: number): void {
     const c = this.c;
     const t = c.nodeTypeId;
     if (EXPR[t] === X.Leaf) return;

@@ -5,6 +5,7 @@
 // with their scope and resolved after the walk, once every scope knows all its bindings.
 import type { ClassFact, FunctionFact, ImportFact, StatementKind } from './facts.ts';
 import { ERROR_ID, grammarIds, namedId, tokenId, type Cursor } from './grammar.ts';
+import { pyName } from '../util/identifier.ts';
 import { ScopeTable } from './scopes.ts';
 import type { TextMap } from './text-map.ts';
 
@@ -146,12 +147,38 @@ export interface RawRef {
   deferred: boolean;
 }
 
+/** A name's UTF-16 span in the decoded text. */
+export interface RawSpan {
+  pos: number;
+  end: number;
+}
+
 export interface RawStatement {
   kind: StatementKind;
   start: number;
   end: number;
   binds: Set<string>;
   mutates: Set<string>;
+  /** Module names rebound through `global` in code that runs later, with their `global` and binding spans. */
+  rebinds: Map<string, RawSpan[]>;
+  /** The walk gave up on this statement (nested deeper than MAX_NESTING): it records nothing. */
+  tooDeep?: boolean;
+}
+
+/**
+ * How deep the walker follows nested expressions, targets, patterns and blocks before it gives up on a
+ * statement. Fixed (rather than "until the stack overflows") so that facts are the same on the main thread and
+ * in a worker with another stack size, with a wide margin below the smallest of them (a cold main thread
+ * overflows near 1,500 levels of `lambda b=lambda b=...`). CPython refuses far less: `too many nested
+ * parentheses` past 200, a RecursionError compiling a few thousand nested lambdas. See docs/index.md ("Parse").
+ */
+export const MAX_NESTING = 500;
+
+/** Thrown when a statement nests deeper than MAX_NESTING; caught per top-level statement (walk-stmt.ts). */
+export class NestingTooDeep extends Error {
+  constructor() {
+    super(`nested more than ${MAX_NESTING} levels deep`);
+  }
 }
 
 /** An enclosing `try`/`if` while walking, to label the imports inside it. */
@@ -192,6 +219,10 @@ export abstract class WalkState {
   protected inAnnotation = false;
   /** In a class body, where the binding being made becomes visible (after the assignment's right-hand side). */
   protected bindPos = -1;
+  /** Current nesting of expressions, targets and blocks (see MAX_NESTING). */
+  protected depth = 0;
+  /** `global X` declarations in deferred scopes: `${scope}\0${name}` → their spans (renamed with the bindings). */
+  private readonly globalDecls = new Map<string, RawSpan[]>();
 
   constructor(
     protected readonly c: Cursor,
@@ -208,10 +239,16 @@ export abstract class WalkState {
     return this.text.slice(this.c.startIndex, this.c.endIndex);
   }
 
-  /** The identifier under the cursor and its start. */
-  protected identifier(): { name: string; pos: number } {
+  /** One more level of nesting; throws NestingTooDeep past MAX_NESTING. Pair with `this.depth--`. */
+  protected enter(): void {
+    if (++this.depth > MAX_NESTING) throw new NestingTooDeep();
+  }
+
+  /** The identifier under the cursor (as Python binds it: NFKC for non-ASCII text), its start and its end. */
+  protected identifier(): { name: string; pos: number; end: number } {
     const pos = this.c.startIndex;
-    return { name: this.text.slice(pos, this.identEnd(pos)), pos };
+    const end = this.identEnd(pos);
+    return { name: pyName(this.text.slice(pos, end)), pos, end };
   }
 
   /** End of the identifier starting at `pos`: scanned in JS for ASCII names, asked of the cursor otherwise. */
@@ -232,7 +269,7 @@ export abstract class WalkState {
     const end = this.identEnd(pos);
     if (end === pos) return null; // a MISSING identifier inserted by error recovery
     const r: RawRef = {
-      name: this.text.slice(pos, end),
+      name: pyName(this.text.slice(pos, end)),
       scope,
       pos,
       end,
@@ -250,13 +287,35 @@ export abstract class WalkState {
     else if (r.attrs.length < 4) r.attrs.push(name);
   }
 
-  /** Binds `name` in `scope`; a module-level binding is added to the current statement's `binds`. */
-  protected bindName(scope: number, name: string, pos: number, attribute: boolean): void {
+  /**
+   * Binds `name` in `scope`. A module-level binding made at import time is added to the current statement's
+   * `binds`; one made through `global` in code that runs later goes to its `rebinds` instead (with `end`, the
+   * name's span, for renames), because it is not what the module holds after import (docs/resolve.md):
+   *   _USE_FAST_NORM = False                  # binds
+   *   def set_fast_norm(enable=True):
+   *       global _USE_FAST_NORM
+   *       _USE_FAST_NORM = enable             # rebinds, when called
+   */
+  protected bindName(scope: number, name: string, pos: number, attribute: boolean, end = -1): void {
     if (name === '') return;
     const s = this.scopes.scopes[scope];
     const visibleFrom = s.kind === 'class' && this.bindPos >= 0 ? this.bindPos : pos;
-    if (this.scopes.bind(scope, name, visibleFrom)) this.statements[this.stmt].binds.add(name);
-    else if (attribute && s.kind === 'class') {
+    if (this.scopes.bind(scope, name, visibleFrom)) {
+      const st = this.statements[this.stmt];
+      if (!s.deferred) st.binds.add(name);
+      else {
+        let spans = st.rebinds.get(name);
+        if (!spans) st.rebinds.set(name, (spans = []));
+        // The `global X` lines of this scope are renamed with its bindings, once.
+        const key = `${scope}\0${name}`;
+        const decls = this.globalDecls.get(key);
+        if (decls) {
+          spans.push(...decls);
+          this.globalDecls.delete(key);
+        }
+        if (end > pos) spans.push({ pos, end });
+      }
+    } else if (attribute && s.kind === 'class') {
       const cls = this.classByScope.get(scope);
       if (cls && !cls.attributes.includes(name)) cls.attributes.push(name);
     }
@@ -264,8 +323,20 @@ export abstract class WalkState {
 
   /** Binds the identifier under the cursor (`attribute`: counts as a class attribute when bound in a class body). */
   protected bindHere(scope: number, attribute = true): void {
-    const { name, pos } = this.identifier();
-    this.bindName(scope, name, pos, attribute);
+    const { name, pos, end } = this.identifier();
+    this.bindName(scope, name, pos, attribute, end);
+  }
+
+  /** `global X` (the identifier under the cursor) in `scope`. */
+  protected declareGlobal(scope: number): void {
+    const { name, pos, end } = this.identifier();
+    this.scopes.declareGlobal(scope, name);
+    if (!this.scopes.scopes[scope].deferred) return;
+    // Kept until the scope rebinds X (bindName): a `global X` that only reads needs no rename to stay right.
+    const key = `${scope}\0${name}`;
+    const decls = this.globalDecls.get(key);
+    if (decls) decls.push({ pos, end });
+    else this.globalDecls.set(key, [{ pos, end }]);
   }
 
   /** A mutation of `root` when this code runs at import time. */

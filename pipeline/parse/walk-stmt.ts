@@ -4,7 +4,8 @@ import type { ImportFact, ImportedName, StatementKind } from './facts.ts';
 import { MatchWalker } from './walk-match.ts';
 import { ERROR_ID, namedId } from './grammar.ts';
 import { assignmentSplit, scanExpression, skipSpace, targetShape, type ScannedRead } from './scan-expr.ts';
-import { EXPR, K, T, X, type GuardFrame } from './walk-state.ts';
+import { pyName } from '../util/identifier.ts';
+import { EXPR, K, NestingTooDeep, T, X, type GuardFrame } from './walk-state.ts';
 
 const enum S {
   Other = 0,
@@ -59,7 +60,11 @@ const CATCHES_IMPORT_ERROR = /\b(?:ImportError|ModuleNotFoundError|Exception|Bas
 const TYPE_CHECKING = /^(?:[\w.]*\.)?TYPE_CHECKING$/;
 
 export class ModuleWalker extends MatchWalker {
-  /** Walks the whole module: one statement record per top-level statement (comments are not statements). */
+  /**
+   * Walks the whole module: one statement record per top-level statement (comments are not statements). A
+   * statement nested too deeply for the walker (`X = lambda: lambda: ...` 50,000 times) is recorded as binding
+   * and reading nothing, flagged `tooDeep`; the statements after it are walked as usual.
+   */
   module(): void {
     const c = this.c;
     if (!c.gotoFirstChild()) return;
@@ -73,10 +78,55 @@ export class ModuleWalker extends MatchWalker {
         end: c.endIndex,
         binds: new Set(),
         mutates: new Set(),
+        rebinds: new Map(),
       });
-      this.statement(0, t);
+      const mark = this.mark();
+      try {
+        this.statement(0, t);
+      } catch (err) {
+        // The stack running out before MAX_NESTING does (a thread with a smaller stack) ends the same way.
+        const overflow = err instanceof RangeError && /call stack/i.test(err.message);
+        if (!(err instanceof NestingTooDeep) && !overflow) throw err;
+        this.rollback(mark);
+        while (c.currentDepth > 1) c.gotoParent();
+      }
     } while (c.gotoNextSibling());
     c.gotoParent();
+  }
+
+  /** What the walk has recorded so far, to drop a statement's partial records when it is given up. */
+  private mark() {
+    return {
+      refs: this.refs.length,
+      mutations: this.mutations.length,
+      imports: this.imports.length,
+      classes: this.classes.length,
+      functions: this.functions.length,
+      allOps: this.allOps.length,
+      guard: this.guard,
+      bindPos: this.bindPos,
+      inAnnotation: this.inAnnotation,
+      futureAnnotations: this.futureAnnotations,
+    };
+  }
+
+  private rollback(m: ReturnType<ModuleWalker['mark']>): void {
+    this.refs.length = m.refs;
+    this.mutations.length = m.mutations;
+    this.imports.length = m.imports;
+    this.classes.length = m.classes;
+    this.functions.length = m.functions;
+    this.allOps.length = m.allOps;
+    this.guard = m.guard;
+    this.bindPos = m.bindPos;
+    this.inAnnotation = m.inAnnotation;
+    this.futureAnnotations = m.futureAnnotations;
+    this.depth = 0;
+    const st = this.statements[this.stmt];
+    st.binds.clear();
+    st.mutates.clear();
+    st.rebinds.clear();
+    st.tooDeep = true;
   }
 
   private topKind(t: number): StatementKind {
@@ -100,9 +150,11 @@ export class ModuleWalker extends MatchWalker {
   block(scope: number): void {
     const c = this.c;
     if (!c.gotoFirstChild()) return;
+    this.enter();
     do this.statement(scope, c.nodeTypeId);
     while (c.gotoNextSibling());
     c.gotoParent();
+    this.depth--;
   }
 
   private statement(scope: number, t: number): void {
@@ -131,7 +183,7 @@ export class ModuleWalker extends MatchWalker {
       case S.Delete:
         return this.eachChild((ct) => EXPR[ct] !== X.Leaf && this.deleteTarget(scope, ct));
       case S.Global:
-        return this.eachChild((ct) => ct === T.identifier && this.scopes.declareGlobal(scope, this.identifier().name));
+        return this.eachChild((ct) => ct === T.identifier && this.declareGlobal(scope));
       case S.Nonlocal:
         return this.eachChild(
           (ct) => ct === T.identifier && this.scopes.declareNonlocal(scope, this.identifier().name),
@@ -185,11 +237,12 @@ export class ModuleWalker extends MatchWalker {
     if (shape === null) return false;
     if (shape === 'name') {
       const pos = skipSpace(text, start, eq);
-      const name = text.slice(pos, this.identEnd(pos));
+      const nameEnd = this.identEnd(pos);
+      const name = pyName(text.slice(pos, nameEnd));
       if (name === '__all__') return false;
       const saved = this.bindPos;
       if (this.scopes.scopes[scope].kind === 'class') this.bindPos = end; // `class A: x = x` reads the module's x
-      this.bindName(scope, name, pos, true);
+      this.bindName(scope, name, pos, true, nameEnd);
       this.bindPos = saved;
     } else {
       const lhs = this.lhs;
@@ -233,7 +286,7 @@ export class ModuleWalker extends MatchWalker {
       else if (t === K.eq) {
         expect = 2;
         // Targets bind left to right (`a = b = c` binds a, then b); in a class body only after the value.
-        if (left && !assigned) this.bindName(scope, left.name, left.pos, true);
+        if (left && !assigned) this.bindName(scope, left.name, left.pos, true, left.end);
         assigned = true;
       } else if (EXPR[t] === X.Leaf) continue;
       else if (expect === 1) this.annotation(scope, false);
@@ -256,7 +309,7 @@ export class ModuleWalker extends MatchWalker {
     const lt = c.nodeTypeId;
     const isName = lt === T.identifier;
     const read = isName ? this.ref(scope) : null;
-    const left = read ? { name: read.name, pos: read.pos } : null;
+    const left = read ? { name: read.name, pos: read.pos, end: read.end } : null;
     if (!isName) this.target(scope, lt);
     while (c.gotoNextSibling()) {
       const t = c.nodeTypeId;
@@ -267,7 +320,7 @@ export class ModuleWalker extends MatchWalker {
     c.gotoParent();
     if (left) {
       this.mutation(scope, read);
-      this.bindName(scope, left.name, left.pos, true);
+      this.bindName(scope, left.name, left.pos, true, left.end);
     }
     this.bindPos = saved;
   }
@@ -368,7 +421,7 @@ export class ModuleWalker extends MatchWalker {
         const text = this.nodeText().replace(/[\s\\]+/g, '');
         const dots = /^\.*/.exec(text)![0].length;
         fact.level = dots;
-        fact.module = text.slice(dots);
+        fact.module = pyName(text.slice(dots));
       } else if (names && (t === T.dottedName || t === T.aliasedImport)) {
         const n = t === T.dottedName ? this.importedName(fact.kind) : this.aliasedName(fact.kind);
         fact.names.push(n);
@@ -380,7 +433,7 @@ export class ModuleWalker extends MatchWalker {
   }
 
   private importedName(kind: ImportFact['kind']): ImportedName {
-    const name = this.nodeText().replace(/[\s\\]+/g, '');
+    const name = pyName(this.nodeText().replace(/[\s\\]+/g, ''));
     // `import a.b.c` binds `a`; `from x import y` binds `y`.
     return { name, bound: kind === 'import' ? name.split('.')[0] : name };
   }

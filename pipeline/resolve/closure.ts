@@ -235,6 +235,9 @@ export function computeClosure(
     }
     for (const ref of facts.eager) if (!facts.binds.includes(ref.name)) resolveRef(st, ref.name, ref.occurrences, true);
     for (const ref of facts.deferred) resolveRef(st, ref.name, ref.occurrences, false);
+    // `global X; X = v` in a function: X is the module's X, so its import-time initialiser comes too (and a
+    // rename on a clash reaches the `global` line and the assignment). docs/resolve.md, "global and nonlocal".
+    for (const ref of facts.rebinds) if (!st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);
     for (const ref of facts.deferred.concat(facts.eager)) {
       // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
       if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);

@@ -8,6 +8,13 @@ export interface SourceInfo {
   priority: 1 | 2;
 }
 
+interface ModuleBindings {
+  /** Name → statements binding it at import time (directly, or by calling a function that rebinds it), in order. */
+  binders: Map<string, number[]>;
+  /** Name → statements whose functions rebind it through `global` when they run, in order. */
+  rebinders: Map<string, number[]>;
+}
+
 /** Compound statements whose bindings may not happen when the module runs. */
 const CONDITIONAL = new Set(['if', 'try', 'for', 'while', 'with']);
 
@@ -18,7 +25,7 @@ export class Program {
   private readonly prefixes = new Map<string, Set<string>>();
   /** Search order for a module not found in the importing source: priority, then id. */
   private readonly order: string[];
-  private readonly bindingCache = new WeakMap<IndexedModule, Map<string, number>>();
+  private readonly bindingCache = new WeakMap<IndexedModule, ModuleBindings>();
   private readonly importsByStmt = new WeakMap<IndexedModule, Map<number, ImportFact[]>>();
 
   constructor(
@@ -66,34 +73,73 @@ export class Program {
 
   /**
    * Index of the top-level statement that binds `name` last in module `mod`, or -1. The last binding is what
-   * functions see after the module finished executing: `x = 1` ... `x = 2` → the second.
+   * functions see after the module finished executing: `x = 1` ... `x = 2` → the second. A function that rebinds
+   * the name through `global` is not a binding of it (it runs later, if ever); only when nothing at import time
+   * binds the name does the last such function stand in (docs/resolve.md, "global and nonlocal").
    */
   lastBinding(mod: IndexedModule, name: string): number {
-    let map = this.bindingCache.get(mod);
-    if (!map) {
-      map = new Map();
-      for (const st of mod.facts.statements) for (const b of st.binds) map.set(b, st.index);
-      this.bindingCache.set(mod, map);
-    }
-    return map.get(name) ?? -1;
+    const b = this.bindingsOf(mod);
+    const at = b.binders.get(name) ?? b.rebinders.get(name);
+    return at ? at[at.length - 1] : -1;
   }
 
   /**
    * Statements that must run for `name` to be bound after the module ran: the last binding, and when that one is
-   * conditional (inside if/try/for/while/with, which may not bind it) or reads the name itself (`X += [...]`), the
-   * earlier ones back to a plain binding. `def f(): ...` then `try: ...; def f(): ... except OSError: pass` needs both.
+   * conditional (inside if/try/for/while/with, which may not bind it), reads the name itself (`X += [...]`) or
+   * binds it by calling a function that rebinds it through `global` (`_init()`), the earlier ones back to a plain
+   * binding. `def f(): ...` then `try: ...; def f(): ... except OSError: pass` needs both. A name only functions
+   * bind (through `global`, when called) gives every such function.
+   *   _USE_FAST_NORM = False            # the chain of _USE_FAST_NORM: this statement alone
+   *   def set_fast_norm(enable=True):
+   *       global _USE_FAST_NORM; _USE_FAST_NORM = enable
    */
   bindingChain(mod: IndexedModule, name: string): number[] {
+    const b = this.bindingsOf(mod);
+    const binders = b.binders.get(name);
+    if (!binders) return [...(b.rebinders.get(name) ?? [])];
     const chain: number[] = [];
-    for (let i = this.lastBinding(mod, name); i >= 0; i--) {
-      const st = mod.facts.statements[i];
-      if (!st.binds.includes(name)) continue;
-      chain.push(i);
+    for (let i = binders.length - 1; i >= 0; i--) {
+      const st = mod.facts.statements[binders[i]];
+      chain.push(st.index);
       // `X += [...]` / `X = X + 1` rebind X from its earlier value, which must exist too.
       const readsItself = st.eager.some((r) => r.name === name);
-      if (!CONDITIONAL.has(st.kind) && !readsItself) break;
+      const byCall = !st.binds.includes(name);
+      if (!CONDITIONAL.has(st.kind) && !readsItself && !byCall) break;
     }
     return chain.reverse();
+  }
+
+  /**
+   * Per name, the statements binding it at import time, in order, and the statements whose deferred code rebinds
+   * it through `global`. A statement that calls such a function at import time counts as binding the name:
+   *   def _init():
+   *       global _TABLE; _TABLE = build()
+   *   _init()                           # binds _TABLE (by call)
+   */
+  private bindingsOf(mod: IndexedModule): ModuleBindings {
+    let b = this.bindingCache.get(mod);
+    if (b) return b;
+    b = { binders: new Map(), rebinders: new Map() };
+    const latest = new Map<string, number>();
+    const add = (map: Map<string, number[]>, name: string, index: number) => {
+      const list = map.get(name);
+      if (!list) map.set(name, [index]);
+      else if (list[list.length - 1] !== index) list.push(index);
+    };
+    const statements = mod.facts.statements;
+    for (const st of statements) {
+      for (const ref of st.eager) {
+        const def = latest.get(ref.name);
+        if (def !== undefined) for (const rb of statements[def].rebinds) add(b.binders, rb.name, st.index);
+      }
+      for (const name of st.binds) {
+        add(b.binders, name, st.index);
+        latest.set(name, st.index);
+      }
+      for (const rb of st.rebinds) add(b.rebinders, rb.name, st.index);
+    }
+    this.bindingCache.set(mod, b);
+    return b;
   }
 
   /** Module-scope imports of one top-level statement (a plain import, or imports nested in a module-level if/try). */

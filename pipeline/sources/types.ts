@@ -9,7 +9,8 @@ import type { Priority, SourceKind } from '../config/types.ts';
  */
 export type SourceStatus = 'fetched' | 'updated' | 'unchanged' | 'stale' | 'failed';
 
-export type SkipReason = 'too-large' | 'symlink-escape' | 'symlink-dir' | 'not-regular' | 'unreadable';
+/** `bad-name`: no Python module can have this name (`a\nb.py`, `my-mod.py`); see docs/index.md. */
+export type SkipReason = 'too-large' | 'symlink-escape' | 'symlink-dir' | 'not-regular' | 'unreadable' | 'bad-name';
 
 export interface SourceFileEntry {
   /** Posix path relative to `root`. */

@@ -1,8 +1,10 @@
 // Lists a source's Python files safely: include/exclude globs, a size cap, and no trust in the tree itself —
-// a symlink is never followed out of the source root, non-regular files are skipped, and each skip is recorded.
+// a symlink is never followed out of the source root, non-regular files and names no Python module can have are
+// skipped, and each skip is recorded. See docs/index.md ("Which files are indexed").
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { folderMayMatch, makePathFilter } from '../util/glob.ts';
+import { controlChar, moduleNameProblem } from '../util/identifier.ts';
 import type { SkippedFile, SourceFileEntry } from './types.ts';
 
 export interface WalkOptions {
@@ -18,16 +20,35 @@ export interface WalkResult {
   skipped: SkippedFile[];
 }
 
+function isFolder(abs: string): boolean {
+  try {
+    return lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function walkSource(root: string, opts: WalkOptions): WalkResult {
   const keep = makePathFilter(opts.include, opts.exclude);
   const realRoot = realpathSync(root);
   const files: SourceFileEntry[] = [];
   const skipped: SkippedFile[] = [];
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
-  const isPy = (rel: string) => rel.endsWith('.py') && keep(rel);
+  // `model.py\n` is meant to look like a Python file: trailing control characters don't hide it from the check.
+  const isPy = (rel: string) => {
+    const trimmed = rel.replace(/[\p{Cc}\s]+$/u, '');
+    return trimmed.endsWith('.py') && keep(trimmed);
+  };
 
   const addFile = (rel: string, size: number) => {
-    if (size > opts.maxFileBytes)
+    // A file Python can't import by its own name (`a\nb.py`, `my-mod.py`, `2d.py`, `x.y.py`) is recorded, never
+    // indexed: no module name means no block, and a control character in a path breaks every log that prints it.
+    const base = rel.slice(rel.lastIndexOf('/') + 1);
+    const problem = base.endsWith('.py')
+      ? moduleNameProblem(base.slice(0, -3))
+      : `has ${JSON.stringify(base.slice(base.lastIndexOf('.py') + 3))} after '.py'`;
+    if (problem) skipped.push({ path: rel, reason: 'bad-name', detail: `the file name ${problem}` });
+    else if (size > opts.maxFileBytes)
       skipped.push({ path: rel, reason: 'too-large', detail: `${size} bytes > maxFileBytes ${opts.maxFileBytes}` });
     else files.push({ path: rel, size });
   };
@@ -70,7 +91,18 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
       }
       for (const name of names) {
         if (name === '.git' || name === '__pycache__') continue;
-        visit(rel ? `${rel}/${name}` : name);
+        const child = rel ? `${rel}/${name}` : name;
+        const ctrl = controlChar(name);
+        // A folder named with a control character is recorded once and not entered (see addFile for files).
+        if (ctrl && isFolder(join(root, child)) && folderMayMatch(opts.include, child)) {
+          skipped.push({
+            path: child,
+            reason: 'bad-name',
+            detail: `the folder name contains a control character (${ctrl})`,
+          });
+          continue;
+        }
+        visit(child);
       }
       return;
     }

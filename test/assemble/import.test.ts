@@ -1,4 +1,5 @@
-// Every module emitted for the resolver cases imports in a fresh isolated Python with the fixture package blocked.
+// Every module emitted for the resolver cases imports in a fresh isolated Python with the fixture package blocked,
+// and runs the case's `run` code where it has one.
 import { describe, expect, it } from 'vitest';
 import { extractBlocks, writeManifest } from '../../pipeline/assemble/extract.ts';
 import { indexTree } from '../helpers/corpus.ts';
@@ -16,7 +17,7 @@ describe('emitted modules import without their repository', () => {
       const [module, cls] = c.block.split(':');
       const block = discovered.blocks.find((b) => b.module === module && b.qualname === cls)!;
       const [out] = extractBlocks(program, [block], { outDir, labels: new Map() });
-      entries.push({ ...out.entry, module: out.entry.module, case: c.name });
+      entries.push({ ...out.entry, module: out.entry.module, case: c.name, run: c.run });
     }
     const results = importInFreshPython(entries, ['pkg']);
     const failures = entries

@@ -9,10 +9,11 @@ export function testPython(): string {
 
 /**
  * Imports each (importRoot, module, className) in one fresh isolated interpreter (`-I`: no user site, no cwd on
- * sys.path) with the named packages blocked by a meta-path finder; returns per-module 'ok' or the error.
+ * sys.path) with the named packages blocked by a meta-path finder; returns per-module 'ok' or the error. An
+ * item's `run` (Python source) then runs with the class as `Block` and torch imported.
  */
 export function importInFreshPython(
-  items: { importRoot: string; module: string; className: string }[],
+  items: { importRoot: string; module: string; className: string; run?: string }[],
   blocked: string[],
   opts: { build?: boolean } = {},
 ): Map<string, string> {
@@ -31,6 +32,8 @@ for it in json.load(sys.stdin):
         if it['importRoot'] not in sys.path:
             sys.path.insert(0, it['importRoot'])
         cls = getattr(importlib.import_module(it['module']), it['className'])
+        if it.get('run'):
+            exec(it['run'], {'Block': cls, 'torch': importlib.import_module('torch')})
         if ${opts.build ? 'True' : 'False'}:
             obj = cls()
             out[it['module']] = 'ok:%d' % sum(p.numel() for p in obj.parameters())

@@ -1,5 +1,5 @@
 // Bad input is data, never a crash: undecodable bytes, coding lines, NUL bytes, empty files, syntax errors,
-// names that collide with Object.prototype, multi-megabyte generated modules.
+// names that collide with Object.prototype, multi-megabyte generated modules, nesting deeper than the walker goes.
 import { describe, expect, it } from 'vitest';
 import { decodePython } from '../../pipeline/parse/decode.ts';
 import { parseModule, parseText } from '../../pipeline/parse/parse-module.ts';
@@ -144,6 +144,26 @@ describe('degenerate and broken files', () => {
     expect(facts.classes).toHaveLength(i);
     expect(facts.statements).toHaveLength(i + 2);
     expect(facts.statements[i + 1].deferred.map((r) => r.name).sort()).toEqual([`helper_${i - 1}`, 'nn', 'super']);
+  });
+
+  it('50,000 nested lambdas: a nesting-too-deep diagnostic for that statement, the rest of the file is read', () => {
+    const deep = `X = ${'lambda: '.repeat(50_000)}1\n`;
+    const src = `import torch\n${deep}class After(nn.Module):\n    def forward(self, x):\n        return helper(x)\n`;
+    const facts = parseText(src);
+    expect(codes(facts.diagnostics)).toEqual(['nesting-too-deep']);
+    expect(facts.diagnostics[0]).toMatchObject({ severity: 'error', span: { startLine: 2, endLine: 2 } });
+    // The deep statement binds and reads nothing and is never copied; the statements around it are intact.
+    expect(facts.statements[1]).toMatchObject({ binds: [], eager: [], deferred: [], hasError: true });
+    expect(facts.statements[2].binds).toEqual(['After']);
+    expect(facts.statements[2].deferred.map((r) => r.name)).toEqual(['helper']);
+    expect(facts.classes.map((c) => c.name)).toEqual(['After']);
+  });
+
+  it('nesting CPython accepts (200 brackets, 400 lambdas) is read in full', () => {
+    const facts = parseText(`X = ${'f('.repeat(200)}lambda: Y${')'.repeat(200)}\nZ = ${'lambda: '.repeat(400)}W\n`);
+    expect(facts.diagnostics).toEqual([]);
+    expect(facts.statements[0].deferred.map((r) => r.name)).toEqual(['Y']);
+    expect(facts.statements[1].deferred.map((r) => r.name)).toEqual(['W']);
   });
 
   it('a very long expression does not overflow the stack', () => {

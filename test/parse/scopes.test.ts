@@ -10,6 +10,8 @@ interface Case {
   binds?: string[];
   eager?: string[];
   deferred?: string[];
+  /** Module names rebound through `global` in code that runs later. */
+  rebinds?: string[];
   mutates?: string[];
   sideEffect?: boolean;
 }
@@ -109,16 +111,44 @@ const cases: Case[] = [
   { why: 'augmented assignment makes the name local', src: 'def f():\n    total += 1\n', deferred: [] },
   { why: '`del x` makes x local', src: 'def f():\n    del x\n', deferred: [] },
   {
-    why: 'global: the module name is read and bound through the def',
+    why: 'global: the module name is read, and rebound when the def runs (not an import-time binding)',
     src: 'def setup():\n    global CACHE\n    CACHE = {}\n    return CACHE\n',
-    binds: ['setup', 'CACHE'],
+    binds: ['setup'],
     deferred: ['CACHE'],
+    rebinds: ['CACHE'],
   },
   {
-    why: 'global in a method binds through the class statement',
+    why: 'global in a method rebinds when the method runs, not when the class statement does',
     src: 'class A:\n    def m(self):\n        global STATE\n        STATE = 1\n',
-    binds: ['A', 'STATE'],
+    binds: ['A'],
     deferred: [],
+    rebinds: ['STATE'],
+  },
+  {
+    why: 'global in a class body binds at import time: the body runs with the class statement',
+    src: 'class A:\n    global FLAG\n    FLAG = 1\n',
+    binds: ['A', 'FLAG'],
+    rebinds: [],
+  },
+  {
+    why: 'global + augmented assignment: read and rebound later',
+    src: 'def bump():\n    global N\n    N += 1\n',
+    binds: ['bump'],
+    deferred: ['N'],
+    rebinds: ['N'],
+  },
+  {
+    why: 'nonlocal rebinds the enclosing function’s name, never the module’s',
+    src: 'def outer():\n    n = 0\n    def inner():\n        nonlocal n\n        n = 1\n    return inner\n',
+    binds: ['outer'],
+    deferred: [],
+    rebinds: [],
+  },
+  {
+    why: 'identifiers are NFKC-normalised as Python does: `ﬁx` and `fix` are one name, `Ｂlock` binds Block',
+    src: 'class Ｂlock:\n    def f(self): return ﬁx(1)\n',
+    binds: ['Block'],
+    deferred: ['fix'],
   },
   {
     why: 'nonlocal refers to the enclosing function, never free',
@@ -273,9 +303,10 @@ const cases: Case[] = [
     deferred: ['CONST'],
   },
   {
-    why: 'global in a doubly nested function still binds through the top statement',
+    why: 'global in a doubly nested function rebinds through the top statement when it runs',
     src: 'def outer():\n    def inner():\n        global G\n        G = 1\n',
-    binds: ['outer', 'G'],
+    binds: ['outer'],
+    rebinds: ['G'],
   },
   {
     why: 'async comprehension targets are local',
@@ -359,6 +390,7 @@ describe('free names per top-level statement', () => {
       if (c.binds) expect(st.binds).toEqual(c.binds);
       if (c.eager) expect(names(st.eager)).toEqual(c.eager);
       if (c.deferred) expect(names(st.deferred)).toEqual(c.deferred);
+      if (c.rebinds) expect(names(st.rebinds)).toEqual(c.rebinds);
       if (c.mutates) expect(st.mutates).toEqual(c.mutates);
       if (c.sideEffect !== undefined) expect(st.sideEffect).toBe(c.sideEffect);
     });
@@ -396,5 +428,13 @@ describe('occurrences', () => {
       for (const o of ref.occurrences) expect(bytes.subarray(o.startByte, o.endByte).toString('utf8')).toBe(ref.name);
     expect(facts.statements[1].binds).toEqual(['π']);
     expect(bytes.subarray(st.span.startByte, st.span.endByte).toString('utf8')).toBe('X = Y + π');
+  });
+
+  it('a global rebinding records its `global` declaration and each binding, for renames', () => {
+    const src = 'def set_fast_norm(enable=True):\n    global _USE_FAST_NORM\n    _USE_FAST_NORM = enable\n';
+    const [rb] = parseText(src).statements[0].rebinds;
+    expect(rb.name).toBe('_USE_FAST_NORM');
+    expect(rb.occurrences.map((o) => src.slice(o.startByte, o.endByte))).toEqual(['_USE_FAST_NORM', '_USE_FAST_NORM']);
+    expect(rb.occurrences.map((o) => o.startByte)).toEqual([src.indexOf('_USE'), src.lastIndexOf('_USE')]);
   });
 });

@@ -15,6 +15,11 @@ export interface ResolverCase {
   notCode?: string[];
   /** Diagnostic codes expected. */
   diagnostics?: string[];
+  /**
+   * Python run after the emitted module is imported (test/assemble/import.test.ts), with the block class as
+   * `Block` and `torch` imported: for closures whose gaps only show when code runs (a NameError in forward).
+   */
+  run?: string;
 }
 
 const NN = 'import torch\nimport torch.nn as nn\n';
@@ -352,6 +357,8 @@ export const cases: ResolverCase[] = [
     }),
     block: 'pkg.m:Block',
     has: ['pkg.m:COUNTER'],
+    code: ['COUNTER = 0'],
+    run: 'Block()(1)',
   },
   {
     name: 'closure variable is not global',
@@ -740,5 +747,233 @@ export const cases: ResolverCase[] = [
     }),
     block: 'pkg.m:Block',
     code: ["LAYERS = ['a']", "LAYERS += ['b']"],
+  },
+
+  // global and nonlocal (issue 13 item 7; docs/resolve.md, "global and nonlocal")
+  {
+    name: 'global: the module-level initialiser, not the function that rebinds it (timm fast_norm)',
+    why: '`global _USE_FAST_NORM` in set_fast_norm rebinds it only when called; after import the module holds `False`',
+    files: pkg({
+      'pkg/fast_norm.py': py`
+      _USE_FAST_NORM = False
+      def is_fast_norm():
+          return _USE_FAST_NORM
+      def set_fast_norm(enable=True):
+          global _USE_FAST_NORM
+          _USE_FAST_NORM = enable
+    `,
+      'pkg/norm.py':
+        NN +
+        py`
+      import torch.nn.functional as F
+      from .fast_norm import is_fast_norm
+      class LayerNorm2d(nn.LayerNorm):
+          def __init__(self, num_channels, eps=1e-6, affine=True):
+              super().__init__(num_channels, eps=eps, elementwise_affine=affine)
+              self.fast_norm = is_fast_norm()
+          def forward(self, x):
+              x = x.permute(0, 2, 3, 1)
+              x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+              return x.permute(0, 3, 1, 2)
+    `,
+    }),
+    block: 'pkg.norm:LayerNorm2d',
+    has: ['pkg.fast_norm:is_fast_norm'],
+    hasNot: ['pkg.fast_norm:set_fast_norm'],
+    code: ['_USE_FAST_NORM = False'],
+    run: 'Block(4)(torch.zeros(1, 4, 2, 2))',
+  },
+  {
+    name: 'global in a method of a class: the initialiser, not the class (timm _NO_JIT)',
+    why: '`global _NO_JIT` in set_layer_config.__init__ runs when the class is instantiated, not when it is defined',
+    files: pkg({
+      'pkg/config.py': py`
+      _NO_JIT = False
+      _EXPORTABLE = False
+      def is_no_jit():
+          return _NO_JIT
+      class set_layer_config:
+          def __init__(self, no_jit=None, exportable=None):
+              global _NO_JIT, _EXPORTABLE
+              self.prev = _NO_JIT, _EXPORTABLE
+              if no_jit is not None:
+                  _NO_JIT = no_jit
+              if exportable is not None:
+                  _EXPORTABLE = exportable
+          def __exit__(self, *args):
+              global _NO_JIT, _EXPORTABLE
+              _NO_JIT, _EXPORTABLE = self.prev
+    `,
+      'pkg/eca.py':
+        NN +
+        py`
+      from .config import is_no_jit
+      class EcaModule(nn.Module):
+          def __init__(self, k=3):
+              super().__init__()
+              self.conv = nn.Conv1d(1, 1, kernel_size=k, padding=k // 2, bias=False)
+          def forward(self, x):
+              y = x.mean((2, 3)).view(x.shape[0], 1, -1)
+              y = self.conv(y) if is_no_jit() else self.conv(y)
+              return x * y.view(x.shape[0], -1, 1, 1).sigmoid()
+    `,
+    }),
+    block: 'pkg.eca:EcaModule',
+    has: ['pkg.config:is_no_jit'],
+    hasNot: ['pkg.config:set_layer_config', 'pkg.config:_EXPORTABLE'],
+    code: ['_NO_JIT = False'],
+    run: 'Block()(torch.zeros(1, 4, 2, 2))',
+  },
+  {
+    name: 'global with a conditional module-level initialiser (timm _USE_FUSED_ATTN)',
+    why: 'the if/else that binds it at import time is the initialiser; set_fused_attn only rebinds it when called',
+    files: pkg({
+      'pkg/config.py': py`
+      import os
+      _EXPORTABLE = False
+      if 'TIMM_FUSED_ATTN' in os.environ:
+          _USE_FUSED_ATTN = int(os.environ['TIMM_FUSED_ATTN'])
+      else:
+          _USE_FUSED_ATTN = 1
+      def use_fused_attn():
+          return _USE_FUSED_ATTN > 0 and not _EXPORTABLE
+      def set_fused_attn(enable=True):
+          global _USE_FUSED_ATTN
+          _USE_FUSED_ATTN = 1 if enable else 0
+      def set_exportable(mode):
+          global _EXPORTABLE
+          _EXPORTABLE = mode
+    `,
+      'pkg/vit.py':
+        NN +
+        py`
+      from .config import use_fused_attn
+      class Attention(nn.Module):
+          def __init__(self, dim=8):
+              super().__init__()
+              self.fused_attn = use_fused_attn()
+              self.qkv = nn.Linear(dim, dim * 3)
+          def forward(self, x):
+              q, k, v = self.qkv(x).chunk(3, dim=-1)
+              return (q @ k.transpose(-2, -1)).softmax(-1) @ v
+    `,
+    }),
+    block: 'pkg.vit:Attention',
+    has: ['pkg.config:use_fused_attn', 'pkg.config:_EXPORTABLE'],
+    hasNot: ['pkg.config:set_fused_attn', 'pkg.config:set_exportable'],
+    code: ["if 'TIMM_FUSED_ATTN' in os.environ:", '_EXPORTABLE = False', 'import os'],
+    run: 'Block()(torch.zeros(1, 3, 8))',
+  },
+  {
+    name: 'global bound only by a function called at import time',
+    why: '`_build()` at module level is what binds _TABLE: the call comes, after the function it calls',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      def _build():
+          global _TABLE
+          _TABLE = {'relu': 2}
+      _build()
+      def scale_of(name):
+          return _TABLE[name]
+      class Block(nn.Module):
+          def forward(self, t):
+              return t * scale_of('relu')
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:_build', 'pkg.m:scale_of'],
+    code: ['\n_build()\n'],
+    run: 'assert Block()(torch.ones(1)).item() == 2',
+  },
+  {
+    name: 'global rebinding renamed with its name on a clash',
+    why: 'two modules each rebind their own _STATE: the renamed one is renamed in `global` and the assignment too',
+    files: pkg({
+      'pkg/a.py': py`
+      _STATE = 'a'
+      def get_a():
+          return _STATE
+    `,
+      'pkg/b.py': py`
+      _STATE = 'b'
+      def get_b():
+          return _STATE
+      def set_b(v):
+          global _STATE
+          _STATE = v
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from .a import get_a
+      from .b import get_b, set_b
+      class Block(nn.Module):
+          def forward(self, t):
+              set_b('B')
+              assert (get_a(), get_b()) == ('a', 'B'), (get_a(), get_b())
+              return t
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.a:_STATE', 'pkg.b:_STATE', 'pkg.b:set_b'],
+    code: ['global _STATE_b', '_STATE_b = v'],
+    run: 'Block()(torch.ones(1))',
+  },
+  {
+    name: 'nonlocal in nested functions reaches the enclosing function, never the module',
+    why: '`nonlocal count` two functions down binds make_counter’s count; the module-level count is not needed',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      count = 'module'
+      def make_counter():
+          count = 0
+          def outer():
+              def inner():
+                  nonlocal count
+                  count += 1
+                  return count
+              return inner()
+          return outer
+      class Block(nn.Module):
+          def forward(self, t):
+              tick = make_counter()
+              tick()
+              return t * tick()
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:make_counter'],
+    hasNot: ['pkg.m:count'],
+    run: 'assert Block()(torch.ones(1)).item() == 2',
+  },
+  {
+    name: 'nonlocal and global side by side',
+    why: 'inner’s `nonlocal n` is the method’s n; `global TOTAL` is the module’s, whose initialiser comes',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      n = 'module'
+      TOTAL = 0
+      class Block(nn.Module):
+          def forward(self, t):
+              n = 0
+              def inner():
+                  nonlocal n
+                  global TOTAL
+                  n += 1
+                  TOTAL += n
+              inner()
+              return t * TOTAL
+    `,
+    }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.m:n'],
+    code: ['TOTAL = 0'],
+    run: 'assert Block()(torch.ones(1)).item() == 1',
   },
 ];
