@@ -1,14 +1,13 @@
 // A whole `nnblocks build` over a corpus with hostile blocks beside honest ones, as root with a secret in the
 // environment: the build exits 0, every output file is schema-valid, the secret and the host facts the blocks
 // smuggle out appear nowhere, forged records are protocol errors, and the honest blocks keep their records.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
-import { writeFileSync } from 'node:fs';
 
 const CANARY = `nnb-secret-${process.pid}-canary`;
 const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, json: true });
@@ -155,6 +154,6 @@ describe('a build over hostile blocks', () => {
 
   it('records how the sandbox ran in build-info.json', () => {
     const info = JSON.parse(readFileSync(join(catalog, 'build-info.json'), 'utf8'));
-    if (info.sandbox) expect(info.sandbox).toMatchObject({ enabled: true, uid: 65534, capEff: '0000000000000000' });
+    expect(info.sandbox).toMatchObject({ enabled: true, uid: 65534, capEff: '0000000000000000', noNewPrivs: true });
   });
 });

@@ -260,7 +260,7 @@ beforeAll(async () => {
     items,
     baseOptions({
       workers: 1,
-      timeoutMs: 15_000,
+      timeoutMs: 30_000,
       tmpBytes: TMP_BYTES,
       cache: { get: () => undefined, put: (k, v) => void puts.push(v) },
     }),
@@ -271,6 +271,9 @@ beforeAll(async () => {
 }, 180_000);
 
 const errorOf = (name: string) => records[name].stages.map((s) => s.error ?? '').join(' ');
+/** What a record says, for assertion messages: a failure under load should say why. */
+const said = (name: string) =>
+  `${name}: ${records[name].status} ${records[name].failureClass ?? ''} ${records[name].failureDetail ?? ''} ${errorOf(name)}`;
 
 describe('escape attempts, as root', () => {
   it('runs upstream code as uid 65534 with no capability, no_new_privs and the seccomp filter', () => {
@@ -310,7 +313,7 @@ describe('escape attempts, as root', () => {
   it('a stolen nonce writes no record: later blocks keep their own', () => {
     expect(errorOf('nonceTheft')).toContain('stole nonce True, result channels 0');
     for (const name of ORDER.filter((n) => n.startsWith('honest')))
-      expect(records[name], name).toMatchObject({ status: 'passed', params: 10 });
+      expect(records[name], said(name)).toMatchObject({ status: 'passed', params: 10 });
   });
 
   it('a forged final record lies only about its own block', () => {
@@ -338,7 +341,7 @@ describe('escape attempts, as root', () => {
 
   it('bounds a fork bomb by RLIMIT_NPROC and leaves nothing running', () => {
     const n = Number(/forked (\d+)/.exec(errorOf('forkBomb'))?.[1]);
-    expect(n).toBeGreaterThan(0);
+    expect(n, said('forkBomb')).toBeGreaterThan(0);
     expect(n).toBeLessThanOrEqual(128);
     expect(records[ORDER[ORDER.indexOf('forkBomb') + 1]]).toMatchObject({ status: 'passed', params: 10 });
   });
