@@ -92,6 +92,46 @@ describe('refusals and --no-sandbox', () => {
     expect(rec).toMatchObject({ status: 'skipped', failureClass: null, failureDetail: NO_SANDBOX_DETAIL, stages: [] });
   });
 
+  it('skips every block, saying why, when the sandbox keeps root or capabilities', () => {
+    // A bubblewrap on PATH that turns the privilege drop around (uid 0, every capability): the real stage must
+    // notice from inside (the worker's /proc/self/status) and run nothing.
+    const bin = tempDir('nnb-badbwrap-');
+    writeFileSync(
+      join(bin, 'bwrap'),
+      [
+        '#!/bin/sh',
+        'for a in "$@"; do',
+        '  shift',
+        '  case "$a" in',
+        '    65534) set -- "$@" 0 ;;',
+        '    --cap-drop) set -- "$@" --cap-add ;;',
+        '    *) set -- "$@" "$a" ;;',
+        '  esac',
+        'done',
+        'exec /usr/bin/bwrap "$@"',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const { items } = fixtureItems({ a: BLOCKS.a });
+    const script = join(tempDir('nnb-badbwrap-run-'), 'run.mts');
+    const stage = new URL('../../pipeline/validate/validate.ts', import.meta.url).pathname;
+    writeFileSync(
+      script,
+      `import { validateRun } from ${JSON.stringify(stage)};\n` +
+        `const run = await validateRun(${JSON.stringify(items)}, ${JSON.stringify(baseOptions())});\n` +
+        `process.stdout.write(JSON.stringify(run));\n`,
+    );
+    const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    });
+    const run = JSON.parse(out);
+    expect(run.records[0]).toMatchObject({ status: 'skipped', stages: [] });
+    expect(run.records[0].failureDetail).toContain('did not drop privileges');
+    expect(run.sandbox.capEff).not.toBe('0000000000000000');
+  });
+
   it.skipIf(hasGpuDevices())('skips every block when CUDA is forced but absent', async () => {
     const { items } = fixtureItems({ a: BLOCKS.a });
     const [rec] = await validateBlocks(items, baseOptions({ device: 'cuda' }));

@@ -58,7 +58,11 @@ export const registerSources: RegisterCommand = (program, env) => {
       for (const d of result.diagnostics)
         io.err(`${d.severity} ${d.code} [${d.source ?? ''}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
       const skipped = result.snapshots.flatMap((s) =>
-        s.skipped.map((k) => `  ${s.id}/${k.path}: ${k.reason}${k.detail ? ` (${k.detail})` : ''}`),
+        // Upstream file names may hold newlines or terminal escapes: printed as JSON strings, never raw.
+        s.skipped.map(
+          (k) =>
+            `  ${JSON.stringify(`${s.id}/${k.path}`)}: ${k.reason}${k.detail ? ` (${JSON.stringify(k.detail)})` : ''}`,
+        ),
       );
       if (skipped.length)
         io.err(

@@ -38,7 +38,8 @@ export const registerValidate: RegisterCommand = (program, env) => {
           });
           const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
           const s = v.summary;
-          if (opts.json) return printJson(io, { summary: s, records: v.raw, diagnostics: v.diagnostics });
+          if (opts.json)
+            return printJson(io, { summary: s, sandbox: v.sandbox, records: v.raw, diagnostics: v.diagnostics });
           io.out(renderTable(['status', 'blocks'], Object.entries(s.byStatus)));
           io.out(
             renderTable(
