@@ -209,7 +209,14 @@ export class RunnerWorker {
     while ((nl = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, nl);
       this.buffer = this.buffer.slice(nl + 1);
-      let msg: { nonce?: unknown; type?: unknown; id?: unknown; token?: unknown; record?: unknown };
+      let msg: {
+        nonce?: unknown;
+        type?: unknown;
+        id?: unknown;
+        token?: unknown;
+        record?: unknown;
+        retire?: unknown;
+      };
       try {
         msg = JSON.parse(line);
       } catch {
@@ -233,6 +240,8 @@ export class RunnerWorker {
         msg.id === this.current.id &&
         msg.token === this.current.token
       ) {
+        // A worker that could not clear its sandbox ends itself after this result; no job may go to it.
+        if (msg.retire === true) this.killed = true;
         const checked = checkRunnerRecord(msg.record);
         this.waiting?.(checked.ok ? checked : { ok: false, reason: 'protocol', detail: checked.why });
       } else {

@@ -77,9 +77,11 @@ def main():
         if token is None:
             break  # the TypeScript side is gone
         rec.update(device=device, gpuName=gpu, torchVersion=torch.__version__)
-        emit({"type": "result", "id": job["id"], "token": token, "record": rec})
+        # `retire`: something of the block survived the sweep, so this sandbox ends here and the TypeScript side
+        # starts a fresh one for the next block (it must know before it sends one).
+        emit({"type": "result", "id": job["id"], "token": token, "record": rec, "retire": not clean})
         if not clean:
-            break  # something of the block survived the sweep: end the sandbox, the next block gets a fresh one
+            break
 
 
 if __name__ == "__main__":

@@ -148,7 +148,7 @@ def reap():
         pass
 
 
-def sweep(sandboxed, patience=2.0):
+def sweep(sandboxed, patience=10.0):
     """Kills every process of the sandbox's pid namespace except init and the worker, until none is left:
     detached grandchildren, and zombies too (a thread group whose leader exited still runs its other threads, and
     shows as a zombie). Returns (how many outlived the block, whether none is left). Only inside the sandbox:

@@ -29,6 +29,18 @@ def child(job, res_w, out_w, err_w):
             os._exit(0)
 
 
+def fork(patience=5.0):
+    """os.fork, waiting out EAGAIN: the last block's processes count against RLIMIT_NPROC until init reaps them."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return os.fork()
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def supervise(job, sandboxed, stdin, started):
     """Forks the child, tells TypeScript it `started`, reads the job's seal (its token) from `stdin`, reads the
     child's pipes until it exits or the deadline passes, and kills everything the block left. Returns
@@ -36,7 +48,7 @@ def supervise(job, sandboxed, stdin, started):
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    pid = os.fork()
+    pid = fork()
     if pid == 0:
         for fd in (res_r, out_r, err_r):
             os.close(fd)
