@@ -374,7 +374,8 @@ export interface Dependencies {
   distributions: { name: string; version: string }[];
 }
 
-export type ValidationStatus = 'passed' | 'failed';
+/** `blocked`: it failed only because a distribution is not installed (`missing-dependency`, see `blockedBy`). */
+export type ValidationStatus = 'passed' | 'failed' | 'blocked';
 export type StageStatus = 'ok' | 'failed' | 'skipped';
 
 export interface ValidationRecord {
@@ -401,6 +402,8 @@ export interface ValidationRecord {
    * `mismatch`, or `not-compared` (original not importable, or validation stopped earlier).
    */
   fidelity: 'exact' | 'close' | 'mismatch' | 'not-compared';
+  /** Set when `status` is `blocked`: what to install to unblock it, sorted by distribution. */
+  blockedBy?: BlockedBy[];
 }
 
 export interface ValidationRecipe {
@@ -536,8 +539,10 @@ export interface SourceRecord {
     validated: number;
     passed: number;
     failed: number;
+    /** Validated blocks that only need a distribution installed; counted apart from `failed`. */
+    blocked: number;
   };
-  /** passed / validated with a Wilson interval; null when nothing was validated. */
+  /** passed / (passed + failed) with a Wilson interval (blocked blocks are not attempts); null without attempts. */
   passRate: Proportion | null;
   /** Sorted by count descending, then category. */
   byCategory: CategoryCount[];
@@ -577,7 +582,9 @@ export interface StatsFile {
     validated: number;
     passed: number;
     failed: number;
-    /** passed / validated; null when nothing was validated. */
+    /** Blocked blocks (a distribution not installed): neither passed nor failed. */
+    blocked: number;
+    /** passed / (passed + failed); null when nothing was attempted. Blocked blocks are not attempts. */
     passRate: Proportion | null;
   };
   /** Blocks unique at each level; absent when dedup did not run. */
@@ -586,6 +593,10 @@ export interface StatsFile {
   failureCauses: FailureCount[];
   /** NN-RAG table-4 layout: one row per level, cumulative from strictest to loosest. Empty without dedup. */
   dedupTable: DedupTableRow[];
+  /** Per-repository figures, one row per source, sorted by source id (issue 14). */
+  perSource: SourceFigures[];
+  /** Distributions that would unblock blocked blocks, most blocks first, then by name. Empty when none is blocked. */
+  unblock: UnblockRow[];
 }
 
 export interface DedupTableRow {
@@ -646,7 +657,7 @@ export interface SandboxReport {
 }
 
 /** A block's status as listings, the API and the change feed name it. */
-export type BlockStatus = 'passed' | 'failed' | 'unvalidated';
+export type BlockStatus = 'passed' | 'failed' | 'blocked' | 'unvalidated';
 
 /**
  * What listings, links, `/api/catalog.json` and the change feed know about every block (~200 bytes each): the one
@@ -678,4 +689,72 @@ export function blockSummary(spec: BlockSpec): BlockSummary {
     params: spec.validation?.status === 'passed' ? spec.validation.params : null,
     license: spec.provenance.license.spdx,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Blocked blocks and per-repository figures (issue 14)
+
+/**
+ * A top-level module a blocked block imports (from the runner's `missing-dependency` record, so hostile text):
+ * an ASCII identifier. The runner's record check and the schema hold it to this.
+ */
+export const MODULE_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}$';
+
+/** A distribution name as PEP 508 allows it (`opencv-python`, `PyYAML`, `scikit-image`). */
+export const DISTRIBUTION_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$';
+
+const MODULE_NAME = new RegExp(MODULE_NAME_PATTERN);
+const DISTRIBUTION = new RegExp(DISTRIBUTION_PATTERN);
+export const isModuleName = (v: unknown): v is string => typeof v === 'string' && MODULE_NAME.test(v);
+export const isDistributionName = (v: unknown): v is string => typeof v === 'string' && DISTRIBUTION.test(v);
+
+/** What a blocked block needs: install `distribution` (pip's name) to make `import module` work. */
+export interface BlockedBy {
+  distribution: string;
+  module: string;
+  /** false when nnblocks' module table did not know the module and assumed the distribution shares its name. */
+  known: boolean;
+}
+
+/** One row of "distributions that would unblock N blocks". */
+export interface UnblockRow {
+  distribution: string;
+  /** Top-level modules the blocks import from it, sorted. */
+  modules: string[];
+  /** Blocked blocks that need it. */
+  blocks: number;
+  /** Of those, the blocks it alone would unblock (they need nothing else missing). */
+  alone: number;
+}
+
+/**
+ * One source's figures (stats.json `perSource`): from files to passing blocks, side by side with the NN-RAG paper's
+ * count for the same repository when the paper gives one. Counts of stages that did not run are absent.
+ */
+export interface SourceFigures {
+  sourceId: string;
+  repository: string;
+  /** Python files indexed (after include/exclude and the size cap). */
+  files: number;
+  /** Blocks in the catalog (concrete `nn.Module` subclasses). */
+  blocks: number;
+  /** Abstract blocks (no concrete forward), found but not in the catalog; absent when not recorded. */
+  abstract?: number;
+  /** Blocks assembled into a single module; absent when not recorded. */
+  extracted?: number;
+  /** Blocks with a validation record. */
+  validated: number;
+  /** Blocks whose import stage passed (their upstream packages refused). */
+  importOk: number;
+  passed: number;
+  blocked: number;
+  /** Blocked blocks per distribution they need, most first, then by name. */
+  blockedBy: { distribution: string; count: number }[];
+  failed: number;
+  /** Failed blocks by class, most first, then by class. */
+  failedByClass: FailureCount[];
+  /** passed / (passed + failed) with its 95% Wilson interval; blocked blocks are not attempts. Null without any. */
+  passRate: Proportion | null;
+  /** The paper's block count for this repository (its Fig. 2), matched by repository URL; null when it has none. */
+  paper: { repository: string; blocks: number } | null;
 }

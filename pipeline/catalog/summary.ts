@@ -15,6 +15,7 @@ import type {
   StatsFile,
 } from './contract.ts';
 import { CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from './contract.ts';
+import { sourceFigures, unblockTable, type SourceBuildCounts, type SourceFacts } from './figures.ts';
 import { wilsonProportion } from './proportion.ts';
 import { provenanceOf } from './provenance.ts';
 
@@ -55,15 +56,25 @@ function uniqueCounts(specs: BlockSpec[]): Record<DedupLevel, number> | undefine
   return out;
 }
 
+/** Blocked blocks (a distribution not installed) are validated but not attempts: the rate leaves them out. */
 function validationCounts(specs: BlockSpec[]) {
   const validated = specs.filter((s) => s.validation).length;
   const passed = specs.filter((s) => s.validation?.status === 'passed').length;
+  const blocked = specs.filter((s) => s.validation?.status === 'blocked').length;
+  const failed = validated - passed - blocked;
   return {
     validated,
     passed,
-    failed: validated - passed,
-    passRate: validated ? wilsonProportion(passed, validated) : null,
+    failed,
+    blocked,
+    passRate: passed + failed ? wilsonProportion(passed, passed + failed) : null,
   };
+}
+
+/** A snapshot as the figures need it: URLs and the number of files indexed. */
+function factsOf(s: SourceSnapshot): SourceFacts {
+  const repository = provenanceOf({ snapshot: s, path: '', lines: [1, 1], blobSha1: '', sha256: '' }).repository;
+  return { id: s.id, repository, ...(s.url && s.url !== repository ? { url: s.url } : {}), files: s.files.length };
 }
 
 export function sourcesFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): SourcesFile {
@@ -78,7 +89,7 @@ export function sourcesFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): So
         kind: s.kind === 'python' ? 'distribution' : s.kind === 'path' ? 'local' : 'git',
         repository: prov.repository,
         license: prov.license,
-        counts: { blocks: mine.length, validated: v.validated, passed: v.passed, failed: v.failed },
+        counts: { blocks: mine.length, validated: v.validated, passed: v.passed, failed: v.failed, blocked: v.blocked },
         passRate: v.passRate,
         byCategory: categories(mine),
         failureCauses: failures(mine),
@@ -112,7 +123,8 @@ const LEVEL_METHOD: Record<DedupLevel, string> = {
   architecture: 'hash of the built module tree',
 };
 
-export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): StatsFile {
+/** stats.json; `counts` are the build's per-source counts of abstract and extracted blocks (absent: not shown). */
+export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[], counts?: SourceBuildCounts[]): StatsFile {
   const v = validationCounts(specs);
   const stats: StatsFile = {
     formatVersion: CATALOG_FORMAT_VERSION,
@@ -122,6 +134,8 @@ export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): Stat
     byCategory: categories(specs),
     failureCauses: failures(specs),
     dedupTable: [],
+    perSource: sourceFigures(specs, snapshots.map(factsOf), counts),
+    unblock: unblockTable(specs),
   };
   const u = uniqueCounts(specs);
   if (u) {

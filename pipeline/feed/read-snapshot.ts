@@ -31,7 +31,7 @@ export interface ReadResult {
 }
 
 const SLUG = new RegExp(SLUG_PATTERN);
-const STATUSES = new Set<BlockStatus>(['passed', 'failed', 'unvalidated']);
+const STATUSES = new Set<BlockStatus>(['passed', 'failed', 'blocked', 'unvalidated']);
 
 /** Thrown inside this file only, turned into a diagnostic at the edge (`readPrevious`). */
 class ReadProblem extends Error {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join, relative } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
 import type { BlockSpec } from '../catalog/contract.ts';
+import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { lookupPython } from '../config/python.ts';
 import type { DedupItem } from '../dedup/types.ts';
 import type { Diagnostic } from '../diagnostics.ts';
@@ -114,6 +115,12 @@ export async function buildPartial(
     timings,
     tools,
     sandbox: v?.sandbox ?? null,
+    sourceCounts: sourceCounts(
+      p.snapshots.map((s) => s.id),
+      selectBlocks(p.discovered.blocks, { shard, abstract: true }).filter((b) => b.abstract),
+      extracted.filter((e) => e.code).map((e) => e.entry.id),
+      blocks,
+    ),
   };
   return { partial, diagnostics };
 }
@@ -140,6 +147,21 @@ export async function buildCatalog(ctx: RunContext, opts: BuildOptions): Promise
   }
   const summary = await finishCatalog([partial], opts.outDir, t0);
   return { ...summary, diagnostics: [...diagnostics, ...summary.diagnostics] };
+}
+
+/** Per source: its abstract blocks (never selected for the catalog) and how many of its blocks were assembled. */
+function sourceCounts(
+  ids: string[],
+  abstract: { sourceId: string }[],
+  extractedIds: string[],
+  blocks: { id: string; sourceId: string }[],
+): SourceBuildCounts[] {
+  const done = new Set(extractedIds);
+  return ids.map((sourceId) => ({
+    sourceId,
+    abstract: abstract.filter((b) => b.sourceId === sourceId).length,
+    extracted: blocks.filter((b) => b.sourceId === sourceId && done.has(b.id)).length,
+  }));
 }
 
 function classText(absPath: string, cls: ClassFact): string {

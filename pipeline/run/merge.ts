@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
 import type { BuildInfo, SandboxReport } from '../catalog/contract.ts';
+import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
@@ -91,7 +92,7 @@ export async function finishCatalog(
     blocks: specs,
     sources: sourcesFile(specs, snapshots),
     clusters: clustersFile(d),
-    stats: statsFile(specs, snapshots),
+    stats: statsFile(specs, snapshots, sourceCounts(partials)),
     buildInfo,
   });
   if (errors.length === 0)
@@ -141,6 +142,21 @@ function mergedSandbox(partials: PartialBuild[]): SandboxReport | undefined {
     );
   }
   return first.report;
+}
+
+/** The shards' per-source counts added up; undefined when a partial predates them (the figures leave them out). */
+function sourceCounts(partials: PartialBuild[]): SourceBuildCounts[] | undefined {
+  if (partials.some((x) => !x.sourceCounts)) return undefined;
+  const sum = new Map<string, SourceBuildCounts>();
+  for (const c of partials.flatMap((x) => x.sourceCounts!)) {
+    const s = sum.get(c.sourceId) ?? { sourceId: c.sourceId, abstract: 0, extracted: 0 };
+    sum.set(c.sourceId, {
+      sourceId: c.sourceId,
+      abstract: s.abstract + c.abstract,
+      extracted: s.extracted + c.extracted,
+    });
+  }
+  return [...sum.values()];
 }
 
 export const PARTIAL_FILE = 'partial.json';

@@ -1,6 +1,7 @@
 // The record a build hands to the merge: finished block specs (no dedup yet) and what de-duplication needs.
 // An unsharded build makes one and merges it at once; `--shard K/N` writes it to OUT/partial.json.
 import type { BlockSpec, SandboxReport } from '../catalog/contract.ts';
+import type { SourceBuildCounts } from '../catalog/figures.ts';
 import type { DedupItem, DedupParams } from '../dedup/types.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 
@@ -19,4 +20,6 @@ export interface PartialBuild {
   tools: { name: string; version: string }[];
   /** How upstream code ran in this shard's validation (build-info.json `sandbox`); null when no block ran. */
   sandbox: SandboxReport | null;
+  /** Per source, this shard's abstract and extracted blocks (stats.json `perSource`); absent in older partials. */
+  sourceCounts?: SourceBuildCounts[];
 }

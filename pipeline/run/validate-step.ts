@@ -7,6 +7,8 @@ import { fault } from '../fault.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
 import type { LiteralValue, SandboxReport, ValidationRecord as CatalogValidation } from '../catalog/contract.ts';
+import { requirementsOf } from '../validate/distributions.ts';
+import { corpusExtensions } from '../validate/extensions.ts';
 import {
   bwrapAvailable,
   summarize,
@@ -108,6 +110,9 @@ export async function runValidation(
     memoryBytes: v.memoryBytes,
     tmpBytes: v.tmpBytes,
     workers: v.workers,
+    // Every source's packages, so a missing one is told apart from a distribution that is not installed.
+    corpusPackages: [...ownPackages.values()].flat(),
+    nativeModules: corpusExtensions(p.snapshots),
     cache: {
       get: (k) => ctx.store.kvGet('validate', k),
       put: (k, val) => {
@@ -143,7 +148,7 @@ const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared
 
 export function toCatalog(r: ValidationRecord): CatalogValidation {
   const rec: CatalogValidation = {
-    status: r.status === 'passed' ? 'passed' : 'failed',
+    status: r.status === 'passed' || r.status === 'blocked' ? r.status : 'failed',
     stages: r.stages.map((s) => ({
       stage: s.stage,
       status: s.status === 'passed' ? 'ok' : 'failed',
@@ -164,6 +169,7 @@ export function toCatalog(r: ValidationRecord): CatalogValidation {
   };
   if (r.failureClass) rec.failureClass = r.failureClass;
   if (r.failureDetail) rec.failureDetail = r.failureDetail.slice(0, 300);
+  if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail);
   return rec;
 }
 

@@ -11,12 +11,15 @@ export interface CacheKeyParts {
   timeoutMs: number;
   memoryBytes: number;
   sandbox: boolean;
+  /** The corpus's packages and declared extensions, sorted: they decide missing-module vs missing-dependency. */
+  corpus?: { packages: string[]; native: string[] };
 }
 
 /**
  * sha256 over the assembled module's hash, the recipe overrides, the blocked packages, the original (fidelity),
- * the torch version, the device, the limits and the runner version. The limits are in because they decide
- * `timeout` and `memory` outcomes.
+ * the torch version, the device, the limits, the runner version and the corpus's packages and extensions. The
+ * limits are in because they decide `timeout` and `memory` outcomes, the corpus because it decides `missing-module`
+ * against `missing-dependency`.
  */
 export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
   const material = [
@@ -33,6 +36,7 @@ export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
     parts.timeoutMs,
     parts.memoryBytes,
     parts.sandbox,
+    ...(parts.corpus ? [parts.corpus] : []),
   ];
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }

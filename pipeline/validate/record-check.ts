@@ -5,6 +5,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import {
   isKwargName,
+  isModuleName,
   isRefTarget,
   isTypeName,
   KWARG_NAME_PATTERN,
@@ -188,6 +189,12 @@ function dropBadTypeNames(t: ModuleTree): ModuleTree {
   return { ...t, children, ...(cut || t.truncated ? { truncated: true } : {}) };
 }
 
+/** `cv2` or `cv2, scipy`: at most 16 top-level module names (ASCII identifiers), as classify.py writes them. */
+function isModuleList(detail: string | null): boolean {
+  const names = (detail ?? '').split(', ');
+  return names.length <= 16 && names.every((n) => isModuleName(n));
+}
+
 /**
  * `{ ok: true, record }` with the record as the catalog may use it, or `{ ok: false, why }` when it does not
  * follow the protocol. `value` is untrusted JSON from the worker.
@@ -209,5 +216,9 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
     return { ok: false, why: 'a passed record with a failure class or without a recipe' };
   if (rec.status === 'failed' && rec.failureClass === null)
     return { ok: false, why: 'a failed record without a class' };
+  // The modules of a `missing-dependency` become distribution names in the catalog ("blocked: needs X"): the runner
+  // writes identifiers, comma-separated, and nothing else is accepted.
+  if (rec.failureClass === 'missing-dependency' && !isModuleList(rec.failureDetail))
+    return { ok: false, why: 'a missing-dependency record whose detail is not a list of module names' };
   return { ok: true, record: rec };
 }

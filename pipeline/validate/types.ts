@@ -45,14 +45,23 @@ export interface ValidateOptions {
   workers?: number;
   cache?: ValidateCache;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Top-level packages the whole corpus provides (the run's blocked lists are added to them): a missing one is
+   * `missing-module` (our resolver's fault), a missing module outside them and not installed `missing-dependency`.
+   */
+  corpusPackages?: string[];
+  /** Extension modules the corpus's setup.py files declare (extensions.ts): missing, they are `native-extension`. */
+  nativeModules?: string[];
 }
 
-export type ValidationStatus = 'passed' | 'failed' | 'skipped';
+/** `blocked`: failed only because a distribution is not installed (class `missing-dependency`); not an attempt. */
+export type ValidationStatus = 'passed' | 'failed' | 'blocked' | 'skipped';
 
 export const FAILURE_CLASSES = [
   'syntax',
   'compile',
   'missing-module',
+  'missing-dependency',
   'unresolved-name',
   'native-extension',
   'needs-arguments',
@@ -146,9 +155,11 @@ export interface ValidationSummary {
   total: number;
   byStatus: Record<ValidationStatus, number>;
   byFailureClass: Partial<Record<FailureClass, number>>;
-  /** passed / (passed + failed); skipped blocks are not attempts. */
+  /** passed / (passed + failed); skipped and blocked blocks are not attempts. */
   passRate: number | null;
   /** Wilson score 95% interval of passRate. */
   interval: { low: number; high: number } | null;
   fidelity: Record<Fidelity['status'], number>;
+  /** Blocked blocks per distribution they need (a block needing two counts under each), most first. */
+  blockedBy: { distribution: string; blocks: number }[];
 }

@@ -97,7 +97,21 @@ function lostRecord(
   return rec;
 }
 
-function toJob(item: ValidateItem, importRoot: string, timeoutMs: number, memoryBytes: number): WorkerJob {
+/**
+ * A record's status as the stage reports it: a failure only for a distribution that is not installed
+ * (`missing-dependency`) is `blocked`, not `failed`: not an attempt, and the pass rate leaves it out.
+ */
+export function settled(rec: ValidationRecord): ValidationRecord {
+  return rec.status === 'failed' && rec.failureClass === 'missing-dependency' ? { ...rec, status: 'blocked' } : rec;
+}
+
+function toJob(
+  item: ValidateItem,
+  importRoot: string,
+  timeoutMs: number,
+  memoryBytes: number,
+  corpus: WorkerJob['corpus'],
+): WorkerJob {
   return {
     id: item.id,
     importRoot,
@@ -109,6 +123,7 @@ function toJob(item: ValidateItem, importRoot: string, timeoutMs: number, memory
     seed: DEFAULT_SEED,
     timeoutMs,
     memoryBytes,
+    corpus,
   };
 }
 
@@ -153,11 +168,15 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const memoryBytes = opts.memoryBytes ?? DEFAULT_MEMORY_BYTES;
   const tmpBytes = opts.tmpBytes ?? DEFAULT_TMP_BYTES;
+  const corpus = {
+    packages: [...new Set(opts.corpusPackages ?? [])].sort(),
+    native: [...new Set(opts.nativeModules ?? [])].sort(),
+  };
   const out: ValidationRecord[] = new Array(items.length);
   const run: ValidationRun = { records: out, sandbox: null };
   let done = 0;
   const finish = (i: number, rec: ValidationRecord) => {
-    out[i] = rec;
+    out[i] = settled(rec);
     opts.onProgress?.(++done, items.length);
   };
   const skipAll = (detail: string, hello?: WorkerHello) =>
@@ -239,6 +258,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       timeoutMs,
       memoryBytes,
       sandbox: opts.sandbox,
+      corpus,
     };
     // An original the sandbox's user can't read would stop its sandbox from starting: no fidelity for it.
     const visible = (it: ValidateItem): ValidateItem =>
@@ -264,7 +284,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
         const placed = placeBlock(worker.inbox, ++seq, runnable[i]);
         const importRoot = opts.sandbox ? `${SANDBOX_INBOX}/${basename(placed.root)}` : placed.root;
         try {
-          const job = toJob(runnable[i], importRoot, timeoutMs, memoryBytes);
+          const job = toJob(runnable[i], importRoot, timeoutMs, memoryBytes, corpus);
           const outcome = await worker.worker.run(job, backstopMs(timeoutMs));
           if (!outcome.ok) {
             // Not cached: a dead worker may be our infrastructure as much as the block, and a broken record is not

@@ -40,6 +40,8 @@ export interface WorkerJob {
   seed: number;
   timeoutMs: number;
   memoryBytes: number;
+  /** What classification knows of the corpus: its top-level packages and the extensions its setup.py declare. */
+  corpus: { packages: string[]; native: string[] };
 }
 
 export type JobOutcome =

@@ -133,7 +133,8 @@ function byName(a: BlockSummary, b: BlockSummary): number {
 const STATUS_RANK = new Map<Status, number>([
   ['passed', 0],
   ['failed', 1],
-  ['unvalidated', 2],
+  ['blocked', 2],
+  ['unvalidated', 3],
 ]);
 
 /** Returns a new sorted array; the input (already by name) breaks ties, so every order is total and stable. */

@@ -4,11 +4,14 @@
 import {
   capText,
   DEVICE_PATTERN,
+  isDistributionName,
+  isModuleName,
   isShape,
   isTorchDtype,
   isTypeName,
   RUN_LIMITS,
   TORCH_VERSION_PATTERN,
+  type BlockedBy,
   type Composition,
 } from '../../pipeline/catalog/contract.ts';
 import { shape } from './format.ts';
@@ -34,3 +37,7 @@ export const tensorText = (t: { shape: unknown; dtype: unknown }): string =>
 
 /** Layers whose type is a dotted Python name; anything else is left out. */
 export const shownLayers = (c: Composition): Composition['layers'] => c.layers.filter((l) => isTypeName(l.type));
+
+/** What a blocked block needs, as shown: only distribution and module names that are names (the schema's rule). */
+export const shownNeeds = (needs: BlockedBy[] | undefined): BlockedBy[] =>
+  (needs ?? []).filter((n) => isDistributionName(n.distribution) && isModuleName(n.module));

@@ -154,7 +154,8 @@ describe('catalog site, in a browser', () => {
   it('runs every page script without errors or dialogs', async () => {
     for (const [path, shot] of [
       ['changes/', 'changes.png'],
-      ['stats/', null],
+      ['stats/', 'stats.png'],
+      [`blocks/${site.catalog.blocked.slug}/`, 'block-blocked.png'],
     ] as const) {
       await page.goto(`${server.url}${path}`);
       if (shot) await page.screenshot({ path: join(SCREENSHOTS, shot), fullPage: true });

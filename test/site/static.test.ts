@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec, StatsFile } from '../../pipeline/catalog/contract.ts';
 import { testPython } from '../helpers/python.ts';
 import { TORCH_DTYPES } from '../../pipeline/catalog/contract.ts';
 import { FIXTURE_SANDBOX, FORGED, HOSTILE_KWARG_VALUE, ODD_LAYER_TYPES } from './fixtures/make-catalog.ts';
@@ -164,6 +164,45 @@ describe('catalog site, built files', () => {
     expect(facts.one('[data-fact="seccomp"]').text()).toBe('on');
     expect(facts.one('[data-fact="device"]').text()).toBe('cpu');
     expect(facts.one('[data-fact="tmp"]').text()).toBe('64 MiB (67,108,864 bytes)');
+  });
+
+  it("shows per-repository figures beside the paper's, and the distributions that would unblock blocks", () => {
+    const stats = JSON.parse(readFileSync(join(site.catalog.dir, 'stats.json'), 'utf8')) as StatsFile;
+    const p = page('stats/');
+    const table = p.one('table[data-per-source]');
+    const rows = table.all('tbody tr');
+    expect(rows.map((r) => r.attr('data-source'))).toEqual(stats.perSource.map((r) => r.sourceId));
+    const row = (id: string) => table.one(`tr[data-source="${id}"]`);
+    // Matched by repository URL: torchvision is pytorch/vision (156 in the paper), timm pytorch-image-models (167).
+    expect(row('torchvision').one('[data-paper]').text()).toBe('156');
+    expect(row('timm').one('[data-paper]').text()).toBe('167');
+    expect(row('fixture-lab').one('[data-paper]').text()).toBe('–');
+    const tv = stats.perSource.find((r) => r.sourceId === 'torchvision')!;
+    const cells = row('torchvision')
+      .all('td')
+      .map((c) => c.text().replace(/\s+/g, ' ').trim());
+    expect(cells.slice(0, 7)).toEqual(
+      [tv.files, tv.blocks, 156, tv.abstract!, tv.extracted!, tv.importOk, tv.passed].map((n) =>
+        n.toLocaleString('en-US'),
+      ),
+    );
+    expect(tv.blocked).toBeGreaterThan(0);
+    expect(cells[7]).toContain('opencv-python');
+    expect(cells[9]).toContain(`${(tv.passRate!.value * 100).toFixed(1)}%`);
+    const unblock = p.one('table[data-unblock]');
+    const first = unblock.one('tbody tr').text().replace(/\s+/g, ' ');
+    expect(first).toContain('opencv-python');
+    expect(first).toContain(`${stats.unblock[0].blocks}`);
+    expect(unblock.text()).toContain('scipy');
+  });
+
+  it('says what a blocked block needs on its page, and badges it blocked rather than failed', () => {
+    const p = page(`blocks/${site.catalog.blocked.slug}/`);
+    expect(p.one('[data-blocked]').text().replace(/\s+/g, ' ')).toContain(
+      `blocked: needs ${site.catalog.blocked.distribution}`,
+    );
+    expect(p.all('.badge').map((b) => b.text())).toContain('⊘ blocked');
+    expect(p.all('.badge.failed')).toEqual([]);
   });
 
   it('shows the SWHID, the permalink and the interface stub on a block page', () => {

@@ -19,6 +19,10 @@ interface Row {
   detail: string | null;
   /** Violations the audit hook recorded before the exception, as (kind, detail). */
   violations?: [string, string][];
+  /** The corpus's top-level packages (the job's own blocked ones are among them, see `Corpus.of`). */
+  corpus?: string[];
+  /** Extension modules the corpus's setup.py files declare. */
+  native?: string[];
   why: string;
 }
 
@@ -35,13 +39,21 @@ const ROWS: Row[] = [
     why: 'parses, but `return` outside a function is a compile error (SyntaxError raised by compile)',
   },
   { cls: 'compile', stage: 'import', code: 'import raises_on_import', detail: null, why: 'its body raises' },
-  // missing-module
+  // missing-module: a module the corpus provides, or a submodule of an installed distribution
   {
     cls: 'missing-module',
     stage: 'import',
-    code: 'import not_installed_xyz',
-    detail: 'not_installed_xyz',
-    why: 'ModuleNotFoundError.name names the module',
+    code: 'import corpuspkg_q.layers',
+    detail: 'corpuspkg_q',
+    corpus: ['corpuspkg_q', 'otherpkg_q'],
+    why: "a package of the corpus (another source's): the resolver should have inlined it, our fault, never blocked",
+  },
+  {
+    cls: 'missing-module',
+    stage: 'import',
+    code: 'import json.no_such_submodule_q',
+    detail: 'json.no_such_submodule_q',
+    why: 'a submodule missing from an installed distribution (a version mismatch, `torch._six`): not blocked',
   },
   {
     cls: 'missing-module',
@@ -61,8 +73,25 @@ const ROWS: Row[] = [
       'finally:',
       '    b.remove()',
     ].join('\n'),
-    detail: 'upstream_pkg',
-    why: 'the block leans on its blocked upstream package (the parent package is imported, and refused, first)',
+    detail: 'upstream_pkg.layers',
+    corpus: ['upstream_pkg'],
+    why: 'the block leans on its blocked upstream package: the parent is refused first, the detail names what was asked',
+  },
+  // missing-dependency: not installed and not in the corpus, so the block is blocked (see the distribution table)
+  {
+    cls: 'missing-dependency',
+    stage: 'import',
+    code: 'import not_installed_xyz',
+    detail: 'not_installed_xyz',
+    corpus: ['corpuspkg_q'],
+    why: 'ModuleNotFoundError.name names a top-level module that is neither installed nor in the corpus',
+  },
+  {
+    cls: 'missing-dependency',
+    stage: 'forward',
+    code: 'from cv2_q_absent.dnn import blobFromImage',
+    detail: 'cv2_q_absent',
+    why: 'a lazy import in forward: the top-level module is what has to be installed',
   },
   // unresolved-name
   {
@@ -114,6 +143,38 @@ const ROWS: Row[] = [
     code: 'import fused_layer_norm_cuda',
     detail: 'fused_layer_norm_cuda',
     why: 'a top-level CUDA extension module (apex)',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: [
+      'from nnblocks_runner.containment import Blocker',
+      'b = Blocker(["upstream_pkg"]); b.install()',
+      'try:',
+      '    import upstream_pkg._ext',
+      'finally:',
+      '    b.remove()',
+    ].join('\n'),
+    detail: 'upstream_pkg._ext',
+    corpus: ['upstream_pkg'],
+    why: 'mmcv._ext with mmcv blocked: the refused parent was `mmcv`, missing-module, before the Blocker named what was asked',
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'import MultiScaleDeformableAttention',
+    detail: 'MultiScaleDeformableAttention',
+    native: ['MultiScaleDeformableAttention'],
+    why: "a top-level extension a corpus setup.py declares (CUDAExtension): was missing-module; pip can't bring it",
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: 'import deformpkg_q.ops.ms_deform',
+    detail: 'deformpkg_q',
+    native: ['deformpkg_q'],
+    corpus: ['deformpkg_q'],
+    why: 'a declared extension wins over the corpus package of the same name (a repository that builds its own ops)',
   },
   {
     cls: 'native-extension',
@@ -184,7 +245,7 @@ const HARNESS = `
 import errno, json, os, signal, sys
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-from nnblocks_runner.classify import classify
+from nnblocks_runner.classify import Corpus, absent_imports, classify
 from nnblocks_runner.protocol import Tail
 from nnblocks_runner.supervise import death
 out = []
@@ -193,7 +254,8 @@ for row in json.load(sys.stdin):
         exec(row["code"], {})
         out.append("did not raise")
     except BaseException as exc:
-        out.append(list(classify(exc, row["stage"], [tuple(v) for v in row.get("violations") or []])))
+        corpus = Corpus(frozenset(row.get("corpus") or ()), frozenset(row.get("native") or ()))
+        out.append(list(classify(exc, row["stage"], [tuple(v) for v in row.get("violations") or []], corpus)))
 
 def status_of(body):
     pid = os.fork()
@@ -210,10 +272,32 @@ deaths = {
     "kill": death(job, status_of(lambda: os.kill(os.getpid(), signal.SIGKILL)), False, Tail()),
     "deadline": death(job, status_of(lambda: os.kill(os.getpid(), signal.SIGKILL)), True, Tail()),
 }
-print(json.dumps({"rows": out, "deaths": deaths}))
+import ast
+SOURCE = """
+import os, cv2_q_absent
+from scipy_q_absent import ndimage
+from . import sibling
+import corpuspkg_q.layers
+if os.name:
+    import einops_q_absent
+try:
+    import guarded_q_absent
+except ImportError:
+    pass
+def later():
+    import lazy_q_absent
+"""
+corpus = Corpus.of({"blocked": ["own_q"], "corpus": {"packages": ["corpuspkg_q"], "native": ["Ext_q"]}})
+extra = {"absent": absent_imports(ast.parse(SOURCE), corpus), "packages": sorted(corpus.packages),
+         "native": sorted(corpus.native)}
+print(json.dumps({"rows": out, "deaths": deaths, "extra": extra}))
 `;
 
-function run(): { rows: [string, string | null][]; deaths: Record<string, [string, string, string | null]> } {
+function run(): {
+  rows: [string, string | null][];
+  deaths: Record<string, [string, string, string | null]>;
+  extra: { absent: string[]; packages: string[]; native: string[] };
+} {
   const suffix = '.cpython-311-x86_64-linux-gnu.so';
   const fixtures = writeTree({
     'fixturepkg/__init__.py': '',
@@ -242,6 +326,16 @@ describe('failure classes (nnblocks_runner.classify)', () => {
     expect(d.xcpu[0]).toBe('timeout');
     expect(d.kill[0]).toBe('memory'); // SIGKILL we did not send: the OOM killer
     expect(d.deadline.slice(0, 2)).toEqual(['timeout', 'killed after the 1000 ms wall-clock limit']);
+  });
+
+  it('names every absent distribution the file imports unconditionally, not only the first', () => {
+    // Module level and under `if`; not under `try` (guarded), not in functions (lazy), not relative, not the corpus.
+    expect(result.extra.absent).toEqual(['cv2_q_absent', 'scipy_q_absent', 'einops_q_absent']);
+  });
+
+  it("takes the job's corpus: its packages, its own blocked packages among them, and declared extensions", () => {
+    expect(result.extra.packages).toEqual(['corpuspkg_q', 'own_q']);
+    expect(result.extra.native).toEqual(['Ext_q']);
   });
 
   it('has a row for every failure class', () => {

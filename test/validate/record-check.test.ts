@@ -73,6 +73,16 @@ describe('checkRunnerRecord', () => {
     expect(why(record(over))).not.toBe('ok');
   });
 
+  it('accepts a missing-dependency record naming top-level modules, and refuses one naming anything else', () => {
+    // The modules become distribution names on the site ("blocked: needs opencv-python"): identifiers only.
+    const blocked = (detail: string) =>
+      record({ status: 'failed', failureClass: 'missing-dependency', failureDetail: detail });
+    expect(why(blocked('cv2'))).toBe('ok');
+    expect(why(blocked('cv2, scipy'))).toBe('ok');
+    for (const bad of ['', '<script>alert(1)</script>', 'cv2,scipy', 'os.path', 'a b', Array(17).fill('m').join(', ')])
+      expect(why(blocked(bad)), bad).toMatch(/missing-dependency/);
+  });
+
   it('refuses what is not a record at all', () => {
     for (const v of [null, 'final', 42, [], { status: 'passed' }]) expect(why(v)).not.toBe('ok');
   });

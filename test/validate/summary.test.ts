@@ -1,6 +1,7 @@
 // Pure functions of the validate stage: the Wilson interval and the summary of records.
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../../pipeline/validate/summary.ts';
+import { settled } from '../../pipeline/validate/validate.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { wilsonInterval } from '../../pipeline/validate/wilson.ts';
 
@@ -66,11 +67,36 @@ describe('summarize', () => {
       record('skipped'),
     ]);
     expect(s.total).toBe(7);
-    expect(s.byStatus).toEqual({ passed: 3, failed: 3, skipped: 1 });
+    expect(s.byStatus).toEqual({ passed: 3, failed: 3, blocked: 0, skipped: 1 });
     expect(s.byFailureClass).toEqual({ timeout: 1, 'missing-module': 2 });
     expect(s.passRate).toBe(0.5);
     expect(s.interval).toEqual(wilsonInterval(3, 6));
     expect(s.fidelity).toEqual({ identical: 2, differs: 0, 'n/a': 1 });
+  });
+
+  it('keeps blocked blocks (a distribution not installed) out of the rate, and counts what they need', () => {
+    const blocked = (detail: string) => ({ ...record('blocked', 'missing-dependency'), failureDetail: detail });
+    const s = summarize([
+      record('passed'),
+      record('failed', 'forward-error'),
+      blocked('cv2'),
+      blocked('cv2, scipy'),
+      blocked('ultralytics'),
+    ]);
+    expect(s.byStatus).toEqual({ passed: 1, failed: 1, blocked: 3, skipped: 0 });
+    expect(s.passRate).toBe(0.5);
+    expect(s.interval).toEqual(wilsonInterval(1, 2));
+    expect(s.blockedBy).toEqual([
+      { distribution: 'opencv-python', blocks: 2 },
+      { distribution: 'scipy', blocks: 1 },
+      { distribution: 'ultralytics', blocks: 1 },
+    ]);
+  });
+
+  it('turns a missing-dependency failure into blocked, and nothing else', () => {
+    expect(settled(record('failed', 'missing-dependency')).status).toBe('blocked');
+    expect(settled(record('failed', 'missing-module')).status).toBe('failed');
+    expect(settled(record('passed')).status).toBe('passed');
   });
 
   it('has no rate when nothing was attempted', () => {

@@ -90,6 +90,36 @@ const fixtures = {
         def forward(self, x):
             return helper(x)
   `,
+  // Issue 14: an import that fails is the corpus's (missing-module), a distribution's (blocked) or an extension's.
+  absentDependency: py`
+    import torch.nn as nn
+    import nnb_absent_q
+    from nnb_other_absent_q import helper
+    class Block(nn.Module):
+        def forward(self, x):
+            return helper(x)
+  `,
+  corpusModule: py`
+    import torch.nn as nn
+    from nnb_corpus_q.layers import helper
+    class Block(nn.Module):
+        def forward(self, x):
+            return helper(x)
+  `,
+  declaredNative: py`
+    import torch.nn as nn
+    import NnbDeformAttnQ
+    class Block(nn.Module):
+        def forward(self, x):
+            return NnbDeformAttnQ.run(x)
+  `,
+  blockedNative: py`
+    import torch.nn as nn
+    from upstream_pkg import _C
+    class Block(nn.Module):
+        def forward(self, x):
+            return _C.run(x)
+  `,
   unresolved: py`
     import torch.nn as nn
     class Block(nn.Module):
@@ -145,7 +175,14 @@ const progress: number[] = [];
 
 beforeAll(async () => {
   const { items } = fixtureItems(fixtures);
-  const records = await validateBlocks(items, baseOptions({ onProgress: (done) => progress.push(done) }));
+  const records = await validateBlocks(
+    items,
+    baseOptions({
+      onProgress: (done) => progress.push(done),
+      corpusPackages: ['nnb_corpus_q'],
+      nativeModules: ['NnbDeformAttnQ'],
+    }),
+  );
   rec = byName(records);
 });
 
@@ -218,13 +255,42 @@ describe('validateBlocks on ordinary blocks', () => {
     });
   });
 
-  it('classifies an import of a blocked upstream package as missing-module, naming it', () => {
+  it('classifies an import of a blocked upstream package as missing-module, naming what was asked for', () => {
     expect(rec.blockedImport).toMatchObject({
       status: 'failed',
       failureClass: 'missing-module',
-      failureDetail: 'upstream_pkg',
+      failureDetail: 'upstream_pkg.layers',
     });
     expect(rec.blockedImport.stages.at(-1)).toMatchObject({ stage: 'import', status: 'failed' });
+  });
+
+  it('blocks a block whose only problem is distributions that are not installed, naming them all', () => {
+    expect(rec.absentDependency).toMatchObject({
+      status: 'blocked',
+      failureClass: 'missing-dependency',
+      failureDetail: 'nnb_absent_q, nnb_other_absent_q',
+    });
+  });
+
+  it('fails, not blocks, a block missing a package of the corpus (our resolver missed it)', () => {
+    expect(rec.corpusModule).toMatchObject({
+      status: 'failed',
+      failureClass: 'missing-module',
+      failureDetail: 'nnb_corpus_q',
+    });
+  });
+
+  it('classifies compiled extensions as native-extension: declared by a setup.py, or `from pkg import _C`', () => {
+    expect(rec.declaredNative).toMatchObject({
+      status: 'failed',
+      failureClass: 'native-extension',
+      failureDetail: 'NnbDeformAttnQ',
+    });
+    expect(rec.blockedNative).toMatchObject({
+      status: 'failed',
+      failureClass: 'native-extension',
+      failureDetail: 'upstream_pkg._C',
+    });
   });
 
   it('classifies an unbound name as unresolved-name, naming it', () => {

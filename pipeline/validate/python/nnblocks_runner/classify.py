@@ -2,7 +2,11 @@
 # it names (`ImportError.name`), in one ordered table. Message text is a last resort, and always compared in lower
 # case on both sides (a mixed-case marker such as "_C." can never match a lower-cased message).
 # The classes are FAILURE_CLASSES in pipeline/validate/types.ts; docs/validate.md ("Failure classes") explains them.
-import errno, re
+# An import that fails is our fault or upstream's, and the class says which: a module of the corpus itself
+# (`missing-module`: the resolver should have inlined it), a distribution that is not installed here
+# (`missing-dependency`: the block is blocked, not broken), or a compiled extension (`native-extension`).
+import ast, errno, importlib.util, re
+from typing import FrozenSet, NamedTuple
 
 from .containment import Violation
 
@@ -43,31 +47,145 @@ def is_memory(exc):
         m in str(exc).lower() for m in MEMORY_TEXT)
 
 
-# (id, applies(exc, stage), (class, detail) of exc). First match wins; `violation` is checked before the table.
+class Corpus(NamedTuple):
+    """What classification knows of the corpus (the job's `corpus`, from the TypeScript side): the top-level
+    packages its sources provide (blocked ones included), and the extension modules their setup.py files declare
+    (`CUDAExtension("MultiScaleDeformableAttention", ...)`), read as text and never run."""
+    packages: FrozenSet[str] = frozenset()
+    native: FrozenSet[str] = frozenset()
+
+    @staticmethod
+    def of(job):
+        c = job.get("corpus") or {}
+        packages = set(c.get("packages") or ()) | set(job.get("blocked") or ())
+        return Corpus(frozenset(packages), frozenset(c.get("native") or ()))
+
+
+NO_CORPUS = Corpus()
+# A top-level module name we may look up and publish: an ASCII identifier (record-check.ts holds the same rule).
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+
+
+def top(name):
+    return (name or "").split(".")[0]
+
+
+def is_declared_native(exc, corpus):
+    """`import MultiScaleDeformableAttention`: a module a corpus setup.py builds as an extension, or a submodule."""
+    target = import_target(exc) or ""
+    return any(target == n or target.startswith(n + ".") for n in corpus.native)
+
+
+def installed(name):
+    """Whether a top-level module can be found here (the sandbox's Python, /usr only). find_spec searches the path;
+    it does not run the module. A finder that raises (a block's own hook) counts as not found."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except BaseException:
+        return False
+
+
+def is_absent_dependency(exc, corpus):
+    """A ModuleNotFoundError for a top-level module that no corpus source provides and that is not installed.
+    `torch._six` (a submodule of an installed distribution that moved) is not one: that stays missing-module."""
+    name = getattr(exc, "name", None)
+    t = top(name)
+    return (isinstance(exc, ModuleNotFoundError) and bool(MODULE_NAME.fullmatch(t)) and t not in corpus.packages
+            and not installed(t))
+
+
+def absent_imports(tree, corpus):
+    """Top-level modules the file imports unconditionally (module level, also under `if`, not under `try`) that
+    are neither in the corpus nor installed, in order of first import: every distribution a blocked block needs,
+    not just the first one the import tripped on. `import cv2` / `from scipy import ndimage` -> ["cv2", "scipy"]."""
+    found = []
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.Import):
+                names = [top(a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [top(node.module)]
+            elif isinstance(node, ast.If):
+                visit(node.body)
+                visit(node.orelse)
+                continue
+            else:
+                continue
+            for t in names:
+                if t not in found and MODULE_NAME.fullmatch(t) and t not in corpus.packages and not installed(t):
+                    found.append(t)
+
+    visit(tree.body)
+    return found
+
+
+def native_statement(exc, tree, path, corpus=NO_CORPUS):
+    """`from detectron2 import _C` with `detectron2` refused or absent: the error names only `detectron2`, imported
+    first; the statement that failed (the block file's line in the traceback) says `detectron2._C` was asked for.
+    Returns a ModuleNotFoundError naming that compiled extension (caused by `exc`), or `exc` when the statement asked
+    for none. `import mmcv._ext` needs no help: the Blocker names what was asked (containment.requested_module)."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return exc
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    if line is None:
+        return exc
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                and (node.module == exc.name or node.module.startswith(exc.name + "."))
+                and node.lineno <= line <= (node.end_lineno or node.lineno)):
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                if NATIVE_MODULE.fullmatch(alias.name) or any(target == n or target.startswith(n + ".") for n in corpus.native):
+                    err = ModuleNotFoundError(f"No module named '{target}' (needed by the statement that failed)", name=target)
+                    err.__cause__ = exc
+                    return err
+    return exc
+
+
+def with_absent_imports(detail, tree, corpus):
+    """The detail of `missing-dependency` (top-level module names, comma-separated, the one that failed first)
+    completed with the file's other absent imports: at most 16 names (record-check.ts refuses more)."""
+    names = detail.split(", ")
+    names += [n for n in absent_imports(tree, corpus) if n not in names]
+    return ", ".join(names[:16])
+
+
+# (id, applies(exc, stage, corpus), (class, detail) of exc). First match wins; `violation` is checked before the
+# table. The order is the point: a compiled extension before any missing module, the corpus's own packages before
+# "not installed" (a corpus package is never installed in the sandbox, and missing it is our resolver's fault).
 RULES = (
-    ("memory", lambda e, s: is_memory(e), lambda e: ("memory", None)),
-    ("import:native", lambda e, s: isinstance(e, ImportError) and is_native_import(e),
+    ("memory", lambda e, s, c: is_memory(e), lambda e: ("memory", None)),
+    ("import:native", lambda e, s, c: isinstance(e, ImportError) and (is_native_import(e) or is_declared_native(e, c)),
      lambda e: ("native-extension", import_target(e))),
-    ("import:missing", lambda e, s: isinstance(e, ModuleNotFoundError), lambda e: ("missing-module", e.name)),
-    ("import:name", lambda e, s: isinstance(e, ImportError) and imported_name(e) is not None,
+    ("import:corpus", lambda e, s, c: isinstance(e, ModuleNotFoundError) and top(e.name) in c.packages,
+     lambda e: ("missing-module", e.name)),
+    ("import:absent", lambda e, s, c: is_absent_dependency(e, c), lambda e: ("missing-dependency", top(e.name))),
+    ("import:missing", lambda e, s, c: isinstance(e, ModuleNotFoundError), lambda e: ("missing-module", e.name)),
+    ("import:name", lambda e, s, c: isinstance(e, ImportError) and imported_name(e) is not None,
      lambda e: ("unresolved-name", imported_name(e))),
-    ("import:other", lambda e, s: isinstance(e, ImportError), lambda e: ("missing-module", e.name)),
-    ("name", lambda e, s: isinstance(e, NameError), lambda e: ("unresolved-name", getattr(e, "name", None) or str(e))),
-    ("native:text", lambda e, s: any(m in str(e).lower() for m in NATIVE_TEXT), lambda e: ("native-extension", None)),
-    ("denied", lambda e, s: isinstance(e, OSError) and e.errno in DENIED, lambda e: ("sandbox-violation", str(e))),
-    ("syntax", lambda e, s: isinstance(e, SyntaxError) and s != "compile", lambda e: ("syntax", None)),
-    ("attribute:import", lambda e, s: isinstance(e, AttributeError) and s == "import",
+    ("import:other", lambda e, s, c: isinstance(e, ImportError), lambda e: ("missing-module", e.name)),
+    ("name", lambda e, s, c: isinstance(e, NameError), lambda e: ("unresolved-name", getattr(e, "name", None) or str(e))),
+    ("native:text", lambda e, s, c: any(m in str(e).lower() for m in NATIVE_TEXT), lambda e: ("native-extension", None)),
+    ("denied", lambda e, s, c: isinstance(e, OSError) and e.errno in DENIED, lambda e: ("sandbox-violation", str(e))),
+    ("syntax", lambda e, s, c: isinstance(e, SyntaxError) and s != "compile", lambda e: ("syntax", None)),
+    ("attribute:import", lambda e, s, c: isinstance(e, AttributeError) and s == "import",
      lambda e: ("unresolved-name", getattr(e, "name", None))),
 )
 
 
-def classify(exc, stage, violations=()):
+def classify(exc, stage, violations=(), corpus=NO_CORPUS):
     """(failure class, detail) for `exc` raised in `stage`; `violations` are the (kind, detail) pairs the audit
-    hook recorded in this child: any of them makes the block a sandbox violation, whatever was raised after."""
+    hook recorded in this child: any of them makes the block a sandbox violation, whatever was raised after.
+    `corpus` tells the corpus's own packages and declared extensions apart from distributions not installed."""
     if violations or isinstance(exc, Violation):
         kind, detail = violations[0] if violations else ("sandbox", str(exc))
         return "sandbox-violation", f"{kind}: {detail}"
     for _, applies, result in RULES:
-        if applies(exc, stage):
+        if applies(exc, stage, corpus):
             return result(exc)
     return BY_STAGE[stage], None

@@ -12,7 +12,8 @@ class Blocker(importlib.abc.MetaPathFinder):
 
     def find_spec(self, name, path, target=None):
         if name.split(".")[0] in self.blocked:
-            raise ModuleNotFoundError(f"No module named '{name}' (blocked: the block must not import its upstream package)", name=name)
+            wanted = requested_module(name)
+            raise ModuleNotFoundError(f"No module named '{wanted}' (blocked: the block must not import its upstream package)", name=wanted)
         return None
 
     def install(self):
@@ -23,6 +24,21 @@ class Blocker(importlib.abc.MetaPathFinder):
 
     def remove(self):
         sys.meta_path.remove(self)
+
+
+def requested_module(name):
+    """The module the import asked for when its parent `name` is refused: `import mmcv._ext` imports `mmcv` first,
+    and only `mmcv._ext` tells a compiled extension (native-extension) from a pure-Python module (missing-module).
+    Read from importlib's own live frames (`_find_and_load(name, ...)` of each module on the way down): the longest
+    name below `name`, or `name` itself. Tracebacks can't tell: importlib strips its frames from them."""
+    found, f = name, sys._getframe(1)
+    while f is not None:
+        if f.f_globals.get("__name__") == "importlib._bootstrap" and f.f_code.co_name.startswith("_find_and_load"):
+            n = f.f_locals.get("name")
+            if isinstance(n, str) and n.startswith(name + ".") and len(n) > len(found):
+                found = n
+        f = f.f_back
+    return found
 
 
 class Violation(PermissionError):

@@ -7,7 +7,7 @@ from typing import NamedTuple, Optional
 import torch
 
 from . import infer
-from .classify import classify
+from .classify import NO_CORPUS, Corpus, classify, native_statement, with_absent_imports
 from .containment import VIOLATIONS, Blocker, Violation
 from .measure import count, module_tree, output_record
 from .protocol import error_text, trim
@@ -22,8 +22,9 @@ class Failure(NamedTuple):
 class Stages:
     """Stage records, each sent as it begins and ends, so a child that dies mid-way still leaves a trail."""
 
-    def __init__(self, send):
-        self.send, self.items = send, []
+    def __init__(self, send, corpus=NO_CORPUS):
+        self.send, self.items, self.corpus = send, [], corpus
+        self.source = None  # (tree, path) of the block's file once parsed: which import statement failed
 
     def begin(self, name):
         self.send({"t": "begin", "stage": name})
@@ -34,7 +35,9 @@ class Stages:
     def failed(self, name, ms, exc):
         """Records the stage as failed with the exception's text and returns its failure class."""
         self._record({"stage": name, "status": "failed", "ms": round(ms, 3), "error": error_text(exc)})
-        return Failure(*classify(exc, name, VIOLATIONS))
+        if self.source is not None:
+            exc = native_statement(exc, *self.source, self.corpus)
+        return Failure(*classify(exc, name, VIOLATIONS, self.corpus))
 
     def run(self, name, fn):
         """(value, None) when `fn` returns, (None, Failure) when it raises anything, SystemExit included."""
@@ -166,10 +169,13 @@ def stages(job, st, rec):
     _, failed = st.run("compile", lambda: compile(tree, path, "exec"))
     if failed:
         return failed
+    st.source = (tree, path)
     blocker = Blocker(job.get("blocked") or [])
     blocker.install()
     sys.path.insert(0, job["importRoot"])
     cls, failed = st.run("import", lambda: getattr(importlib.import_module(job["module"]), job["className"]))
+    if failed and failed.cls == "missing-dependency":  # name every absent distribution, not only the first
+        return Failure(failed.cls, with_absent_imports(failed.detail, tree, st.corpus))
     if failed:
         return failed
     found = search(cls, overrides, seed, device, st)
@@ -199,7 +205,7 @@ def rss_bytes():
 
 def run_block(job, send):
     """Runs one block's stages and sends the `final` message with its record."""
-    st = Stages(send)
+    st = Stages(send, Corpus.of(job))
     rec = {"recipe": None, "outputs": [], "params": None, "buffers": None, "gradients": None, "moduleTree": None,
            "fidelity": {"status": "n/a", "reason": "block did not pass"}}
     base_rss = rss_bytes()
