@@ -1,0 +1,208 @@
+// Issue 14: the development corpus (content/corpus.mirrors.example.json: eight pinned local git mirrors of NN-RAG
+// repositories plus the installed torchvision), built cold in a fresh cache and again warm, through the CLI as a
+// child process so its whole process tree (validate workers included) is measured. Reports per repository and
+// overall: blocks, import OK, passed, blocked (by distribution), failed by class; missing-module of a corpus package;
+// import OK and passed as shares of the blocks that are not blocked; emitted module sizes; times and peak memory.
+// Skipped, saying why, where the mirrors are absent. `npm run bench -- devcorpus`; the catalog is kept in
+// bench-results/devcorpus-catalog/ for a look at the site (`nnblocks site`).
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StatsFile } from '../../pipeline/catalog/contract.ts';
+import { prepare, openRun } from '../../pipeline/run/prepare.ts';
+import { percentile, round, type Figure } from './harness.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CONFIG = join(ROOT, 'content', 'corpus.mirrors.example.json');
+const MIRRORS = '/work/.mirror';
+const KEEP = join(ROOT, 'bench-results', 'devcorpus-catalog');
+const ISSUE = 14;
+
+interface Measured {
+  s: number;
+  /** Largest sum of resident memory over the build's process tree, sampled every 250 ms. */
+  treePeakBytes: number;
+  /** Largest single process (GNU time's maximum resident set size), when /usr/bin/time is there. */
+  maxRssBytes: number | null;
+}
+
+/** Resident bytes of `root` and all its descendants, from /proc (Linux). */
+function treeRss(root: number): number {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(name), Number(fields[1]));
+      rss.set(Number(name), Number(fields[21]) * 4096);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  for (const [pid, bytes] of rss) {
+    for (let p: number | undefined = pid; p && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        total += bytes;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+/** `nnblocks build` in a child process: wall time, the process tree's peak RSS, the largest process's. */
+function timedBuild(config: string, out: string): Promise<Measured> {
+  const time = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'maxrss-kb %M'] : [];
+  const cmd = [...time, process.execPath, join(ROOT, 'bin', 'nnblocks.mjs'), 'build', '--config', config, '--out', out];
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let peak = 0;
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
+    const timer = setInterval(() => (peak = Math.max(peak, treeRss(child.pid!))), 250);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      if (code !== 0) return reject(new Error(`nnblocks build exited ${code}: ${stderr.slice(-2000)}`));
+      const kb = /maxrss-kb (\d+)/.exec(stderr);
+      resolve({
+        s: (performance.now() - t) / 1000,
+        treePeakBytes: peak,
+        maxRssBytes: kb ? Number(kb[1]) * 1024 : null,
+      });
+    });
+  });
+}
+
+const pct = (part: number, whole: number) => (whole ? round((100 * part) / whole, 1) : 0);
+const list = (xs: { label: string; count: number }[]) => xs.map((x) => `${x.label} ${x.count}`).join(', ') || 'none';
+const gib = (b: number) => round(b / 1024 ** 3, 2);
+
+export async function run(): Promise<Figure[]> {
+  const mirrorsMissing = !existsSync(MIRRORS);
+  if (mirrorsMissing || !existsSync(CONFIG)) {
+    const why = mirrorsMissing
+      ? `${MIRRORS} is absent (the pinned mirrors of the development repositories)`
+      : `${CONFIG} is absent`;
+    process.stderr.write(`bench devcorpus: skipped: ${why}\n`);
+    return [{ issue: ISSUE, figure: 'development corpus (mirrors)', value: `skipped: ${why}` }];
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'nnb-bench-devcorpus-'));
+  try {
+    const { $schema: _schema, ...base } = JSON.parse(readFileSync(CONFIG, 'utf8')) as Record<string, unknown>;
+    const config = join(dir, 'corpus.json');
+    writeFileSync(config, JSON.stringify({ ...base, cacheDir: join(dir, 'cache') }, null, 2));
+    const out = join(dir, 'catalog');
+    const cold = await timedBuild(config, out);
+    const warm = await timedBuild(config, join(dir, 'catalog-warm'));
+    const stats = JSON.parse(readFileSync(join(out, 'stats.json'), 'utf8')) as StatsFile;
+    rmSync(KEEP, { recursive: true, force: true });
+    cpSync(out, KEEP, { recursive: true });
+
+    // The corpus's own top-level packages, from the (now warm) index: a missing one is our resolver's fault.
+    const ctx = openRun(config);
+    let packages: Set<string>;
+    try {
+      const p = await prepare(ctx);
+      packages = new Set(p.index.modules.flatMap((m) => (m.module ? [m.module.split('.')[0]] : [])));
+    } finally {
+      ctx.store.close();
+    }
+    let corpusMissing = 0;
+    const corpusMissingNames = new Map<string, number>();
+    const blocksDir = join(out, 'blocks');
+    for (const f of readdirSync(blocksDir)) {
+      const v = JSON.parse(readFileSync(join(blocksDir, f), 'utf8')).validation;
+      const top = String(v?.failureDetail ?? '').split('.')[0];
+      if (v?.failureClass === 'missing-module' && packages.has(top)) {
+        corpusMissing += 1;
+        corpusMissingNames.set(top, (corpusMissingNames.get(top) ?? 0) + 1);
+      }
+    }
+    // Emitted (assembled) modules: local files of this build, never published; their sizes in lines.
+    const emitted = join(dir, 'cache', 'extracted', 'blocks');
+    const lines = existsSync(emitted)
+      ? readdirSync(emitted)
+          .filter((f) => f.endsWith('.py'))
+          .map((f) => readFileSync(join(emitted, f), 'utf8').split('\n').length - 1)
+      : [];
+
+    const figures: Figure[] = stats.perSource.map((r) => ({
+      issue: ISSUE,
+      figure: `${r.sourceId}: blocks / import OK / passed / blocked / failed${r.paper ? ` (paper: ${r.paper.blocks})` : ''}`,
+      value: `${r.blocks} / ${r.importOk} / ${r.passed} / ${r.blocked} / ${r.failed}`,
+      detail: {
+        files: r.files,
+        abstract: r.abstract,
+        extracted: r.extracted,
+        blockedBy: r.blockedBy,
+        failedByClass: r.failedByClass,
+        passRate: r.passRate,
+        paper: r.paper,
+      },
+    }));
+    const all = stats.validation;
+    const importOk = stats.perSource.reduce((a, r) => a + r.importOk, 0);
+    const nonBlocked = all.validated - all.blocked;
+    const byClass = stats.failureCauses.map((f) => ({ label: f.failureClass, count: f.count }));
+    figures.push(
+      {
+        issue: ISSUE,
+        figure: `all: blocks ${stats.blocks}, validated ${all.validated}, passed ${all.passed}, blocked ${all.blocked}, failed ${all.failed}`,
+        value: `failed by class: ${list(byClass)}`,
+        detail: { stats: stats.validation, unblock: stats.unblock },
+      },
+      {
+        issue: ISSUE,
+        figure: 'blocked, by distribution that would unblock them',
+        value: list(stats.unblock.map((u) => ({ label: u.distribution, count: u.blocks }))),
+      },
+      {
+        issue: ISSUE,
+        figure: 'missing-module of a corpus package',
+        value: corpusMissing,
+        target: '0',
+        ok: corpusMissing === 0,
+        detail: Object.fromEntries(corpusMissingNames),
+      },
+      {
+        issue: ISSUE,
+        figure: `import OK of non-blocked validated (${importOk}/${nonBlocked})`,
+        value: pct(importOk, nonBlocked),
+        unit: '%',
+        target: '>= 95%',
+        ok: pct(importOk, nonBlocked) >= 95,
+      },
+      {
+        issue: ISSUE,
+        figure: `passed of non-blocked validated (${all.passed}/${nonBlocked})`,
+        value: pct(all.passed, nonBlocked),
+        unit: '%',
+        target: '>= 73%',
+        ok: pct(all.passed, nonBlocked) >= 73,
+      },
+      {
+        issue: ISSUE,
+        figure: `emitted module size, median / largest (${lines.length} modules)`,
+        value: `${percentile(lines, 50)} / ${Math.max(0, ...lines)}`,
+        unit: 'lines',
+      },
+      { issue: ISSUE, figure: 'cold build (fresh cache)', value: round(cold.s, 1), unit: 's' },
+      {
+        issue: ISSUE,
+        figure: 'cold build peak memory: process tree / largest process',
+        value: `${gib(cold.treePeakBytes)} / ${cold.maxRssBytes === null ? 'n/a' : gib(cold.maxRssBytes)}`,
+        unit: 'GiB',
+      },
+      { issue: ISSUE, figure: 'warm re-run (nothing changed)', value: round(warm.s, 1), unit: 's' },
+    );
+    return figures;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
