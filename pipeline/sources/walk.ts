@@ -1,13 +1,15 @@
-// Lists a source's Python files safely: include/exclude globs, a size cap, and no trust in the tree itself —
-// a symlink is never followed out of the source root, non-regular files and names no Python module can have are
-// skipped, and each skip is recorded. See docs/index.md ("Which files are indexed").
+// Lists a source's Python files safely: every Python file below the roots (the resolution scope), each marked
+// whether include/exclude put it in the discovery scope; a size cap, and no trust in the tree itself — a symlink
+// is never followed out of the source root, non-regular files and names no Python module can have are skipped,
+// and each skip is recorded. See docs/index.md ("Which files are indexed").
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { folderMayMatch, makePathFilter } from '../util/glob.ts';
+import { makePathFilter } from '../util/glob.ts';
 import { controlChar, moduleNameProblem } from '../util/identifier.ts';
 import type { SkippedFile, SourceFileEntry } from './types.ts';
 
 export interface WalkOptions {
+  /** The discovery scope: files outside it are listed too, marked `discover: false`. */
   include: string[];
   exclude: string[];
   maxFileBytes: number;
@@ -35,10 +37,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
   const skipped: SkippedFile[] = [];
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
   // `model.py\n` is meant to look like a Python file: trailing control characters don't hide it from the check.
-  const isPy = (rel: string) => {
-    const trimmed = rel.replace(/[\p{Cc}\s]+$/u, '');
-    return trimmed.endsWith('.py') && keep(trimmed);
-  };
+  const isPy = (rel: string) => rel.replace(/[\p{Cc}\s]+$/u, '').endsWith('.py');
 
   const addFile = (rel: string, size: number) => {
     // A file Python can't import by its own name (`a\nb.py`, `my-mod.py`, `2d.py`, `x.y.py`) is recorded, never
@@ -50,7 +49,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
     if (problem) skipped.push({ path: rel, reason: 'bad-name', detail: `the file name ${problem}` });
     else if (size > opts.maxFileBytes)
       skipped.push({ path: rel, reason: 'too-large', detail: `${size} bytes > maxFileBytes ${opts.maxFileBytes}` });
-    else files.push({ path: rel, size });
+    else files.push(keep(rel) ? { path: rel, size } : { path: rel, size, discover: false });
   };
 
   const visit = (rel: string) => {
@@ -75,14 +74,13 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
       const tst = statSync(target);
       if (tst.isDirectory()) {
         // Inside-root folder links would list files twice or loop; the real folder is walked anyway.
-        if (folderMayMatch(opts.include, rel)) skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
+        skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
       } else if (tst.isFile()) {
         if (isPy(rel)) addFile(rel, tst.size);
       } else if (isPy(rel)) skipped.push({ path: rel, reason: 'not-regular', detail: 'symlink to a special file' });
       return;
     }
     if (st.isDirectory()) {
-      if (rel !== '' && !folderMayMatch(opts.include, rel)) return;
       let names: string[];
       try {
         names = readdirSync(abs).sort();
@@ -94,7 +92,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
         const child = rel ? `${rel}/${name}` : name;
         const ctrl = controlChar(name);
         // A folder named with a control character is recorded once and not entered (see addFile for files).
-        if (ctrl && isFolder(join(root, child)) && folderMayMatch(opts.include, child)) {
+        if (ctrl && isFolder(join(root, child))) {
           skipped.push({
             path: child,
             reason: 'bad-name',
