@@ -239,6 +239,7 @@ async function fetchOne(
           include: src.include,
           exclude: src.exclude,
           maxFileBytes: config.maxFileBytes,
+          ...(src.importRoot ? { importRoot: src.importRoot } : {}),
           ...(tops ? { tops } : {}),
         }),
         src,

@@ -4,7 +4,7 @@
 // and each skip is recorded. See docs/index.md ("Which files are indexed").
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { makePathFilter } from '../util/glob.ts';
+import { folderMayMatch, makePathFilter } from '../util/glob.ts';
 import { controlChar, moduleNameProblem } from '../util/identifier.ts';
 import type { SkippedFile, SourceFileEntry } from './types.ts';
 
@@ -13,6 +13,8 @@ export interface WalkOptions {
   include: string[];
   exclude: string[];
   maxFileBytes: number;
+  /** The configured import root (relative): the folders leading to it are walked whatever their names. */
+  importRoot?: string;
   /** Entries below the root to walk (a python distribution's top-level packages); default: the whole root. */
   tops?: string[];
 }
@@ -38,6 +40,18 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
   // `model.py\n` is meant to look like a Python file: trailing control characters don't hide it from the check.
   const isPy = (rel: string) => rel.replace(/[\p{Cc}\s]+$/u, '').endsWith('.py');
+  const toImportRoot = opts.importRoot ? opts.importRoot.split('/') : [];
+  /**
+   * Whether a folder is walked: the discovery scope's folders, and for the resolution scope the folders whose
+   * name a package can have. Below `.venv`, `site-packages` or `docs-old` no file has a module name, so no import
+   * can reach it: a path source at a project root does not index its virtualenv.
+   */
+  const walked = (rel: string) => {
+    if (folderMayMatch(opts.include, rel)) return true;
+    const parts = rel.split('/');
+    if (parts.every((p, i) => p === toImportRoot[i])) return true; // on the way to the configured import root
+    return moduleNameProblem(parts[parts.length - 1]) === null;
+  };
 
   const addFile = (rel: string, size: number) => {
     // A file Python can't import by its own name (`a\nb.py`, `my-mod.py`, `2d.py`, `x.y.py`) is recorded, never
@@ -74,13 +88,14 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
       const tst = statSync(target);
       if (tst.isDirectory()) {
         // Inside-root folder links would list files twice or loop; the real folder is walked anyway.
-        skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
+        if (walked(rel)) skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
       } else if (tst.isFile()) {
         if (isPy(rel)) addFile(rel, tst.size);
       } else if (isPy(rel)) skipped.push({ path: rel, reason: 'not-regular', detail: 'symlink to a special file' });
       return;
     }
     if (st.isDirectory()) {
+      if (rel !== '' && !walked(rel)) return;
       let names: string[];
       try {
         names = readdirSync(abs).sort();
@@ -92,7 +107,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
         const child = rel ? `${rel}/${name}` : name;
         const ctrl = controlChar(name);
         // A folder named with a control character is recorded once and not entered (see addFile for files).
-        if (ctrl && isFolder(join(root, child))) {
+        if (ctrl && isFolder(join(root, child)) && folderMayMatch(opts.include, child)) {
           skipped.push({
             path: child,
             reason: 'bad-name',

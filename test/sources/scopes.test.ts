@@ -47,6 +47,24 @@ describe('resolution scope of python and path sources', () => {
     ]);
   });
 
+  it('walks only folders a package can be named after, outside the includes', async () => {
+    // A path source at a project root: its virtualenv and tool folders hold no importable module.
+    const root = writeTree({
+      'net/blocks.py': 'X = 1\n',
+      'docs/conf.py': 'project = "x"\n',
+      '.venv/lib/python3.11/site-packages/evil/__init__.py': 'E = 1\n',
+      'my-tools/run.py': 'R = 1\n',
+      'src-old/net/blocks.py': 'X = 0\n',
+    });
+    const c = config([{ id: 'p', kind: 'path', path: root, include: ['net/**/*.py', 'my-tools/*.py'] }]);
+    const [s] = (await fetchSources(c, ctx)).snapshots;
+    expect(s.files.map((f) => [f.path, f.discover ?? true])).toEqual([
+      ['docs/conf.py', false],
+      ['my-tools/run.py', true],
+      ['net/blocks.py', true],
+    ]);
+  });
+
   it('keeps the size cap and every skip rule in the resolution scope', async () => {
     const root = writeTree({ 'net/blocks.py': 'X = 1\n', 'net/gen/table.py': 'T = 0\n'.repeat(100) });
     const c = resolveConfig(
