@@ -116,9 +116,15 @@ export function emitModule(
   }
   if (c.namespaces.size) stdlib.push('from types import SimpleNamespace as _nnb_SimpleNamespace');
 
-  const license = labels.get(header.mod.sourceId)?.license ?? 'unknown';
+  const own = header.mod.sourceId;
+  const licenseOf = (id: string) => labels.get(id)?.license ?? 'unknown';
+  // Code of other sources of the corpus (cross-source resolution) brings their licenses along.
+  const others = [...new Set(definitions.map((d) => d.sourceId))].filter((id) => id !== own).sort();
+  const license = others.length
+    ? `Upstream licenses: ${[own, ...others].map((id) => `${licenseOf(id)} (${id})`).join(', ')}`
+    : `Upstream license: ${licenseOf(own)}`;
   const parts = [
-    `# ${blockId}\n# Assembled by nnblocks from upstream code for local use only; do not redistribute.\n# Upstream license: ${license}. Each definition below names its upstream file, lines and revision.`,
+    `# ${blockId}\n# Assembled by nnblocks from upstream code for local use only; do not redistribute.\n# ${license}. Each definition below names its upstream file, lines and revision.`,
   ];
   if (futures.size) parts.push([...futures].join('\n'));
   if (stdlib.length) parts.push(stdlib.join('\n'));

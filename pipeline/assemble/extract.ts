@@ -8,7 +8,7 @@ import type { Block } from '../discover/discover.ts';
 import { gitBlobSha1, sha256 } from '../index/hash.ts';
 import type { IndexedModule } from '../index/types.ts';
 import { computeClosure } from '../resolve/closure.ts';
-import { Lookup } from '../resolve/lookup.ts';
+import { Lookup, type Reach } from '../resolve/lookup.ts';
 import type { Program } from '../resolve/program.ts';
 import { decodePython } from '../parse/decode.ts';
 import { STDLIB } from './stdlib.ts';
@@ -41,6 +41,8 @@ export interface ExtractedBlock {
 export interface ExtractOptions {
   outDir: string;
   labels: Map<string, SourceLabel>;
+  /** Sources whose blocks keep imports of other sources (`resolveAcross: false`); the others inline them. */
+  isolated?: ReadonlySet<string>;
   /** Write files (false: assemble in memory only, e.g. for dedup/spec). */
   write?: boolean;
   onDone?: () => void;
@@ -67,9 +69,33 @@ export function moduleNameForBlock(block: Block): string {
   return `${ident.slice(0, READABLE_CHARS)}_${sha256(block.id).slice(0, 12)}`;
 }
 
+/**
+ * Top-level packages that stay imports when another source provides them: the runtime every block runs on and
+ * the standard library. They are never inlined into another source's block nor refused by validation.
+ */
+export const RUNTIME_PACKAGES: ReadonlySet<string> = new Set(['torch']);
+
+/** Whether a top-level package is the runtime's or the standard library's (never inlined across sources, never blocked). */
+export function isRuntimePackage(top: string): boolean {
+  return RUNTIME_PACKAGES.has(top) || STDLIB.has(top);
+}
+
+const OPAQUE: ReadonlySet<string> = new Set([...RUNTIME_PACKAGES, ...STDLIB]);
+
 export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOptions): ExtractedBlock[] {
-  // One lookup per source: closures stop at their own source's boundary (another source stays an import).
+  // Closures reach every source of the corpus, except from a source that opted out (`resolveAcross: false`),
+  // whose closures stop at its own boundary. One lookup (and its cache) per reach.
   const lookups = new Map<string, Lookup>();
+  const lookupFor = (sourceId: string): Lookup => {
+    const isolated = opts.isolated?.has(sourceId) ?? false;
+    const key = isolated ? `only:${sourceId}` : '*';
+    let lookup = lookups.get(key);
+    if (!lookup) {
+      const reach: Reach = isolated ? { only: sourceId } : { opaque: OPAQUE };
+      lookups.set(key, (lookup = new Lookup(program, reach)));
+    }
+    return lookup;
+  };
   const byKey = new Map<string, IndexedModule>();
   for (const m of program.modules) byKey.set(`${m.sourceId}\0${m.path}`, m);
   const texts = new Map<string, Buffer>();
@@ -102,9 +128,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let definitions: EmittedDefinition[] = [];
     let requires: Requirement[] = [];
     try {
-      let lookup = lookups.get(block.sourceId);
-      if (!lookup) lookups.set(block.sourceId, (lookup = new Lookup(program, block.sourceId)));
-      const closure = computeClosure(program, lookup, mod, block.stmt, block.name);
+      const closure = computeClosure(program, lookupFor(block.sourceId), mod, block.stmt, block.name);
       const emitted = emitModule(block.id, closure, readText, opts.labels);
       code = emitted.code;
       className = emitted.className;

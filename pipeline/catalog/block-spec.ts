@@ -11,7 +11,8 @@ import type { BlockSpec, Composition, DedupRecord, ValidationRecord } from './co
 import { CATALOG_FORMAT_VERSION, capText, isTypeName, RUN_LIMITS } from './contract.ts';
 import { categorize } from './category.ts';
 import { interfaceOf } from './interface.ts';
-import { citationOf, provenanceOf } from './provenance.ts';
+import { dependencySources } from './license-mix.ts';
+import { citationOf, licenseOf, provenanceOf } from './provenance.ts';
 
 export interface SpecInput {
   block: Block;
@@ -20,6 +21,8 @@ export interface SpecInput {
   /** The block's class, then its internal bases nearest first. */
   classes: ClassFact[];
   snapshot: SourceSnapshot;
+  /** Every source's snapshot by id: the licenses of other sources whose definitions the block holds. */
+  sources?: ReadonlyMap<string, SourceSnapshot>;
   extracted?: ExtractedBlock;
   validation?: ValidationRecord;
   dedup?: BlockDedup;
@@ -96,9 +99,10 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     blobSha1: mod.blob,
     sha256: mod.sha256,
   });
-  const internal = (input.extracted?.definitions ?? [])
-    .filter((d) => !(d.module === block.module && d.lines[0] === block.span.startLine))
-    .map((d) => ({ qualname: d.name, module: d.module, path: d.path, lines: d.lines }))
+  const definitions = input.extracted?.definitions ?? [];
+  const internal = definitions
+    .filter((d) => !(d.sourceId === block.sourceId && d.module === block.module && d.lines[0] === block.span.startLine))
+    .map((d) => ({ qualname: d.name, module: d.module, path: d.path, lines: d.lines, source: d.sourceId }))
     .sort((a, b) =>
       a.module < b.module
         ? -1
@@ -125,7 +129,18 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     categoryRule: rule,
     interface: iface,
     composition,
-    dependencies: { internal, distributions },
+    dependencies: {
+      internal,
+      distributions,
+      sources: dependencySources(
+        block.sourceId,
+        definitions.map((d) => d.sourceId),
+        (id) => {
+          const snap = id === snapshot.id ? snapshot : input.sources?.get(id);
+          return snap ? licenseOf(snap).spdx : 'NOASSERTION';
+        },
+      ),
+    },
     provenance,
     citation: citationOf(block.name, block.module, input.slug, provenance),
     diagnostics: diagnostics.sort((a, b) =>

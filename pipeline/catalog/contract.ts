@@ -365,13 +365,28 @@ export interface InternalDependency {
   path: string;
   /** 1-based inclusive line range. */
   lines: [number, number];
+  /** Source the definition comes from: the block's own or another of the corpus (absent in older catalogs: own). */
+  source?: string;
+}
+
+/** Why another source's code in a block deserves a warning (pipeline/catalog/license-mix.ts has the rule). */
+export type LicenseFlag = 'copyleft' | 'non-commercial' | 'unknown';
+
+export interface DependencySource {
+  id: string;
+  /** SPDX id of the source's license, `NOASSERTION` when none was found. */
+  license: string;
+  /** Set on another source whose license does not mix freely into the block's own. */
+  flag?: LicenseFlag;
 }
 
 export interface Dependencies {
-  /** Definitions from the same source the block needs, sorted by module then qualname. */
+  /** Definitions the block needs from its own source and others of the corpus, sorted by module then qualname. */
   internal: InternalDependency[];
   /** Required distributions, sorted by name; version as installed when validated, else the pinned one. */
   distributions: { name: string; version: string }[];
+  /** Sources whose code the assembled block holds, its own first, each with its license (absent in older catalogs). */
+  sources?: DependencySource[];
 }
 
 /** `blocked`: it failed only because a distribution is not installed (`missing-dependency`, see `blockedBy`). */

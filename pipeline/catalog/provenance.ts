@@ -11,7 +11,7 @@ export interface ProvenanceInput {
   sha256: string;
 }
 
-function licenseOf(s: SourceSnapshot): License {
+export function licenseOf(s: SourceSnapshot): License {
   const spdx = s.license?.spdx ?? null;
   if (!spdx) return { spdx: 'NOASSERTION', method: 'none' };
   // The sources stage names the file it read when a license text decided it; otherwise metadata or the config did.

@@ -92,6 +92,7 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
       include: s.include ?? [...DEFAULT_INCLUDE],
       exclude: s.exclude ?? [],
       symbols: s.symbols ?? [],
+      resolveAcross: s.resolveAcross ?? true,
       priority: s.priority ?? 1,
       ...(s.domain !== undefined ? { domain: s.domain } : {}),
       ...(s.importRoot !== undefined ? { importRoot: s.importRoot.replace(/\/+$/, '') } : {}),

@@ -8,12 +8,17 @@ export type Priority = 1 | 2;
 export interface SourceCommonFile {
   /** Slug naming the source everywhere (block ids, cache folder): lowercase letters, digits, `-`, `_`. */
   id: string;
-  /** Globs over paths relative to the source root; default `["**\/*.py"]`. */
+  /**
+   * The discovery scope: globs over paths relative to the source root whose classes become blocks; default
+   * `["**\/*.py"]`. Resolution sees every Python file under the import root whatever the globs say.
+   */
   include?: string[];
-  /** Globs removed from the included set. */
+  /** Globs removed from the discovery scope (resolution still sees those files). */
   exclude?: string[];
   /** Glob-like patterns over block names, qualified names or ids: only matching blocks enter the catalog. */
   symbols?: string[];
+  /** Whether blocks may inline definitions of the corpus's other sources (default true); false keeps their imports. */
+  resolveAcross?: boolean;
   /** 1 = indexed first and preferred on name clashes; 2 = secondary. */
   priority?: Priority;
   /** Free-form area label shown on the site, e.g. `vision`, `detection`. */
@@ -93,6 +98,8 @@ interface ResolvedCommon {
   include: string[];
   exclude: string[];
   symbols: string[];
+  /** False: this source's blocks keep imports of other sources instead of inlining their definitions. */
+  resolveAcross: boolean;
   priority: Priority;
   domain?: string;
   /** Still relative to the source root (a git or python root is only known after fetching). */

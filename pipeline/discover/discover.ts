@@ -176,7 +176,8 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
   };
 
   for (const mod of program.modules) {
-    if (!mod.module) continue;
+    // Only the discovery scope holds blocks; the rest of the index is there for resolution (bases, closures).
+    if (!mod.module || !mod.discover) continue;
     const patterns = opts.symbols?.get(mod.sourceId);
     for (const cls of mod.facts.classes) {
       if (cls.qualname.includes('<locals>')) continue; // defined inside a function: not importable by name

@@ -124,9 +124,20 @@ export async function indexSources(
     if (!rows) continue;
     const good = rows.filter((r) => !crashed.has(r.blob));
     store.replaceFiles(snap.id, good);
-    const stats: SourceIndexStats = { id: snap.id, files: rows.length, bytes: 0, parsed: 0, reused: 0, diagnostics: 0 };
+    // The discovery scope; the rest of the rows are there for resolution only (docs/config.md, "Two scopes").
+    const resolveOnly = new Set(snap.files.filter((f) => f.discover === false).map((f) => f.path));
+    const stats: SourceIndexStats = {
+      id: snap.id,
+      files: rows.length,
+      discover: rows.length - resolveOnly.size,
+      bytes: 0,
+      parsed: 0,
+      reused: 0,
+      diagnostics: 0,
+    };
     for (const r of rows) {
       stats.bytes += r.size;
+      const discover = !resolveOnly.has(r.path);
       const crash = crashed.get(r.blob);
       if (crash) {
         diagnostics.push({
@@ -144,7 +155,9 @@ export async function indexSources(
       else stats.reused++;
       const facts = parsedFacts.get(r.blob) ?? store.getFacts(r.blob)!;
       const { name, why } = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
-      if (why) {
+      // Problems of a file outside the discovery scope are reported only if a block needs its code: a closure
+      // that includes a statement with a syntax error says so (`syntax-error-included`).
+      if (why && discover) {
         // The sources stage already skips files whose own name can't be a module; a folder name is only known to
         // matter here, below the import root (`my-scripts/x.py` above it is simply not importable by design).
         diagnostics.push({
@@ -157,7 +170,7 @@ export async function indexSources(
           hint: 'see docs/index.md ("Which files are indexed")',
         });
       }
-      for (const d of facts.diagnostics) {
+      for (const d of discover ? facts.diagnostics : []) {
         diagnostics.push({ ...d, source: snap.id, path: r.path });
         stats.diagnostics++;
       }
@@ -167,6 +180,7 @@ export async function indexSources(
         absPath: join(snap.root, r.path),
         module: name?.module ?? null,
         isPackage: name?.isPackage ?? false,
+        discover,
         blob: r.blob,
         sha256: r.sha256,
         size: r.size,

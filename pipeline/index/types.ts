@@ -10,6 +10,11 @@ export interface IndexedModule {
   /** Dotted module name under the source's import root; null when Python can't import the file by name. */
   module: string | null;
   isPackage: boolean;
+  /**
+   * In the source's discovery scope (include/exclude): blocks are discovered only here. False: indexed so that
+   * resolution sees the whole package (docs/config.md, "Two scopes"), never a block of its own.
+   */
+  discover: boolean;
   blob: string;
   sha256: string;
   size: number;
@@ -18,7 +23,10 @@ export interface IndexedModule {
 
 export interface SourceIndexStats {
   id: string;
+  /** Files indexed: the resolution scope. */
   files: number;
+  /** Of those, files in the discovery scope. */
+  discover: number;
   bytes: number;
   parsed: number;
   reused: number;

@@ -23,22 +23,42 @@ export type Target =
 
 const MAX_DEPTH = 64;
 
+/** Which sources a closure's names may resolve into (docs/resolve.md, "Across sources"). */
+export interface Reach {
+  /** Only this source: another source's modules stay imports (a source with `resolveAcross: false`). */
+  only?: string;
+  /**
+   * Top-level packages never taken from a source other than the importing module's own: the runtime (`torch`) and
+   * the standard library. `import torch` in mmcv stays an import even when a source of the corpus provides torch.
+   */
+  opaque?: ReadonlySet<string>;
+}
+
 export class Lookup {
   private readonly cache = new Map<string, Target>();
+  private readonly reach?: Reach;
 
   /**
-   * With a `boundary` source id, modules of other sources count as external (closure: internal means the block's
-   * own source; another configured source stays an import). Without one, lookup crosses sources (discovery).
+   * Closures pass a `reach` (a source id is `{ only: id }`); discovery passes none and crosses every source as is.
    */
   constructor(
     readonly program: Program,
-    readonly boundary?: string,
-  ) {}
+    reach?: string | Reach,
+  ) {
+    this.reach = typeof reach === 'string' ? { only: reach } : reach;
+  }
 
   /** The source providing module `name` as seen from `fromSource`, or undefined when it is external. */
   sourceOf(name: string, fromSource: string): string | undefined {
     const src = this.program.sourceOfModule(name, fromSource);
-    return src && (!this.boundary || src === this.boundary) ? src : undefined;
+    if (!src || !this.reach) return src;
+    if (this.reach.only !== undefined) return src === this.reach.only ? src : undefined;
+    if (src === fromSource) return src;
+    const top = name.split('.')[0];
+    // Python finds a regular package once on sys.path: when the importing source has `utils` itself, `utils.x`
+    // is its own module or missing, never another source's. `from utils.extra import f` in yolov5 → not yolov7's.
+    if (this.reach.opaque?.has(top) || this.program.sourceOfModule(top, fromSource) === fromSource) return undefined;
+    return src;
   }
 
   /** What `name` means at module level in `mod`, after the module has run. */

@@ -85,6 +85,7 @@ export async function buildPartial(
           mod,
           classes,
           snapshot: snapshots.get(b.sourceId)!,
+          sources: snapshots,
           extracted: ex,
           validation,
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),

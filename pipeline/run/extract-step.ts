@@ -24,6 +24,7 @@ export function runExtraction(
   const extracted = extractBlocks(p.program, blocks, {
     outDir: opts.outDir,
     labels: sourceLabels(p.snapshots),
+    isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
     write: opts.write,
     onDone: () => progress.tick(),
   });

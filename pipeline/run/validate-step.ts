@@ -1,6 +1,7 @@
-// The build's validation step: turns extracted blocks into validate items (own packages blocked, originals for
-// fidelity), runs the sandboxed runner with the SQLite-backed cache, and maps records to the catalog's form.
-import type { ExtractedBlock } from '../assemble/extract.ts';
+// The build's validation step: turns extracted blocks into validate items (every corpus package blocked, originals
+// for fidelity), runs the sandboxed runner with the SQLite-backed cache, and maps records to the catalog's form.
+import { isRuntimePackage, type ExtractedBlock } from '../assemble/extract.ts';
+import type { IndexedModule } from '../index/types.ts';
 import { lookupPython } from '../config/python.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
@@ -70,15 +71,7 @@ export async function runValidation(
   }
   const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
   const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
-  // A block's own source's top-level packages are blocked, so the extracted module cannot lean on the repository.
-  const ownPackages = new Map<string, string[]>();
-  for (const m of p.index.modules) {
-    if (!m.module) continue;
-    const list = ownPackages.get(m.sourceId) ?? [];
-    const top = m.module.split('.')[0];
-    if (!list.includes(top)) list.push(top);
-    ownPackages.set(m.sourceId, list);
-  }
+  const blockedPackages = corpusPackages(p.index.modules);
   const overrides = ctx.config.validate?.overrides ?? {};
   const items: ValidateItem[] = extracted
     .filter((e) => e.code && (!opts.only || opts.only(e.entry.id)))
@@ -91,7 +84,7 @@ export async function runValidation(
         importRoot: e.entry.importRoot,
         module: e.entry.module,
         className: e.entry.className,
-        blockedPackages: [...(ownPackages.get(b.sourceId) ?? [])].sort(),
+        blockedPackages,
         moduleHash: e.entry.sha256,
         ...(o ? { overrides: o } : {}),
         // The original is importable from its source's import root (installed distribution or checkout).
@@ -142,6 +135,18 @@ export async function runValidation(
     if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree));
   }
   return out;
+}
+
+/**
+ * The packages validation refuses to every block: the top-level packages of every source of the corpus (its whole
+ * resolution scope), so "import OK" means the assembled module stands on its own — it leans neither on its own
+ * repository nor on another source it was resolved against. The runtime (`torch`) and the standard library are
+ * never refused, even when a source provides them (docs/resolve.md, "Across sources").
+ */
+export function corpusPackages(modules: IndexedModule[]): string[] {
+  const tops = new Set<string>();
+  for (const m of modules) if (m.module) tops.add(m.module.split('.')[0]);
+  return [...tops].filter((t) => !isRuntimePackage(t)).sort();
 }
 
 const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared' } as const;

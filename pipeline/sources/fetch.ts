@@ -21,9 +21,17 @@ import {
 import { LockTimeout, withLock } from './lock.ts';
 import { readUpstreamText } from './read-upstream.ts';
 import { locateDistribution, normalizeRepoUrl, tagForVersion, upstreamRepository } from './python-dist.ts';
-import type { LicenseInfo, SourceSnapshot, SourcesResult, SourceStatus } from './types.ts';
+import type {
+  LicenseInfo,
+  SkippedFile,
+  SourceFileEntry,
+  SourceSnapshot,
+  SourcesResult,
+  SourceStatus,
+} from './types.ts';
 import { credentialsDiagnostic, stripCredentials } from './url.ts';
-import { detectImportRoot, walkSource } from './walk.ts';
+import { detectImportRoot, walkSource, type WalkResult } from './walk.ts';
+import { makePathFilter } from '../util/glob.ts';
 
 export interface SourcesOptions {
   /** Sources fetched at once (default 4): network-bound, so a few in parallel hide latency. */
@@ -176,6 +184,30 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
   };
 }
 
+/**
+ * The two scopes of a source (docs/config.md, "Two scopes"): the import root is detected from the discovery scope
+ * (include/exclude), and the resolution scope is every listed file below it plus the discovery scope itself. A
+ * file above the import root that include/exclude do not name (`setup.py`, `tests/` of a src layout) has no module
+ * name, so no import can reach it: it is dropped, skips there included.
+ */
+function inResolutionScope(
+  listed: WalkResult,
+  src: SourceConfig,
+): { files: SourceFileEntry[]; skipped: SkippedFile[]; importRoot: string } {
+  const importRoot = detectImportRoot(
+    listed.files.filter((f) => f.discover !== false),
+    src.importRoot,
+  );
+  if (importRoot === '') return { ...listed, importRoot };
+  const keep = makePathFilter(src.include, src.exclude);
+  const below = (p: string) => p.startsWith(`${importRoot}/`);
+  return {
+    files: listed.files.filter((f) => f.discover !== false || below(f.path)),
+    skipped: listed.skipped.filter((k) => below(k.path) || keep(k.path)),
+    importRoot,
+  };
+}
+
 async function fetchOne(
   src: SourceConfig,
   config: CorpusConfig,
@@ -202,12 +234,16 @@ async function fetchOne(
       const { tops, revision: rev, git: gitState, ...fields } = got;
       if (fields.status === 'failed')
         return { ...base, ...fields, root: fields.root || dir, importRoot: fields.root || dir, files: [], skipped: [] };
-      const listed = walkSource(fields.root, {
-        include: src.include,
-        exclude: src.exclude,
-        maxFileBytes: config.maxFileBytes,
-        ...(tops ? { tops } : {}),
-      });
+      const listed = inResolutionScope(
+        walkSource(fields.root, {
+          include: src.include,
+          exclude: src.exclude,
+          maxFileBytes: config.maxFileBytes,
+          ...(src.importRoot ? { importRoot: src.importRoot } : {}),
+          ...(tops ? { tops } : {}),
+        }),
+        src,
+      );
       let revision = rev;
       if (src.kind === 'path') {
         // A clean checkout is identified by its commit; anything else by what its files look like now.
@@ -230,7 +266,7 @@ async function fetchOne(
         renameSync(tmp, join(dir, 'state.json'));
         fault('sync');
       }
-      const importRoot = resolve(fields.root, detectImportRoot(listed.files, src.importRoot));
+      const importRoot = resolve(fields.root, listed.importRoot);
       if (listed.skipped.length) log.debug(`${src.id}: skipped ${listed.skipped.length} files`);
       return { ...base, ...fields, importRoot, files: listed.files, skipped: listed.skipped };
     });

@@ -12,14 +12,23 @@ import { credentialsDiagnostic, stripCredentials } from './url.ts';
 
 export const isCommitSha = (ref: string) => /^[0-9a-f]{40}$/.test(ref);
 
-/** Non-cone sparse-checkout patterns: Python files under the includes' literal folders, plus project metadata. */
-export function sparsePatterns(include: string[]): string[] {
+/**
+ * Non-cone sparse-checkout patterns: the resolution scope — every Python file below the import root, since a block
+ * may import any module Python could find there (`from mmcv.utils import X` with only `mmcv/cnn` included) — plus
+ * the includes' own folders (a discovery file may sit outside the import root) and project metadata. Without a
+ * configured import root (it is detected from the checkout) that is every Python file of the repository.
+ */
+export function sparsePatterns(include: string[], importRoot?: string): string[] {
   const py = new Set<string>();
-  for (const g of include) {
-    const prefix = literalPrefix(g);
-    if (prefix === '') py.add('*.py');
-    else if (prefix.endsWith('.py')) py.add(`/${prefix}`);
-    else py.add(`/${prefix}/**/*.py`);
+  if (!importRoot) py.add('*.py');
+  else {
+    py.add(`/${importRoot}/**/*.py`);
+    for (const g of include) {
+      const prefix = literalPrefix(g);
+      if (prefix === '') py.add('*.py');
+      else if (prefix.endsWith('.py')) py.add(`/${prefix}`);
+      else py.add(`/${prefix}/**/*.py`);
+    }
   }
   const list = py.has('*.py') ? ['*.py'] : [...py].sort();
   return [...list, '/LICENSE*', '/LICENCE*', '/COPYING*', '/README*', '/pyproject.toml', '/setup.py', '/setup.cfg'];
@@ -184,7 +193,7 @@ async function syncCopy(
   config: [string, string][],
 ): Promise<GitOutcome> {
   const tree = join(dir, 'tree');
-  const sparse = sparsePatterns(src.include);
+  const sparse = sparsePatterns(src.include, src.importRoot);
   const sameSparse = (s: GitState) => s.sparse.join('\n') === sparse.join('\n');
   const copy = prev && prev.url === url && hasRepo(tree) && resetConfig(tree, url) ? prev : undefined;
   if (!copy && existsSync(tree)) rmSync(tree, RM_TREE); // another URL, a half-made or a broken copy
@@ -220,7 +229,7 @@ async function syncCopy(
   if (copy && wanted === copy.commit) {
     if (sameSparse(copy)) return { status: 'unchanged', root: tree, state: copy, diagnostics: [] };
     try {
-      // The includes changed: widen or narrow the checkout (a blobless copy fetches the new blobs lazily).
+      // The import root changed: widen or narrow the checkout (a blobless copy fetches the new blobs lazily).
       await inTree(['sparse-checkout', 'set', '--no-cone', ...sparse]);
       return { status: 'updated', root: tree, state: { ...copy, ref: src.ref, sparse }, diagnostics: [] };
     } catch (err) {

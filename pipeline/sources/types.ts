@@ -16,6 +16,11 @@ export interface SourceFileEntry {
   /** Posix path relative to `root`. */
   path: string;
   size: number;
+  /**
+   * `false`: in the resolution scope only — outside include/exclude, indexed so that blocks can use its code, but
+   * no block is discovered in it. Absent: in the discovery scope (docs/config.md, "Two scopes").
+   */
+  discover?: false;
 }
 
 export interface SkippedFile {
@@ -44,7 +49,11 @@ export interface SourceSnapshot {
   root: string;
   /** Absolute sys.path entry for this source's modules. */
   importRoot: string;
-  /** Python files after include/exclude, size cap, symlink and non-regular checks; sorted by path. */
+  /**
+   * Python files of the resolution scope (every one below the import root, plus the discovery scope), after the
+   * size cap, symlink, non-regular and name checks; those outside include/exclude are marked `discover: false`.
+   * Sorted by path.
+   */
   files: SourceFileEntry[];
   skipped: SkippedFile[];
   /** git: clone URL and configured ref. */

@@ -1,6 +1,7 @@
-// Lists a source's Python files safely: include/exclude globs, a size cap, and no trust in the tree itself —
-// a symlink is never followed out of the source root, non-regular files and names no Python module can have are
-// skipped, and each skip is recorded. See docs/index.md ("Which files are indexed").
+// Lists a source's Python files safely: every Python file below the roots (the resolution scope), each marked
+// whether include/exclude put it in the discovery scope; a size cap, and no trust in the tree itself — a symlink
+// is never followed out of the source root, non-regular files and names no Python module can have are skipped,
+// and each skip is recorded. See docs/index.md ("Which files are indexed").
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { folderMayMatch, makePathFilter } from '../util/glob.ts';
@@ -8,9 +9,12 @@ import { controlChar, moduleNameProblem } from '../util/identifier.ts';
 import type { SkippedFile, SourceFileEntry } from './types.ts';
 
 export interface WalkOptions {
+  /** The discovery scope: files outside it are listed too, marked `discover: false`. */
   include: string[];
   exclude: string[];
   maxFileBytes: number;
+  /** The configured import root (relative): the folders leading to it are walked whatever their names. */
+  importRoot?: string;
   /** Entries below the root to walk (a python distribution's top-level packages); default: the whole root. */
   tops?: string[];
 }
@@ -35,9 +39,18 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
   const skipped: SkippedFile[] = [];
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
   // `model.py\n` is meant to look like a Python file: trailing control characters don't hide it from the check.
-  const isPy = (rel: string) => {
-    const trimmed = rel.replace(/[\p{Cc}\s]+$/u, '');
-    return trimmed.endsWith('.py') && keep(trimmed);
+  const isPy = (rel: string) => rel.replace(/[\p{Cc}\s]+$/u, '').endsWith('.py');
+  const toImportRoot = opts.importRoot ? opts.importRoot.split('/') : [];
+  /**
+   * Whether a folder is walked: the discovery scope's folders, and for the resolution scope the folders whose
+   * name a package can have. Below `.venv`, `site-packages` or `docs-old` no file has a module name, so no import
+   * can reach it: a path source at a project root does not index its virtualenv.
+   */
+  const walked = (rel: string) => {
+    if (folderMayMatch(opts.include, rel)) return true;
+    const parts = rel.split('/');
+    if (parts.every((p, i) => p === toImportRoot[i])) return true; // on the way to the configured import root
+    return moduleNameProblem(parts[parts.length - 1]) === null;
   };
 
   const addFile = (rel: string, size: number) => {
@@ -50,7 +63,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
     if (problem) skipped.push({ path: rel, reason: 'bad-name', detail: `the file name ${problem}` });
     else if (size > opts.maxFileBytes)
       skipped.push({ path: rel, reason: 'too-large', detail: `${size} bytes > maxFileBytes ${opts.maxFileBytes}` });
-    else files.push({ path: rel, size });
+    else files.push(keep(rel) ? { path: rel, size } : { path: rel, size, discover: false });
   };
 
   const visit = (rel: string) => {
@@ -75,14 +88,14 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
       const tst = statSync(target);
       if (tst.isDirectory()) {
         // Inside-root folder links would list files twice or loop; the real folder is walked anyway.
-        if (folderMayMatch(opts.include, rel)) skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
+        if (walked(rel)) skipped.push({ path: rel, reason: 'symlink-dir', detail: target });
       } else if (tst.isFile()) {
         if (isPy(rel)) addFile(rel, tst.size);
       } else if (isPy(rel)) skipped.push({ path: rel, reason: 'not-regular', detail: 'symlink to a special file' });
       return;
     }
     if (st.isDirectory()) {
-      if (rel !== '' && !folderMayMatch(opts.include, rel)) return;
+      if (rel !== '' && !walked(rel)) return;
       let names: string[];
       try {
         names = readdirSync(abs).sort();

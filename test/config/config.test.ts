@@ -62,6 +62,20 @@ describe('config errors name the field path, the problem and the fix', () => {
     ]);
   });
 
+  it('resolveAcross is a boolean, true by default', () => {
+    expect(problemsOf({ name: 'x', sources: [{ ...ok, resolveAcross: 'no' }] })).toEqual([
+      {
+        path: 'sources[0].resolveAcross',
+        message: 'must be a boolean (got "no")',
+        fix: 'use true (inline code of other corpus sources) or false (keep their imports)',
+      },
+    ]);
+    const dir = tempDir('nnb-cfg-');
+    const file = join(dir, 'corpus.json');
+    writeFileSync(file, JSON.stringify({ name: 'x', sources: [ok, { ...ok, id: 'b', resolveAcross: false }] }));
+    expect(loadConfig(file).sources.map((s) => s.resolveAcross)).toEqual([true, false]);
+  });
+
   it('two sources with the same id', () => {
     expect(problemsOf({ name: 'x', sources: [ok, { ...ok, id: 'b' }, ok] })).toEqual([
       {
@@ -201,6 +215,7 @@ describe('resolved config', () => {
       include: ['**/*.py'],
       exclude: [],
       symbols: [],
+      resolveAcross: true,
       priority: 1,
     });
     expect(c.sources[1]).toMatchObject({ kind: 'git', priority: 2, include: ['**/*.py'] });

@@ -42,9 +42,9 @@ describe('nnblocks sources', () => {
   it('prints a table with id, kind, ref, commit, files and status', async () => {
     const { code, out } = await cli(['sources', '--config', 'content/corpus.json']);
     expect(code).toBe(0);
-    expect(out.split('\n')[0]).toMatch(/^id\s+kind\s+ref\s+commit\s+files\s+skipped\s+license\s+status$/);
+    expect(out.split('\n')[0]).toMatch(/^id\s+kind\s+ref\s+commit\s+files\s+discover\s+skipped\s+license\s+status$/);
     expect(out).toMatch(
-      /torchvision\s+python\s+v0\.14\.1\s+torchvision 0\.14\.\S+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/,
+      /torchvision\s+python\s+v0\.14\.1\s+torchvision 0\.14\.\S+\s+\d+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/,
     );
   });
 

@@ -79,7 +79,12 @@ describe('git sources', () => {
       url: `file://${repo.dir}`,
       priority: 1,
     });
-    expect(s.files.map((f) => f.path)).toEqual(['pkg/__init__.py', 'pkg/blocks.py']);
+    // Excluded from discovery, still there for resolution: the checkout holds every Python file.
+    expect(s.files.map((f) => [f.path, f.discover ?? true])).toEqual([
+      ['pkg/__init__.py', true],
+      ['pkg/blocks.py', true],
+      ['pkg/tests/test_blocks.py', false],
+    ]);
     expect(s.license).toEqual({ spdx: 'MIT', method: 'LICENSE file (MIT text)', file: 'LICENSE' });
     expect(s.root).toBe(join(c.cacheDir, 'sources', 'fx', 'tree'));
     expect(s.importRoot).toBe(s.root);
@@ -205,17 +210,29 @@ describe('git sources', () => {
     expect((await fetchSources(c, ctx)).snapshots[0].status).toBe('fetched');
   });
 
-  it('changing the includes re-applies the sparse checkout without a new commit', async () => {
+  it('the includes decide discovery only; a configured import root re-applies the sparse checkout', async () => {
     const repo = gitRepo({ ...FIXTURE, 'other/mod.py': 'Z = 3\n' });
     const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py'] }]);
     const first = await fetchSources(c, ctx);
-    expect(existsSync(join(first.snapshots[0].root, 'other', 'mod.py'))).toBe(false);
+    const other = (r: typeof first) => r.snapshots[0].files.find((f) => f.path === 'other/mod.py');
+    // Outside the includes, inside the import root: checked out and listed for resolution.
+    expect(existsSync(join(first.snapshots[0].root, 'other', 'mod.py'))).toBe(true);
+    expect(other(first)).toMatchObject({ discover: false });
     const wider = config(
       [{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py', 'other/*.py'] }],
       c.cacheDir,
     );
     const second = await fetchSources(wider, ctx);
-    expect(second.snapshots[0]).toMatchObject({ status: 'updated', commit: repo.commit });
-    expect(second.snapshots[0].files.map((f) => f.path)).toContain('other/mod.py');
+    expect(second.snapshots[0]).toMatchObject({ status: 'unchanged', commit: repo.commit });
+    expect(other(second)?.discover).toBeUndefined();
+    // An import root bounds the resolution scope: the checkout narrows to it (plus the includes' folders).
+    const rooted = config(
+      [{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py'], importRoot: 'pkg' }],
+      c.cacheDir,
+    );
+    const third = await fetchSources(rooted, ctx);
+    expect(third.snapshots[0]).toMatchObject({ status: 'updated', commit: repo.commit });
+    expect(existsSync(join(third.snapshots[0].root, 'other', 'mod.py'))).toBe(false);
+    expect(other(third)).toBeUndefined();
   });
 });

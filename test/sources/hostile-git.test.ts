@@ -95,9 +95,9 @@ describe('a cached git copy', () => {
     const updated = await fetchSources(c, ctx);
     expect(updated.snapshots[0].status).toBe('updated');
     expect(updated.snapshots[0].files.map((f) => f.path)).toContain('pkg/extra.py');
-    // The includes change: `sparse-checkout set` on the copy runs no hook either.
+    // The import root changes: `sparse-checkout set` on the copy runs no hook either.
     const wider = config(
-      [{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py'] }],
+      [{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main', include: ['pkg/**/*.py'], importRoot: 'pkg' }],
       c.cacheDir,
     );
     expect((await fetchSources(wider, ctx)).snapshots[0].status).toBe('updated');

@@ -78,7 +78,13 @@ describe('path sources', () => {
       priority: 2,
       symbols: ['Conv*'],
     });
-    expect(s.files.map((f) => f.path)).toEqual(['src/lib/__init__.py', 'src/lib/layers/conv.py']);
+    // The excluded test module is below the import root: listed for resolution, not discovery. setup.py is
+    // neither included nor importable (above the import root): not listed.
+    expect(s.files.map((f) => [f.path, f.discover ?? true])).toEqual([
+      ['src/lib/__init__.py', true],
+      ['src/lib/layers/conv.py', true],
+      ['src/lib/layers/test_conv.py', false],
+    ]);
     expect(s.license).toEqual({ spdx: 'Apache-2.0', method: 'LICENSE file (Apache-2.0 text)', file: 'LICENSE' });
     expect(s.commit).toBeUndefined();
   });

@@ -27,8 +27,8 @@ export const registerIndex: RegisterCommand = (program, env) => {
       if (opts.json) return printJson(io, { ...summary, diagnosticList: p.diagnostics });
       io.out(
         renderTable(
-          ['source', 'files', 'bytes', 'parsed', 'reused', 'diagnostics'],
-          s.perSource.map((x) => [x.id, x.files, x.bytes, x.parsed, x.reused, x.diagnostics]),
+          ['source', 'files', 'discover', 'bytes', 'parsed', 'reused', 'diagnostics'],
+          s.perSource.map((x) => [x.id, x.files, x.discover, x.bytes, x.parsed, x.reused, x.diagnostics]),
         ),
       );
       io.out(

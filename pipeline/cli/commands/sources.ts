@@ -43,12 +43,13 @@ export const registerSources: RegisterCommand = (program, env) => {
       }
       io.out(
         renderTable(
-          ['id', 'kind', 'ref', 'commit', 'files', 'skipped', 'license', 'status'],
+          ['id', 'kind', 'ref', 'commit', 'files', 'discover', 'skipped', 'license', 'status'],
           result.snapshots.map((s) => [
             s.id,
             s.kind,
             ...refCells(s),
             s.files.length,
+            s.files.filter((f) => f.discover !== false).length,
             s.skipped.length,
             s.license.spdx ?? '?',
             s.status,
