@@ -104,7 +104,7 @@ export async function runValidation(
     tmpBytes: v.tmpBytes,
     workers: v.workers,
     // Every source's packages, so a missing one is told apart from a distribution that is not installed.
-    corpusPackages: [...ownPackages.values()].flat(),
+    corpusPackages: blockedPackages,
     nativeModules: corpusExtensions(p.snapshots),
     cache: {
       get: (k) => ctx.store.kvGet('validate', k),
