@@ -205,6 +205,24 @@ describe('catalog site, built files', () => {
     expect(p.all('.badge.failed')).toEqual([]);
   });
 
+  it('links code drawn from another source to that source, and warns where its license does not mix', () => {
+    const slug = readdirSync(join(site.catalog.dir, 'blocks'))
+      .map((f) => spec(f.replace(/\.json$/, '')))
+      .find((s) => (s.dependencies.sources ?? []).length > 1)!.slug;
+    const p = page(`blocks/${slug}/`);
+    const deps = p.one('section[aria-labelledby="dependencies"]');
+    const nms = deps.all('li').find((li) => li.text().includes('torchvision.ops.boxes.nms'))!;
+    // The definition's own repository and pinned revision, not the block's.
+    expect(
+      nms
+        .all('a')
+        .map((a) => a.attr('href'))
+        .join(' '),
+    ).toMatch(/github\.com\/pytorch\/vision\/blob\/[0-9a-f]{40}\/torchvision\/ops\/boxes\.py#L10-L40/);
+    expect(nms.text()).toContain('from torchvision');
+    expect(deps.text()).toContain('license unknown');
+  });
+
   it('shows the SWHID, the permalink and the interface stub on a block page', () => {
     const s = spec(site.catalog.attention.slug);
     const p = page(`blocks/${site.catalog.attention.slug}/`);
