@@ -21,12 +21,33 @@ export interface IncludedStmt {
   stmt: number;
   /** Plain module-level import of external names only: emitted in the grouped import header. */
   headerImport: boolean;
+  /**
+   * A header import that can't be copied as it is: relative (`from .sub import X`, which means nothing outside
+   * its package) or of the block's own package (`from pkg.sub import X`, a module missing from the index). It
+   * is emitted as absolute imports of the names that are needed, and of nothing else.
+   */
+  rewriteImport: boolean;
   /** Keys of statements/namespaces this one reads at import time (must be emitted before it). */
   eagerDeps: Set<string>;
+  /**
+   * Keys of statements/namespaces read by the code this statement defines (function and method bodies), when it
+   * runs. A statement that calls this one's function at import time (a decorator, `X = f()`) needs them first.
+   */
+  lateDeps: Set<string>;
   /** Free name in this statement → the binding it reaches (for renaming on a clash). */
   refs: Map<string, BindingKey>;
-  /** Nested imports of internal names (function-local, or inside a module-level try/if) to rewrite. */
-  importRewrites: { imp: ImportFact; binds: { bound: string; binding: BindingKey }[] }[];
+  /**
+   * Nested imports (function-local, or inside a module-level try/if) to rewrite: internal names become
+   * assignments to the emitted definitions; with `absolute`, the external rest is imported from that absolute
+   * module (a relative import means nothing in the emitted module); a star import of an internal module goes.
+   */
+  importRewrites: ImportRewrite[];
+}
+
+export interface ImportRewrite {
+  imp: ImportFact;
+  binds: { bound: string; binding: BindingKey }[];
+  absolute?: string;
 }
 
 /** A module object used through attributes (`helpers.f`), emitted as a namespace holding exactly those members. */
@@ -45,6 +66,8 @@ export interface Binding {
   /** Statement key that creates it (a def, an assignment, an import statement), or the namespace key. */
   by: string;
   kind: 'def' | 'external' | 'namespace';
+  /** An external binding some reference reaches (a verbatim import statement also binds names nothing uses). */
+  needed?: boolean;
 }
 
 export interface Closure {
@@ -87,7 +110,9 @@ export function computeClosure(
         mod: m,
         stmt: s,
         headerImport,
+        rewriteImport: false,
         eagerDeps: new Set(),
+        lateDeps: new Set(),
         refs: new Map(),
         importRewrites: [],
       });
@@ -125,7 +150,9 @@ export function computeClosure(
         // Named as the importing statement binds it (`from torch import nn as tnn` → tnn), whatever alias the
         // referencing module used; references under another alias are renamed to it.
         const key = `x\0${t.qualified}\0${t.via.name}`;
-        if (!c.bindings.has(key)) c.bindings.set(key, { key, name: t.via.name, by, kind: 'external' });
+        const b = c.bindings.get(key);
+        if (b) b.needed = true;
+        else c.bindings.set(key, { key, name: t.via.name, by, kind: 'external', needed: true });
         return key;
       }
       case 'def': {
@@ -179,7 +206,7 @@ export function computeClosure(
     if (t.kind === 'module') {
       const nsKey = namespaceFor(t.sourceId, t.module, name);
       st.refs.set(name, nsKey);
-      if (eager) st.eagerDeps.add(nsKey);
+      (eager ? st.eagerDeps : st.lateDeps).add(nsKey);
       for (const occ of occurrences) {
         if (occ.attrs.length === 0) {
           c.diagnostics.push({
@@ -199,7 +226,7 @@ export function computeClosure(
     const key = provide(t, st.mod, name);
     if (!key) return;
     st.refs.set(name, key);
-    if (eager) st.eagerDeps.add(c.bindings.get(key)!.by);
+    (eager ? st.eagerDeps : st.lateDeps).add(c.bindings.get(key)!.by);
   };
 
   include(mod, stmt);
@@ -220,6 +247,7 @@ export function computeClosure(
       });
     }
     if (st.headerImport) {
+      st.rewriteImport = program.importsOf(m, s).some((imp) => imp.level > 0 || ownPackage(imp, m.sourceId));
       // Every name the verbatim import binds is taken in the emitted module, needed or not: register them all so
       // that a clash with an internal definition is seen and renamed.
       for (const imp of program.importsOf(m, s)) {
@@ -252,26 +280,52 @@ export function computeClosure(
   }
   return c;
 
-  /** Imports nested in the statement: internal ones are rewritten to point at the emitted definitions. */
+  /** The module `imp` imports from belongs to the block's own source (so the emitted module can't import it). */
+  function ownPackage(imp: ImportFact, sourceId: string): boolean {
+    const top = (imp.kind === 'import' ? (imp.names[0]?.name ?? '') : imp.module).split('.')[0];
+    return top !== '' && lookup.sourceOf(top, sourceId) === sourceId;
+  }
+
+  /**
+   * Imports nested in the statement: internal ones are rewritten to point at the emitted definitions, relative
+   * ones that stay imports become absolute (nothing relative is left in an emitted module).
+   *   def forward(self, x):
+   *       from .ops import nms          # internal: `pass` (nms is emitted at module level) or `nms = nms_ops`
+   *       from ..ext import fast_op     # pkg/ext.py not in the index: `from pkg.ext import fast_op`
+   */
   function nestedImports(st: IncludedStmt) {
     const facts = st.mod.facts.statements[st.stmt];
     for (const imp of st.mod.facts.imports) {
-      if (imp.statementIndex !== st.stmt || imp.star) continue;
+      if (imp.statementIndex !== st.stmt) continue;
       if (imp.scope === 'module' && facts.kind === 'import') continue; // handled as a binding statement
+      const absolute = imp.kind === 'from' && imp.level > 0 ? program.absoluteFrom(st.mod, imp) : null;
+      if (imp.star) {
+        // `try: from ._ext import *`: the names it provides resolve on their own; an internal module's star
+        // import goes (its needed names are emitted), an external relative one becomes absolute.
+        const base = imp.level > 0 ? absolute : imp.module;
+        if (base === null) continue;
+        if (lookup.sourceOf(base, st.mod.sourceId)) st.importRewrites.push({ imp, binds: [] });
+        else if (imp.level > 0) st.importRewrites.push({ imp, binds: [], absolute: base });
+        continue;
+      }
       const binds: { bound: string; binding: BindingKey }[] = [];
       for (const n of imp.names) {
         const t = importTarget(st.mod, imp, n.name, n.asname);
-        if (t.kind === 'external' || t.kind === 'builtin') {
+        // An outside module's name stays imported; one an internal module re-exports from outside comes from the
+        // innermost import (`from .layers import _assert`, pkg/layers: `from torch import _assert`).
+        if ((t.kind === 'external' && !t.via) || t.kind === 'builtin') {
           c.externals.add(externalTop(program, st.mod, imp, n.name));
           continue;
         }
         const key = provide(t, st.mod, n.bound);
         if (key) {
           binds.push({ bound: n.bound, binding: key });
-          st.eagerDeps.add(c.bindings.get(key)!.by);
+          // A function-local import runs with the function; one in a module-level try/if or a class body now.
+          (imp.scope === 'function' ? st.lateDeps : st.eagerDeps).add(c.bindings.get(key)!.by);
         }
       }
-      if (binds.length) st.importRewrites.push({ imp, binds });
+      if (absolute !== null) st.importRewrites.push({ imp, binds, absolute });
+      else if (binds.length) st.importRewrites.push({ imp, binds });
     }
   }
 
