@@ -108,8 +108,11 @@ export function emitModule(
     const st = c.stmts.get(key)!;
     const facts = st.mod.facts.statements[st.stmt];
     const label = labels.get(st.mod.sourceId);
+    const cut = st.keptEntries
+      ? ` (only the ${st.keptEntries.size} of ${facts.dict!.entries.length} entries read here)`
+      : '';
     body.push(
-      `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}\n` +
+      `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}${cut}\n` +
         statementText(st, c, plan, readText(st.mod), diagnostics),
     );
     definitions.push({
@@ -221,10 +224,13 @@ function statementText(
     }
     edits.push({ start: base + def.at, end: base + def.at + def.bytes, text: plan.emitted.get(key)! });
   }
-  edits.sort((a, b) => b.start - a.start);
+  // Edits inside a left-out dict entry go with it.
+  const cuts = droppedEntries(st);
+  const all = edits.filter((e) => !cuts.some((d) => e.start >= d.start && e.end <= d.end)).concat(cuts);
+  all.sort((a, b) => b.start - a.start);
   let buf = Buffer.from(text, 'utf8');
   let last = Infinity;
-  for (const e of edits) {
+  for (const e of all) {
     if (e.end > last) continue; // overlapping edit (shouldn't happen): keep the first, stay valid
     const s = e.start - base;
     buf = Buffer.concat([buf.subarray(0, s), Buffer.from(e.text), buf.subarray(e.end - base)]);
@@ -232,6 +238,23 @@ function statementText(
   }
   text = buf.toString('utf8');
   return text;
+}
+
+/**
+ * A dict literal read only with literal keys loses the entries nobody reads (closure `keptEntries`): each goes
+ * with its comma and the space up to the next entry, so what stays is valid Python.
+ *   ACTS = {'relu': nn.ReLU, 'mish': Mish}     # only ACTS['relu'] read  →  ACTS = {'relu': nn.ReLU, }
+ */
+function droppedEntries(st: IncludedStmt): Edit[] {
+  const dict = st.mod.facts.statements[st.stmt].dict;
+  if (!dict || !st.keptEntries) return [];
+  const out: Edit[] = [];
+  dict.entries.forEach((e, i) => {
+    if (st.keptEntries!.has(i)) return;
+    const next = dict.entries[i + 1];
+    out.push({ start: e.startByte, end: next ? next.startByte : e.endByte, text: '' });
+  });
+  return out;
 }
 
 /**

@@ -4,7 +4,8 @@
 // See docs/resolve.md.
 import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { ImportFact, NameOccurrence } from '../parse/facts.ts';
+import type { ImportFact, NameOccurrence, NameRef } from '../parse/facts.ts';
+import { DictUses, literalKeys } from './dict-use.ts';
 import { Lookup, type Target } from './lookup.ts';
 import type { Program } from './program.ts';
 
@@ -29,6 +30,8 @@ export interface IncludedStmt {
   rewriteImport: boolean;
   /** Keys of statements/namespaces this one reads at import time (must be emitted before it). */
   eagerDeps: Set<string>;
+  /** A dict literal read only with literal keys: the indices of its entries to emit (dict-use.ts). */
+  keptEntries?: Set<number>;
   /**
    * Keys of statements/namespaces read by the code this statement defines (function and method bodies), when it
    * runs. A statement that calls this one's function at import time (a decorator, `X = f()`) needs them first.
@@ -101,9 +104,15 @@ export function computeClosure(
   };
   const queue: { mod: IndexedModule; stmt: number }[] = [];
   const seenUnresolved = new Set<string>();
+  const dicts = new DictUses();
+  const visited = new Set<string>();
 
-  const include = (m: IndexedModule, s: number, headerImport = false): string => {
+  /** Includes a statement; `keys`: it is read only as `NAME['key']` with these keys (null: read whole). */
+  const include = (m: IndexedModule, s: number, headerImport = false, keys: string[] | null = null): string => {
     const key = stmtKey(m, s);
+    const dict = m.facts.statements[s].dict;
+    // Read again with keys it left out: visit it again (read() says so only once it was visited).
+    if (dict && dicts.read(key, dict, keys)) queue.push({ mod: m, stmt: s });
     if (!c.stmts.has(key)) {
       c.stmts.set(key, {
         key,
@@ -121,8 +130,11 @@ export function computeClosure(
     return key;
   };
 
-  /** Makes the binding that target `t` denotes available; returns its key, or null (builtin / unresolved). */
-  const provide = (t: Target, from: IndexedModule, alias: string): BindingKey | null => {
+  /**
+   * Makes the binding that target `t` denotes available; returns its key, or null (builtin / unresolved).
+   * `keys`: the references read it only with these literal keys (`ACTS['relu']`); null: read whole.
+   */
+  const provide = (t: Target, from: IndexedModule, alias: string, keys: string[] | null = null): BindingKey | null => {
     switch (t.kind) {
       case 'builtin':
         return null;
@@ -157,8 +169,8 @@ export function computeClosure(
       }
       case 'def': {
         const key = defKey(t.mod, t.stmt, t.name);
+        const by = include(t.mod, t.stmt, false, keys);
         if (!c.bindings.has(key)) {
-          const by = include(t.mod, t.stmt);
           c.bindings.set(key, { key, name: t.name, by, kind: 'def' });
           // A conditional last binding (try/if) may not run: the earlier bindings it would replace come too, first.
           for (const earlier of program.bindingChain(t.mod, t.name)) {
@@ -223,7 +235,7 @@ export function computeClosure(
       }
       return;
     }
-    const key = provide(t, st.mod, name);
+    const key = provide(t, st.mod, name, literalKeys(occurrences));
     if (!key) return;
     st.refs.set(name, key);
     (eager ? st.eagerDeps : st.lateDeps).add(c.bindings.get(key)!.by);
@@ -235,6 +247,12 @@ export function computeClosure(
     const { mod: m, stmt: s } = queue.shift()!;
     const st = c.stmts.get(stmtKey(m, s))!;
     const facts = m.facts.statements[s];
+    if (visited.has(st.key)) {
+      // A dict literal visited again: a later reference needs entries it left out.
+      if (facts.dict) followReads(st, dicts.visit(st.key, facts.dict));
+      continue;
+    }
+    visited.add(st.key);
     if (facts.hasError) {
       c.diagnostics.push({
         code: 'syntax-error-included',
@@ -261,24 +279,49 @@ export function computeClosure(
       }
       continue;
     }
-    for (const ref of facts.eager) if (!facts.binds.includes(ref.name)) resolveRef(st, ref.name, ref.occurrences, true);
-    for (const ref of facts.deferred) resolveRef(st, ref.name, ref.occurrences, false);
-    // `global X; X = v` in a function: X is the module's X, so its import-time initialiser comes too (and a
-    // rename on a clash reaches the `global` line and the assignment). docs/resolve.md, "global and nonlocal".
-    for (const ref of facts.rebinds) if (!st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);
-    for (const ref of facts.deferred.concat(facts.eager)) {
-      // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
-      if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);
-    }
+    if (facts.dict) {
+      // `ACTS = dict(...)` with `dict` rebound is a call like any other: no entries to leave out.
+      if (facts.eager.some((r) => r.name === 'dict') && lookup.name(m, 'dict').kind !== 'builtin')
+        dicts.read(st.key, facts.dict, null);
+      followReads(st, dicts.visit(st.key, facts.dict));
+    } else followReads(st, () => true);
     nestedImports(st);
     // Statements elsewhere in the module that fill a needed registry: `MODELS['x'] = X`, `REGISTRY.update(...)`.
+    // A definition that registers itself through its decorator is not one of them: it comes when something
+    // reaches it by name, else the registry is needed but not everything ever registered in it.
+    //   HEADS = Registry('heads')
+    //   @HEADS.register()                 # needs HEADS; HEADS does not need StandardHead
+    //   class StandardHead(nn.Module): ...
     for (const other of m.facts.statements) {
       if (other.index === s || other.mutates.length === 0) continue;
+      if (other.kind === 'class' || other.kind === 'function') continue;
       if (other.mutates.some((n) => facts.binds.includes(n) && program.lastBinding(m, n) === s))
         include(m, other.index);
     }
   }
+  for (const st of c.stmts.values()) {
+    const dict = st.mod.facts.statements[st.stmt].dict;
+    if (dict) st.keptEntries = dicts.kept(st.key, dict);
+  }
   return c;
+
+  /** Follows the reads of a statement whose occurrences pass `keep` (all of them but in a dict's left-out entries). */
+  function followReads(st: IncludedStmt, keep: (occ: NameOccurrence) => boolean) {
+    const facts = st.mod.facts.statements[st.stmt];
+    const follow = (ref: NameRef, eager: boolean) => {
+      const occurrences = ref.occurrences.filter(keep);
+      if (occurrences.length) resolveRef(st, ref.name, occurrences, eager);
+    };
+    for (const ref of facts.eager) if (!facts.binds.includes(ref.name)) follow(ref, true);
+    for (const ref of facts.deferred) follow(ref, false);
+    // `global X; X = v` in a function: X is the module's X, so its import-time initialiser comes too (and a
+    // rename on a clash reaches the `global` line and the assignment). docs/resolve.md, "global and nonlocal".
+    for (const ref of facts.rebinds) if (!st.refs.has(ref.name)) follow(ref, false);
+    for (const ref of facts.deferred.concat(facts.eager)) {
+      // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
+      if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) follow(ref, false);
+    }
+  }
 
   /** The module `imp` imports from belongs to the block's own source (so the emitted module can't import it). */
   function ownPackage(imp: ImportFact, sourceId: string): boolean {

@@ -1135,4 +1135,121 @@ export const cases: ResolverCase[] = [
     notCode: ['from ..', 'nested_tensor_from_tensor_list'],
     importError: 'ImportError: import of pkg is blocked',
   },
+  {
+    name: 'a config dict read with a literal key keeps only that entry (timm model_cfgs)',
+    why: "`CFGS['tiny']` is the only read of CFGS: the other entries and the classes only they name are left out",
+    files: pkg({
+      'pkg/blocks.py':
+        NN +
+        py`
+      def huge_helper(x):
+          return x
+      class Tiny(nn.Module):
+          def forward(self, x):
+              return x
+      class Huge(nn.Module):
+          def forward(self, x):
+              return huge_helper(x)
+      class Giant(nn.Module):
+          def forward(self, x):
+              return x
+    `,
+      'pkg/cfgs.py': py`
+      from .blocks import Tiny, Huge, Giant
+      CFGS = dict(
+          tiny=dict(layer=Tiny, depth=2),  # the small one
+          huge=dict(layer=Huge, depth=48),
+          giant={'layer': Giant, 'depth': 96},
+      )
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from .cfgs import CFGS
+      class Block(nn.Module):
+          def __init__(self, cfg=CFGS['tiny']):
+              super().__init__()
+              self.layer = cfg['layer']()
+              self.depth = cfg['depth']
+          def forward(self, x):
+              return self.layer(x) * self.depth
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.cfgs:CFGS', 'pkg.blocks:Tiny'],
+    hasNot: ['pkg.blocks:Huge', 'pkg.blocks:Giant', 'pkg.blocks:huge_helper'],
+    code: ['tiny=dict(layer=Tiny, depth=2),  # the small one'],
+    notCode: ['huge=', 'giant', "'layer': Giant"],
+    run: 'assert Block()(torch.ones(1)).item() == 2',
+  },
+  {
+    name: 'a dict read with a computed key, or tested with `in`, is kept whole',
+    why: '`ACTS[name]` and `name in ACTS` may need any entry: nothing is left out',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      class Swish(nn.Module):
+          def forward(self, x):
+              return x * torch.sigmoid(x)
+      class Mish(nn.Module):
+          def forward(self, x):
+              return x
+      ACTS = {'relu': nn.ReLU, 'swish': Swish}
+      MORE = {'mish': Mish, 'relu6': nn.ReLU6}
+      def get_act(name):
+          if name in MORE:
+              return MORE['mish']
+          return ACTS[name]
+      class Block(nn.Module):
+          def __init__(self, act='swish'):
+              super().__init__()
+              self.act = get_act(act)()
+          def forward(self, x):
+              return self.act(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:ACTS', 'pkg.m:Swish', 'pkg.m:MORE', 'pkg.m:Mish'],
+    code: ["ACTS = {'relu': nn.ReLU, 'swish': Swish}", "MORE = {'mish': Mish, 'relu6': nn.ReLU6}"],
+    run: 'Block()(torch.ones(1))',
+  },
+  {
+    name: 'a registry decorator needs the registry, not everything registered in it (detectron2, mmdet)',
+    why: '`@HEADS.register()` on Block needs HEADS; StandardHead, registered in the same module, is not reached by name',
+    files: pkg({
+      'pkg/registry.py': py`
+      class Registry:
+          def __init__(self, name):
+              self.name = name
+              self._map = {}
+          def register(self):
+              def deco(cls):
+                  self._map[cls.__name__] = cls
+                  return cls
+              return deco
+    `,
+      'pkg/heads.py':
+        NN +
+        py`
+      from .registry import Registry
+      HEADS = Registry('heads')
+      HEADS.register()(nn.Identity)
+      def big_helper(x):
+          return x
+      @HEADS.register()
+      class StandardHead(nn.Module):
+          def forward(self, x):
+              return big_helper(x)
+      @HEADS.register()
+      class Block(nn.Module):
+          def forward(self, x):
+              return x
+    `,
+    }),
+    block: 'pkg.heads:Block',
+    has: ['pkg.heads:HEADS', 'pkg.registry:Registry'],
+    hasNot: ['pkg.heads:StandardHead', 'pkg.heads:big_helper'],
+    code: ['HEADS.register()(nn.Identity)'],
+  },
 ];
