@@ -6,6 +6,7 @@ import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact, NameOccurrence, NameRef } from '../parse/facts.ts';
 import { DictUses, literalKeys } from './dict-use.ts';
+import { fillers } from './fills.ts';
 import { Lookup, type Target } from './lookup.ts';
 import type { Program } from './program.ts';
 
@@ -286,18 +287,8 @@ export function computeClosure(
       followReads(st, dicts.visit(st.key, facts.dict));
     } else followReads(st, () => true);
     nestedImports(st);
-    // Statements elsewhere in the module that fill a needed registry: `MODELS['x'] = X`, `REGISTRY.update(...)`.
-    // A definition that registers itself through its decorator is not one of them: it comes when something
-    // reaches it by name, else the registry is needed but not everything ever registered in it.
-    //   HEADS = Registry('heads')
-    //   @HEADS.register()                 # needs HEADS; HEADS does not need StandardHead
-    //   class StandardHead(nn.Module): ...
-    for (const other of m.facts.statements) {
-      if (other.index === s || other.mutates.length === 0) continue;
-      if (other.kind === 'class' || other.kind === 'function') continue;
-      if (other.mutates.some((n) => facts.binds.includes(n) && program.lastBinding(m, n) === s))
-        include(m, other.index);
-    }
+    // Statements elsewhere in the module that fill what this one binds (registries): fills.ts.
+    for (const other of fillers(program, m, s)) include(m, other);
   }
   for (const st of c.stmts.values()) {
     const dict = st.mod.facts.statements[st.stmt].dict;

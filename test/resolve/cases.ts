@@ -1252,4 +1252,30 @@ export const cases: ResolverCase[] = [
     hasNot: ['pkg.heads:StandardHead', 'pkg.heads:big_helper'],
     code: ['HEADS.register()(nn.Identity)'],
   },
+  {
+    name: 'a loop that mutates each dict of a tuple comes with the dicts (timm create_act)',
+    why: '`for a in _ACT_LAYERS: a.setdefault(...)` adds keys to _ACT_LAYER_DEFAULT through the loop variable',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      _ACT_LAYER_DEFAULT = dict(relu=nn.ReLU, hard_swish=nn.Hardswish)
+      _ACT_LAYER_ME = dict(relu=nn.ReLU)
+      _ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)
+      for a in _ACT_LAYERS:
+          a.setdefault('hardswish', a.get('hard_swish'))
+      def get_act_layer(name):
+          return _ACT_LAYER_DEFAULT[name]
+      class Block(nn.Module):
+          def __init__(self, act='hardswish'):
+              super().__init__()
+              self.act = get_act_layer(act)()
+          def forward(self, x):
+              return self.act(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    code: ['for a in _ACT_LAYERS:', '_ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)'],
+    run: 'Block()(torch.ones(1))',
+  },
 ];
