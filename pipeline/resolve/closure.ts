@@ -316,8 +316,8 @@ export function computeClosure(
 
   /** The module `imp` imports from belongs to the block's own source (so the emitted module can't import it). */
   function ownPackage(imp: ImportFact, sourceId: string): boolean {
-    const top = (imp.kind === 'import' ? (imp.names[0]?.name ?? '') : imp.module).split('.')[0];
-    return top !== '' && lookup.sourceOf(top, sourceId) === sourceId;
+    const modules = imp.kind === 'import' ? imp.names.map((n) => n.name) : [imp.module];
+    return modules.some((mod) => mod !== '' && lookup.sourceOf(mod.split('.')[0], sourceId) === sourceId);
   }
 
   /**
