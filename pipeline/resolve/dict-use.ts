@@ -1,6 +1,6 @@
 // Which entries of a module-level dict literal a closure needs. A dict that every needed reference reads with a
 // literal key contributes only those entries (and what they read); any other read (a computed key, `in`,
-// iteration, `.items()`, passing the dict on) needs it whole. docs/resolve.md, "Dict literals".
+// iteration, `.items()`, passing the dict on) needs it whole. docs/resolve.md, "Registries and dict literals".
 //   CFGS = dict(tiny=Cfg(depth=2), huge=Cfg(depth=48, attn=HugeAttention))
 //   class Block(nn.Module):
 //       def __init__(self, cfg=CFGS['tiny']): ...       # only `tiny=Cfg(depth=2)` is needed: HugeAttention is not
