@@ -78,6 +78,12 @@ export function emitModule(
     for (const member of ns.members.values()) deps.add(c.bindings.get(member)!.by);
     nodes.push({ key: ns.key, sortKey: `\uffff${ns.key}`, deps });
   }
+  const reach = lateReach(c);
+  for (const n of nodes) {
+    const soft = new Set<string>();
+    for (const dep of n.deps) for (const k of reach(dep)) soft.add(k);
+    n.soft = soft;
+  }
   const { order, cycles } = orderNodes(nodes);
   if (cycles.length) {
     diagnostics.push({
@@ -102,8 +108,11 @@ export function emitModule(
     const st = c.stmts.get(key)!;
     const facts = st.mod.facts.statements[st.stmt];
     const label = labels.get(st.mod.sourceId);
+    const cut = st.keptEntries
+      ? ` (only the ${st.keptEntries.size} of ${facts.dict!.entries.length} entries read here)`
+      : '';
     body.push(
-      `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}\n` +
+      `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}${cut}\n` +
         statementText(st, c, plan, readText(st.mod), diagnostics),
     );
     definitions.push({
@@ -133,6 +142,35 @@ export function emitModule(
   return { code: parts.join('\n\n') + '\n', className: nameOf(c.blockKey), definitions, diagnostics };
 }
 
+/**
+ * What calling into a statement's code may read: the names its function bodies read (`lateDeps`), and theirs in
+ * turn; through a namespace, its members'. A statement that reads a function at import time (a decorator, a
+ * default `f()`, a base class whose `__init_subclass__` runs) must come after all of it (a soft edge, order.ts).
+ */
+function lateReach(c: Closure): (key: string) => Set<string> {
+  const memo = new Map<string, Set<string>>();
+  const next = (key: string): Iterable<string> => {
+    const st = c.stmts.get(key);
+    if (st) return st.lateDeps;
+    const ns = c.namespaces.get(key);
+    return ns ? [...ns.members.values()].map((m) => c.bindings.get(m)!.by) : [];
+  };
+  return (start) => {
+    let out = memo.get(start);
+    if (out) return out;
+    out = new Set();
+    const stack = [...next(start)];
+    while (stack.length) {
+      const k = stack.pop()!;
+      if (out.has(k)) continue;
+      out.add(k);
+      stack.push(...next(k));
+    }
+    memo.set(start, out);
+    return out;
+  };
+}
+
 /** A statement's upstream text with renames and internal-import rewrites applied at their byte spans. */
 function statementText(
   st: IncludedStmt,
@@ -151,13 +189,23 @@ function statementText(
     for (const occ of ref.occurrences) edits.push({ start: occ.startByte, end: occ.endByte, text: name });
   }
   for (const rw of st.importRewrites) {
-    const assigns = rw.binds
-      .filter((b) => plan.emitted.get(b.binding) !== b.bound)
-      .map((b) => `${b.bound} = ${plan.emitted.get(b.binding)}`);
+    const parts: string[] = [];
+    if (rw.absolute !== undefined) {
+      const internal = new Set(rw.binds.map((b) => b.bound));
+      const names = rw.imp.star
+        ? ['*']
+        : rw.imp.names
+            .filter((n) => !internal.has(n.bound))
+            .map((n) => (n.asname ? `${n.name} as ${n.asname}` : n.name));
+      if (names.length) parts.push(`from ${rw.absolute} import ${names.join(', ')}`);
+    }
+    for (const b of rw.binds) {
+      if (plan.emitted.get(b.binding) !== b.bound) parts.push(`${b.bound} = ${plan.emitted.get(b.binding)}`);
+    }
     edits.push({
       start: rw.imp.span.startByte,
       end: rw.imp.span.endByte,
-      text: assigns.length ? assigns.join('; ') : 'pass  # nnblocks: internal import, defined at module level',
+      text: parts.length ? parts.join('; ') : 'pass  # nnblocks: internal import, defined at module level',
     });
   }
   let text = bytes.subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
@@ -182,10 +230,13 @@ function statementText(
     }
     edits.push({ start: base + def.at, end: base + def.at + def.bytes, text: plan.emitted.get(key)! });
   }
-  edits.sort((a, b) => b.start - a.start);
+  // Edits inside a left-out dict entry go with it.
+  const cuts = droppedEntries(st);
+  const all = edits.filter((e) => !cuts.some((d) => e.start >= d.start && e.end <= d.end)).concat(cuts);
+  all.sort((a, b) => b.start - a.start);
   let buf = Buffer.from(text, 'utf8');
   let last = Infinity;
-  for (const e of edits) {
+  for (const e of all) {
     if (e.end > last) continue; // overlapping edit (shouldn't happen): keep the first, stay valid
     const s = e.start - base;
     buf = Buffer.concat([buf.subarray(0, s), Buffer.from(e.text), buf.subarray(e.end - base)]);
@@ -193,6 +244,23 @@ function statementText(
   }
   text = buf.toString('utf8');
   return text;
+}
+
+/**
+ * A dict literal read only with literal keys loses the entries nobody reads (closure `keptEntries`): each goes
+ * with its comma and the space up to the next entry, so what stays is valid Python.
+ *   ACTS = {'relu': nn.ReLU, 'mish': Mish}     # only ACTS['relu'] read  →  ACTS = {'relu': nn.ReLU, }
+ */
+function droppedEntries(st: IncludedStmt): Edit[] {
+  const dict = st.mod.facts.statements[st.stmt].dict;
+  if (!dict || !st.keptEntries) return [];
+  const out: Edit[] = [];
+  dict.entries.forEach((e, i) => {
+    if (st.keptEntries!.has(i)) return;
+    const next = dict.entries[i + 1];
+    out.push({ start: e.startByte, end: next ? next.startByte : e.endByte, text: '' });
+  });
+  return out;
 }
 
 /**
@@ -218,7 +286,11 @@ function definitionName(text: string, kind: string, name: string): { at: number;
   return null;
 }
 
-/** Import lines for a header import statement: verbatim, unless a name it binds was renamed. */
+/**
+ * Import lines for a header import statement: verbatim, unless a name it binds was renamed, or it is relative or
+ * of the block's own package (`rewriteImport`): then one absolute import per name, of the needed names only.
+ *   from .sub import X, Y        # pkg/sub.py not indexed, only X needed  →  from pkg.sub import X
+ */
 function importLines(
   st: IncludedStmt,
   c: Closure,
@@ -231,19 +303,24 @@ function importLines(
   const top = imps[0]
     ? (imps[0].kind === 'import' ? (imps[0].names[0]?.name ?? '') : imps[0].module).split('.')[0]
     : '';
-  const mine = [...c.bindings.values()].filter((b) => b.by === st.key && b.kind === 'external');
-  if (mine.every((b) => emitted.get(b.key) === b.name)) {
+  const mine = [...c.bindings.values()].filter(
+    (b) => b.by === st.key && b.kind === 'external' && (b.needed || !st.rewriteImport),
+  );
+  if (!st.rewriteImport && mine.every((b) => emitted.get(b.key) === b.name)) {
     return [
       { text: readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8'), top, future },
     ];
   }
+  // One line per needed name, a star import's too (`from .ext import *` → `from pkg.ext import fast_op`).
   return mine.map((b) => {
     const qualified = b.key.split('\0')[1];
+    const name = emitted.get(b.key)!;
     const dot = qualified.lastIndexOf('.');
+    const member = qualified.slice(dot + 1);
     const text =
       dot < 0
-        ? `import ${qualified} as ${emitted.get(b.key)}`
-        : `from ${qualified.slice(0, dot)} import ${qualified.slice(dot + 1)} as ${emitted.get(b.key)}`;
+        ? `import ${qualified}${name === qualified ? '' : ` as ${name}`}`
+        : `from ${qualified.slice(0, dot)} import ${member}${name === member ? '' : ` as ${name}`}`;
     return { text, top: qualified.split('.')[0], future: false };
   });
 }

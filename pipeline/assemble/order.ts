@@ -1,63 +1,90 @@
 // Definition-before-use order for the emitted statements: what a statement reads at import time (bases,
 // decorators, defaults, class bodies, registries) comes first; otherwise a stable upstream order.
 // Kahn's algorithm with a sorted ready set, so the same closure always gives the same order.
+//
+// Two kinds of edges. Hard: the statement reads the name when it runs (`class B(A)` needs A). Soft: the statement
+// may call a function at import time whose body reads the name (`@compat` runs compat(), which reads VERSION):
+//   def compat(fn): return fn if VERSION >= (1, 10) else fn     # compat's body reads VERSION
+//   @compat                                                    # runs compat now: VERSION must come first
+//   def helper(x): ...
+// Soft edges are kept when they can be; on a cycle, a statement whose hard edges are met goes first.
 
 export interface OrderNode {
   key: string;
   /** Stable tie-break: upstream source, path and statement index. */
   sortKey: string;
+  /** Hard: read when the statement runs. */
   deps: Set<string>;
+  /** Soft: read by code the statement may call when it runs. */
+  soft?: Set<string>;
 }
 
 export interface OrderResult {
   order: string[];
-  /** Keys that sat on an import-time cycle and were placed by their sort key. */
+  /** Keys that sat on an import-time cycle of hard edges and were placed by their sort key. */
   cycles: string[];
 }
 
 export function orderNodes(nodes: OrderNode[]): OrderResult {
   const byKey = new Map(nodes.map((n) => [n.key, n]));
-  const indegree = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
+  const hardIn = new Map<string, number>();
+  const softIn = new Map<string, number>();
+  const dependents = new Map<string, { key: string; hard: boolean }[]>();
   for (const n of nodes) {
-    let d = 0;
+    let hard = 0;
+    let soft = 0;
+    const add = (dep: string, isHard: boolean) => {
+      const list = dependents.get(dep) ?? [];
+      list.push({ key: n.key, hard: isHard });
+      dependents.set(dep, list);
+    };
     for (const dep of n.deps) {
       if (dep === n.key || !byKey.has(dep)) continue;
-      d++;
-      const list = dependents.get(dep) ?? [];
-      list.push(n.key);
-      dependents.set(dep, list);
+      hard++;
+      add(dep, true);
     }
-    indegree.set(n.key, d);
+    for (const dep of n.soft ?? []) {
+      if (dep === n.key || !byKey.has(dep) || n.deps.has(dep)) continue;
+      soft++;
+      add(dep, false);
+    }
+    hardIn.set(n.key, hard);
+    softIn.set(n.key, soft);
   }
   const cmp = (a: string, b: string) => {
     const x = byKey.get(a)!.sortKey;
     const y = byKey.get(b)!.sortKey;
     return x < y ? -1 : x > y ? 1 : 0;
   };
+  const isReady = (k: string) => hardIn.get(k) === 0 && softIn.get(k) === 0;
   const ready = nodes
-    .filter((n) => indegree.get(n.key) === 0)
     .map((n) => n.key)
+    .filter(isReady)
     .sort(cmp);
   const order: string[] = [];
   const cycles: string[] = [];
   const done = new Set<string>();
   const release = (key: string) => {
-    for (const dep of dependents.get(key) ?? []) {
-      const d = indegree.get(dep)! - 1;
-      indegree.set(dep, d);
-      if (d === 0 && !done.has(dep)) insertSorted(ready, dep, cmp);
+    for (const d of dependents.get(key) ?? []) {
+      const map = d.hard ? hardIn : softIn;
+      map.set(d.key, map.get(d.key)! - 1);
+      if (isReady(d.key) && !done.has(d.key)) insertSorted(ready, d.key, cmp);
     }
   };
   while (order.length < nodes.length) {
     let key = ready.shift();
     if (key === undefined) {
-      // An import-time cycle (rare in real code): place the earliest remaining node and go on.
-      key = nodes
+      // Stuck: first drop soft edges (the earliest statement whose hard edges are met), then, on an import-time
+      // cycle of hard edges (rare in real code), place the earliest remaining statement and go on.
+      const left = nodes
         .map((n) => n.key)
         .filter((k) => !done.has(k))
-        .sort(cmp)[0];
-      cycles.push(key);
+        .sort(cmp);
+      key = left.find((k) => hardIn.get(k) === 0);
+      if (key === undefined) {
+        key = left[0];
+        cycles.push(key);
+      }
     }
     if (done.has(key)) continue;
     done.add(key);

@@ -1,9 +1,11 @@
 // Turns the walker's raw records into ModuleFacts: resolves every recorded read against the finished scope
 // table, keeps the free ones (module-level or builtin) per top-level statement, split eager/deferred.
 import type { Diagnostic } from '../diagnostics.ts';
+import { literalKey } from './dict-entries.ts';
 import {
   PARSER_VERSION,
   type AllFact,
+  type DictFact,
   type ImportFact,
   type ModuleFacts,
   type NameOccurrence,
@@ -69,6 +71,7 @@ export function buildFacts(
   encoding: string,
   diagnostics: Diagnostic[],
   errorRanges: [number, number][],
+  dicts: (DictFact | undefined)[] = [],
 ): ModuleFacts {
   const eager: (Refs | undefined)[] = new Array(w.statements.length);
   const deferred: (Refs | undefined)[] = new Array(w.statements.length);
@@ -79,7 +82,14 @@ export function buildFacts(
     const refs = (table[r.stmt] ??= new Map());
     let list = refs.get(r.name);
     if (!list) refs.set(r.name, (list = []));
-    list.push({ startByte: map.byte(r.pos), endByte: map.byte(r.end), attrs: r.attrs === NO_ATTRS ? [] : r.attrs });
+    const occ: NameOccurrence = {
+      startByte: map.byte(r.pos),
+      endByte: map.byte(r.end),
+      attrs: r.attrs === NO_ATTRS ? [] : r.attrs,
+    };
+    const key = literalKey(map.text, r.end, occ.attrs);
+    if (key !== undefined) occ.key = key;
+    list.push(occ);
   }
   for (const r of w.mutations) {
     if (scopes.lookup(r.scope, r.name, r.pos).kind === 'module') w.statements[r.stmt].mutates.add(r.name);
@@ -102,7 +112,7 @@ export function buildFacts(
         .map((sp) => ({ startByte: map.byte(sp.pos), endByte: map.byte(sp.end), attrs: [] }));
       rebinds.push({ name, occurrences });
     }
-    return {
+    const st: TopStatement = {
       index,
       kind: s.kind,
       span: map.span(s.start, s.end),
@@ -114,6 +124,8 @@ export function buildFacts(
       sideEffect: binds.length === 0 && s.kind !== 'import' && s.kind !== 'class' && s.kind !== 'function',
       hasError,
     };
+    if (dicts[index] && !hasError) st.dict = dicts[index];
+    return st;
   });
 
   const imports = w.imports.map(({ fact, frame }) => {

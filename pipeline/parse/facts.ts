@@ -14,8 +14,9 @@ export type { LiteralValue, ParamKind };
 /**
  * Bump when extraction changes: the index reparses every blob whose facts carry an older version.
  * 2: `rebinds` (names bound through `global` in deferred code), NFKC names, `nesting-too-deep`.
+ * 3: `dict` (entries of a module-level dict literal) and `key` (a name read with a literal key).
  */
-export const PARSER_VERSION = 2;
+export const PARSER_VERSION = 3;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -99,6 +100,23 @@ export interface TopStatement {
    * it binds and reads nothing); the assembler won't copy it silently.
    */
   hasError: boolean;
+  /** Set when the statement is `NAME = {...}`, `NAME: T = {...}` or `NAME = dict(...)` with two or more entries. */
+  dict?: DictFact;
+}
+
+/**
+ * A module-level dict literal, entry by entry: a block that reads it only with literal keys (`ACTS['relu']`)
+ * needs only those entries and what they read.
+ *   ACTS = dict(relu=nn.ReLU, swish=Swish, **EXTRA)   # keys: 'relu', 'swish', null (`**EXTRA`: always kept)
+ */
+export interface DictFact {
+  /** The name the statement binds. */
+  name: string;
+  /**
+   * Entries in source order with their byte spans (an entry's text and the comma after it, if any). `key` is the
+   * literal string key (`'relu': ...`, `relu=...`), or null for anything else (`**base`, a computed key).
+   */
+  entries: { key: string | null; startByte: number; endByte: number }[];
 }
 
 /** A free name read by a statement, with every occurrence so that the assembler can rename it at exact bytes. */
@@ -115,6 +133,8 @@ export interface NameOccurrence {
    * `helpers.f(x)` → ['f']; `torchvision.ops.boxes.nms` → ['ops', 'boxes', 'nms']; a bare `x` → [].
    */
   attrs: string[];
+  /** The literal key the name is read with here: `ACTS['relu']`, `ACTS.get('relu')` → 'relu'. */
+  key?: string;
 }
 
 export interface ImportedName {

@@ -4,6 +4,7 @@ import { decodePython } from './decode.ts';
 import type { ModuleFacts } from './facts.ts';
 import { parseTree } from './grammar.ts';
 import { buildFacts } from './build-facts.ts';
+import { dictFacts } from './dict-entries.ts';
 import { syntaxErrors } from './syntax-errors.ts';
 import { TextMap } from './text-map.ts';
 import { ModuleWalker } from './walk-stmt.ts';
@@ -32,5 +33,6 @@ export function parseText(text: string, encoding = 'utf-8', opts: ParseOptions =
   const walker = new ModuleWalker(tree.walk(), text, map, opts.textScan ?? true);
   walker.module();
   const errors = syntaxErrors(tree.rootNode, map);
-  return buildFacts(walker, map, encoding, errors.diagnostics, errors.ranges);
+  const dicts = dictFacts(tree.rootNode, walker.statements, text, map);
+  return buildFacts(walker, map, encoding, errors.diagnostics, errors.ranges, dicts);
 }

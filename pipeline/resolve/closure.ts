@@ -4,7 +4,9 @@
 // See docs/resolve.md.
 import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { ImportFact, NameOccurrence } from '../parse/facts.ts';
+import type { ImportFact, NameOccurrence, NameRef } from '../parse/facts.ts';
+import { DictUses, literalKeys } from './dict-use.ts';
+import { fillers } from './fills.ts';
 import { Lookup, type Target } from './lookup.ts';
 import type { Program } from './program.ts';
 
@@ -21,12 +23,35 @@ export interface IncludedStmt {
   stmt: number;
   /** Plain module-level import of external names only: emitted in the grouped import header. */
   headerImport: boolean;
+  /**
+   * A header import that can't be copied as it is: relative (`from .sub import X`, which means nothing outside
+   * its package) or of the block's own package (`from pkg.sub import X`, a module missing from the index). It
+   * is emitted as absolute imports of the names that are needed, and of nothing else.
+   */
+  rewriteImport: boolean;
   /** Keys of statements/namespaces this one reads at import time (must be emitted before it). */
   eagerDeps: Set<string>;
+  /** A dict literal read only with literal keys: the indices of its entries to emit (dict-use.ts). */
+  keptEntries?: Set<number>;
+  /**
+   * Keys of statements/namespaces read by the code this statement defines (function and method bodies), when it
+   * runs. A statement that calls this one's function at import time (a decorator, `X = f()`) needs them first.
+   */
+  lateDeps: Set<string>;
   /** Free name in this statement → the binding it reaches (for renaming on a clash). */
   refs: Map<string, BindingKey>;
-  /** Nested imports of internal names (function-local, or inside a module-level try/if) to rewrite. */
-  importRewrites: { imp: ImportFact; binds: { bound: string; binding: BindingKey }[] }[];
+  /**
+   * Nested imports (function-local, or inside a module-level try/if) to rewrite: internal names become
+   * assignments to the emitted definitions; with `absolute`, the external rest is imported from that absolute
+   * module (a relative import means nothing in the emitted module); a star import of an internal module goes.
+   */
+  importRewrites: ImportRewrite[];
+}
+
+export interface ImportRewrite {
+  imp: ImportFact;
+  binds: { bound: string; binding: BindingKey }[];
+  absolute?: string;
 }
 
 /** A module object used through attributes (`helpers.f`), emitted as a namespace holding exactly those members. */
@@ -45,6 +70,8 @@ export interface Binding {
   /** Statement key that creates it (a def, an assignment, an import statement), or the namespace key. */
   by: string;
   kind: 'def' | 'external' | 'namespace';
+  /** An external binding some reference reaches (a verbatim import statement also binds names nothing uses). */
+  needed?: boolean;
 }
 
 export interface Closure {
@@ -78,16 +105,24 @@ export function computeClosure(
   };
   const queue: { mod: IndexedModule; stmt: number }[] = [];
   const seenUnresolved = new Set<string>();
+  const dicts = new DictUses();
+  const visited = new Set<string>();
 
-  const include = (m: IndexedModule, s: number, headerImport = false): string => {
+  /** Includes a statement; `keys`: it is read only as `NAME['key']` with these keys (null: read whole). */
+  const include = (m: IndexedModule, s: number, headerImport = false, keys: string[] | null = null): string => {
     const key = stmtKey(m, s);
+    const dict = m.facts.statements[s].dict;
+    // Read again with keys it left out: visit it again (read() says so only once it was visited).
+    if (dict && dicts.read(key, dict, keys)) queue.push({ mod: m, stmt: s });
     if (!c.stmts.has(key)) {
       c.stmts.set(key, {
         key,
         mod: m,
         stmt: s,
         headerImport,
+        rewriteImport: false,
         eagerDeps: new Set(),
+        lateDeps: new Set(),
         refs: new Map(),
         importRewrites: [],
       });
@@ -96,8 +131,11 @@ export function computeClosure(
     return key;
   };
 
-  /** Makes the binding that target `t` denotes available; returns its key, or null (builtin / unresolved). */
-  const provide = (t: Target, from: IndexedModule, alias: string): BindingKey | null => {
+  /**
+   * Makes the binding that target `t` denotes available; returns its key, or null (builtin / unresolved).
+   * `keys`: the references read it only with these literal keys (`ACTS['relu']`); null: read whole.
+   */
+  const provide = (t: Target, from: IndexedModule, alias: string, keys: string[] | null = null): BindingKey | null => {
     switch (t.kind) {
       case 'builtin':
         return null;
@@ -125,13 +163,15 @@ export function computeClosure(
         // Named as the importing statement binds it (`from torch import nn as tnn` → tnn), whatever alias the
         // referencing module used; references under another alias are renamed to it.
         const key = `x\0${t.qualified}\0${t.via.name}`;
-        if (!c.bindings.has(key)) c.bindings.set(key, { key, name: t.via.name, by, kind: 'external' });
+        const b = c.bindings.get(key);
+        if (b) b.needed = true;
+        else c.bindings.set(key, { key, name: t.via.name, by, kind: 'external', needed: true });
         return key;
       }
       case 'def': {
         const key = defKey(t.mod, t.stmt, t.name);
+        const by = include(t.mod, t.stmt, false, keys);
         if (!c.bindings.has(key)) {
-          const by = include(t.mod, t.stmt);
           c.bindings.set(key, { key, name: t.name, by, kind: 'def' });
           // A conditional last binding (try/if) may not run: the earlier bindings it would replace come too, first.
           for (const earlier of program.bindingChain(t.mod, t.name)) {
@@ -179,7 +219,7 @@ export function computeClosure(
     if (t.kind === 'module') {
       const nsKey = namespaceFor(t.sourceId, t.module, name);
       st.refs.set(name, nsKey);
-      if (eager) st.eagerDeps.add(nsKey);
+      (eager ? st.eagerDeps : st.lateDeps).add(nsKey);
       for (const occ of occurrences) {
         if (occ.attrs.length === 0) {
           c.diagnostics.push({
@@ -196,10 +236,10 @@ export function computeClosure(
       }
       return;
     }
-    const key = provide(t, st.mod, name);
+    const key = provide(t, st.mod, name, literalKeys(occurrences));
     if (!key) return;
     st.refs.set(name, key);
-    if (eager) st.eagerDeps.add(c.bindings.get(key)!.by);
+    (eager ? st.eagerDeps : st.lateDeps).add(c.bindings.get(key)!.by);
   };
 
   include(mod, stmt);
@@ -208,6 +248,12 @@ export function computeClosure(
     const { mod: m, stmt: s } = queue.shift()!;
     const st = c.stmts.get(stmtKey(m, s))!;
     const facts = m.facts.statements[s];
+    if (visited.has(st.key)) {
+      // A dict literal visited again: a later reference needs entries it left out.
+      if (facts.dict) followReads(st, dicts.visit(st.key, facts.dict));
+      continue;
+    }
+    visited.add(st.key);
     if (facts.hasError) {
       c.diagnostics.push({
         code: 'syntax-error-included',
@@ -220,6 +266,7 @@ export function computeClosure(
       });
     }
     if (st.headerImport) {
+      st.rewriteImport = program.importsOf(m, s).some((imp) => imp.level > 0 || ownPackage(imp, m.sourceId));
       // Every name the verbatim import binds is taken in the emitted module, needed or not: register them all so
       // that a clash with an internal definition is seen and renamed.
       for (const imp of program.importsOf(m, s)) {
@@ -233,45 +280,86 @@ export function computeClosure(
       }
       continue;
     }
-    for (const ref of facts.eager) if (!facts.binds.includes(ref.name)) resolveRef(st, ref.name, ref.occurrences, true);
-    for (const ref of facts.deferred) resolveRef(st, ref.name, ref.occurrences, false);
-    // `global X; X = v` in a function: X is the module's X, so its import-time initialiser comes too (and a
-    // rename on a clash reaches the `global` line and the assignment). docs/resolve.md, "global and nonlocal".
-    for (const ref of facts.rebinds) if (!st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);
-    for (const ref of facts.deferred.concat(facts.eager)) {
-      // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
-      if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) resolveRef(st, ref.name, ref.occurrences, false);
-    }
+    if (facts.dict) {
+      // `ACTS = dict(...)` with `dict` rebound is a call like any other: no entries to leave out.
+      if (facts.eager.some((r) => r.name === 'dict') && lookup.name(m, 'dict').kind !== 'builtin')
+        dicts.read(st.key, facts.dict, null);
+      followReads(st, dicts.visit(st.key, facts.dict));
+    } else followReads(st, () => true);
     nestedImports(st);
-    // Statements elsewhere in the module that fill a needed registry: `MODELS['x'] = X`, `REGISTRY.update(...)`.
-    for (const other of m.facts.statements) {
-      if (other.index === s || other.mutates.length === 0) continue;
-      if (other.mutates.some((n) => facts.binds.includes(n) && program.lastBinding(m, n) === s))
-        include(m, other.index);
-    }
+    // Statements elsewhere in the module that fill what this one binds (registries): fills.ts.
+    for (const other of fillers(program, m, s)) include(m, other);
+  }
+  for (const st of c.stmts.values()) {
+    const dict = st.mod.facts.statements[st.stmt].dict;
+    if (dict) st.keptEntries = dicts.kept(st.key, dict);
   }
   return c;
 
-  /** Imports nested in the statement: internal ones are rewritten to point at the emitted definitions. */
+  /** Follows the reads of a statement whose occurrences pass `keep` (all of them but in a dict's left-out entries). */
+  function followReads(st: IncludedStmt, keep: (occ: NameOccurrence) => boolean) {
+    const facts = st.mod.facts.statements[st.stmt];
+    const follow = (ref: NameRef, eager: boolean) => {
+      const occurrences = ref.occurrences.filter(keep);
+      if (occurrences.length) resolveRef(st, ref.name, occurrences, eager);
+    };
+    for (const ref of facts.eager) if (!facts.binds.includes(ref.name)) follow(ref, true);
+    for (const ref of facts.deferred) follow(ref, false);
+    // `global X; X = v` in a function: X is the module's X, so its import-time initialiser comes too (and a
+    // rename on a clash reaches the `global` line and the assignment). docs/resolve.md, "global and nonlocal".
+    for (const ref of facts.rebinds) if (!st.refs.has(ref.name)) follow(ref, false);
+    for (const ref of facts.deferred.concat(facts.eager)) {
+      // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
+      if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) follow(ref, false);
+    }
+  }
+
+  /** The module `imp` imports from belongs to the block's own source (so the emitted module can't import it). */
+  function ownPackage(imp: ImportFact, sourceId: string): boolean {
+    const modules = imp.kind === 'import' ? imp.names.map((n) => n.name) : [imp.module];
+    return modules.some((mod) => mod !== '' && lookup.sourceOf(mod.split('.')[0], sourceId) === sourceId);
+  }
+
+  /**
+   * Imports nested in the statement: internal ones are rewritten to point at the emitted definitions, relative
+   * ones that stay imports become absolute (nothing relative is left in an emitted module).
+   *   def forward(self, x):
+   *       from .ops import nms          # internal: `pass` (nms is emitted at module level) or `nms = nms_ops`
+   *       from ..ext import fast_op     # pkg/ext.py not in the index: `from pkg.ext import fast_op`
+   */
   function nestedImports(st: IncludedStmt) {
     const facts = st.mod.facts.statements[st.stmt];
     for (const imp of st.mod.facts.imports) {
-      if (imp.statementIndex !== st.stmt || imp.star) continue;
+      if (imp.statementIndex !== st.stmt) continue;
       if (imp.scope === 'module' && facts.kind === 'import') continue; // handled as a binding statement
+      const absolute = imp.kind === 'from' && imp.level > 0 ? program.absoluteFrom(st.mod, imp) : null;
+      if (imp.star) {
+        // `try: from ._ext import *`: the names it provides resolve on their own; an internal module's star
+        // import goes (its needed names are emitted), an external relative one becomes absolute.
+        const base = imp.level > 0 ? absolute : imp.module;
+        if (base === null) continue;
+        if (lookup.sourceOf(base, st.mod.sourceId)) st.importRewrites.push({ imp, binds: [] });
+        else if (imp.level > 0) st.importRewrites.push({ imp, binds: [], absolute: base });
+        continue;
+      }
       const binds: { bound: string; binding: BindingKey }[] = [];
       for (const n of imp.names) {
         const t = importTarget(st.mod, imp, n.name, n.asname);
-        if (t.kind === 'external' || t.kind === 'builtin') {
+        // An outside module's name stays imported; one an internal module re-exports from outside comes from the
+        // innermost import (`from .layers import _assert`, pkg/layers: `from torch import _assert`).
+        if ((t.kind === 'external' && !t.via) || t.kind === 'builtin') {
           c.externals.add(externalTop(program, st.mod, imp, n.name));
           continue;
         }
         const key = provide(t, st.mod, n.bound);
         if (key) {
           binds.push({ bound: n.bound, binding: key });
-          st.eagerDeps.add(c.bindings.get(key)!.by);
+          // A function-local import runs with the function; one in a module-level try/if or a class body now.
+          (imp.scope === 'function' ? st.lateDeps : st.eagerDeps).add(c.bindings.get(key)!.by);
         }
       }
-      if (binds.length) st.importRewrites.push({ imp, binds });
+      if (absolute !== null) st.importRewrites.push({ imp, binds, absolute });
+      else if (binds.length) st.importRewrites.push({ imp, binds });
     }
   }
 

@@ -104,8 +104,11 @@ export class Lookup {
       const imp = this.importBinding(mod, stmt, name);
       if (!imp) return { kind: 'def', mod, stmt, name };
       const via = this.viaImport(mod, imp, name, seen, depth);
-      // An external import (plain or guarded by try/if) is kept as the statement that binds it.
-      if (via.kind === 'external') return { ...via, via: { mod, stmt, name } };
+      // An external name is provided by the innermost statement that imports it from outside the source: a
+      // re-export chain (`from pkg import X`, pkg/__init__: `from .sub import X`, pkg/sub: `from torch import X`)
+      // ends at pkg/sub's import, never at an import of the block's own (blocked) package. An import of an
+      // outside module (plain or guarded by try/if) is that statement itself.
+      if (via.kind === 'external') return via.via ? via : { ...via, via: { mod, stmt, name } };
       return via;
     }
     // Star imports: the last one that provides the name wins (later ones shadow earlier ones).

@@ -1,6 +1,7 @@
 // What de-duplication reads per block: its own assembled code (without the header and imports that every
 // extracted module shares) and, when it built, its module tree. Built in one place for `build` and `dedup`.
 import type { ExtractedBlock } from '../assemble/extract.ts';
+import { ownCode } from '../dedup/own-code.ts';
 import type { ModuleTreeNode, DedupItem } from '../dedup/types.ts';
 import type { Block } from '../discover/discover.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
@@ -21,12 +22,4 @@ export function dedupItemOf(
     code: ownCode(extracted.code),
     moduleTree: validation?.tree ?? null,
   };
-}
-
-/** The block's own code for de-duplication: the emitted module without header comments and imports. */
-export function ownCode(code: string): string {
-  return code
-    .split('\n')
-    .filter((l) => !/^(import |from \S+ import |# )/.test(l))
-    .join('\n');
 }

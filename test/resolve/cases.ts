@@ -13,8 +13,15 @@ export interface ResolverCase {
   /** Substrings the emitted code must contain / not contain. */
   code?: string[];
   notCode?: string[];
+  /** Substrings the emitted code must contain in this order (definition before use at import time). */
+  order?: string[];
   /** Diagnostic codes expected. */
   diagnostics?: string[];
+  /**
+   * The emitted module can't import without a module the index lacks: the error it must fail with instead
+   * (test/assemble/import.test.ts), which names the missing module.
+   */
+  importError?: string;
   /**
    * Python run after the emitted module is imported (test/assemble/import.test.ts), with the block class as
    * `Block` and `torch` imported: for closures whose gaps only show when code runs (a NameError in forward).
@@ -975,5 +982,300 @@ export const cases: ResolverCase[] = [
     hasNot: ['pkg.m:n'],
     code: ['TOTAL = 0'],
     run: 'assert Block()(torch.ones(1)).item() == 1',
+  },
+  // Issue 14: what real repositories exposed.
+  {
+    name: 're-export chain to an outside package: the innermost import, no self-import (timm coat/resnet)',
+    why: '`from pkg.layers import _assert`, pkg/layers re-exports it from .trace, which imports it from torch: the emitted module keeps trace’s guarded import, never an import of pkg',
+    files: pkg({
+      'pkg/layers/__init__.py':
+        'from .helpers import to_2tuple\nfrom .trace import _assert\nfrom .jit import is_scripting\n',
+      'pkg/layers/helpers.py': 'def to_2tuple(x):\n    return (x, x)\n',
+      'pkg/layers/trace.py': py`
+      try:
+          from torch import _assert
+      except ImportError:
+          def _assert(condition, message):
+              assert condition, message
+    `,
+      'pkg/layers/jit.py': 'from torch.jit import is_scripting\n',
+      'pkg/m.py':
+        NN +
+        py`
+      from pkg.layers import to_2tuple, _assert, is_scripting
+      class Block(nn.Module):
+          def forward(self, x):
+              _assert(x.dim() > 0, 'needs a dim')
+              return x * len(to_2tuple(1)) if not is_scripting() else x
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.layers.helpers:to_2tuple', 'pkg.layers.trace:_assert'],
+    code: ['from torch import _assert', 'from torch.jit import is_scripting'],
+    notCode: ['from pkg', 'import pkg', 'from .'],
+    run: 'assert Block()(torch.ones(2)).sum().item() == 4',
+  },
+  {
+    name: 're-export under another name reaches the outside import by its own name',
+    why: 'pkg/__init__: `from .jit import is_scripting as scripting`; references to `scripting` are renamed to the import’s name',
+    files: {
+      'pkg/__init__.py': 'from .jit import is_scripting as scripting\n',
+      'pkg/jit.py': 'from torch.jit import is_scripting\n',
+      'pkg/m.py':
+        NN +
+        'from pkg import scripting\n\nclass Block(nn.Module):\n    def forward(self, x):\n        return x if scripting() else x + 1\n',
+    },
+    block: 'pkg.m:Block',
+    code: ['from torch.jit import is_scripting', 'return x if is_scripting() else x + 1'],
+    notCode: ['from pkg'],
+    run: 'assert Block()(torch.zeros(1)).item() == 1',
+  },
+  {
+    name: 'a decorator that reads a global of another module when it runs (detectron2 ROIPooler)',
+    why: '`@compat` calls compat at import time and its body reads VERSION, defined in a module sorted later: VERSION must be emitted before the decorated function',
+    files: pkg({
+      'pkg/layers.py': py`
+      from .zenv import VERSION
+      def compat(fn):
+          if VERSION >= (0, 0):
+              return fn
+          return fn
+    `,
+      'pkg/zenv.py': 'VERSION = (1, 13)\n',
+      'pkg/m.py':
+        NN +
+        py`
+      from .layers import compat
+      @compat
+      def helper(x):
+          return x
+      class Block(nn.Module):
+          def forward(self, x):
+              return helper(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.zenv:VERSION', 'pkg.layers:compat'],
+    order: ['VERSION = (1, 13)', '@compat'],
+  },
+  {
+    name: 'a module-level call and a default value run functions at import time',
+    why: '`SCALE = scale_of()` and `def f(k=default_k())` call functions whose bodies read later-sorted globals',
+    files: pkg({
+      'pkg/a.py': py`
+      from .z import TABLE
+      def scale_of():
+          return TABLE['s']
+      def default_k():
+          return TABLE['k']
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from .a import scale_of, default_k
+      SCALE = scale_of()
+      class Block(nn.Module):
+          def __init__(self, k=default_k()):
+              super().__init__()
+              self.k = k * SCALE
+          def forward(self, x):
+              return x * self.k
+    `,
+      'pkg/z.py': "TABLE = {'s': 2, 'k': 3}\n",
+    }),
+    block: 'pkg.m:Block',
+    order: ["TABLE = {'s': 2, 'k': 3}", 'SCALE = scale_of()'],
+    run: 'assert Block()(torch.ones(1)).item() == 6',
+  },
+  {
+    name: 'relative imports inside a function and a module-level try are made absolute',
+    why: 'nothing relative is left in an emitted module: internal names are inlined, a module outside the index is imported absolutely',
+    files: pkg({
+      'pkg/ops.py': 'def nms(x):\n    return x\n',
+      'pkg/sub/__init__.py': '',
+      'pkg/sub/m.py':
+        NN +
+        py`
+      try:
+          from .._ext import fast_op
+      except ImportError:
+          fast_op = None
+      class Block(nn.Module):
+          def forward(self, x):
+              from ..ops import nms
+              if fast_op is not None:
+                  from ..compiled import kernel
+                  return kernel(x)
+              return nms(x)
+    `,
+    }),
+    block: 'pkg.sub.m:Block',
+    has: ['pkg.ops:nms'],
+    code: ['from pkg._ext import fast_op', 'from pkg.compiled import kernel'],
+    notCode: ['from .', 'from ..'],
+    run: 'assert Block()(torch.ones(1)).item() == 1',
+  },
+  {
+    name: 'a relative header import of a module outside the index becomes absolute (Mask2Former SetCriterion)',
+    why: '`from ..utils.misc import f` with pkg/utils not indexed stays an import, absolute and of the needed name only; so does a star import of a compiled extension',
+    files: pkg({
+      'pkg/modeling/__init__.py': '',
+      'pkg/modeling/criterion.py':
+        NN +
+        py`
+      from ..utils.misc import is_dist_avail_and_initialized, nested_tensor_from_tensor_list
+      from .._C import *
+      class SetCriterion(nn.Module):
+          def forward(self, x):
+              return nms_cuda(x) if is_dist_avail_and_initialized() else x
+    `,
+    }),
+    block: 'pkg.modeling.criterion:SetCriterion',
+    code: ['from pkg.utils.misc import is_dist_avail_and_initialized', 'from pkg._C import nms_cuda'],
+    notCode: ['from ..', 'nested_tensor_from_tensor_list'],
+    importError: 'ImportError: import of pkg is blocked',
+  },
+  {
+    name: 'a config dict read with a literal key keeps only that entry (timm model_cfgs)',
+    why: "`CFGS['tiny']` is the only read of CFGS: the other entries and the classes only they name are left out",
+    files: pkg({
+      'pkg/blocks.py':
+        NN +
+        py`
+      def huge_helper(x):
+          return x
+      class Tiny(nn.Module):
+          def forward(self, x):
+              return x
+      class Huge(nn.Module):
+          def forward(self, x):
+              return huge_helper(x)
+      class Giant(nn.Module):
+          def forward(self, x):
+              return x
+    `,
+      'pkg/cfgs.py': py`
+      from .blocks import Tiny, Huge, Giant
+      CFGS = dict(
+          tiny=dict(layer=Tiny, depth=2),  # the small one
+          huge=dict(layer=Huge, depth=48),
+          giant={'layer': Giant, 'depth': 96},
+      )
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from .cfgs import CFGS
+      class Block(nn.Module):
+          def __init__(self, cfg=CFGS['tiny']):
+              super().__init__()
+              self.layer = cfg['layer']()
+              self.depth = cfg['depth']
+          def forward(self, x):
+              return self.layer(x) * self.depth
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.cfgs:CFGS', 'pkg.blocks:Tiny'],
+    hasNot: ['pkg.blocks:Huge', 'pkg.blocks:Giant', 'pkg.blocks:huge_helper'],
+    code: ['tiny=dict(layer=Tiny, depth=2),  # the small one'],
+    notCode: ['huge=', 'giant', "'layer': Giant"],
+    run: 'assert Block()(torch.ones(1)).item() == 2',
+  },
+  {
+    name: 'a dict read with a computed key, or tested with `in`, is kept whole',
+    why: '`ACTS[name]` and `name in ACTS` may need any entry: nothing is left out',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      class Swish(nn.Module):
+          def forward(self, x):
+              return x * torch.sigmoid(x)
+      class Mish(nn.Module):
+          def forward(self, x):
+              return x
+      ACTS = {'relu': nn.ReLU, 'swish': Swish}
+      MORE = {'mish': Mish, 'relu6': nn.ReLU6}
+      def get_act(name):
+          if name in MORE:
+              return MORE['mish']
+          return ACTS[name]
+      class Block(nn.Module):
+          def __init__(self, act='swish'):
+              super().__init__()
+              self.act = get_act(act)()
+          def forward(self, x):
+              return self.act(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:ACTS', 'pkg.m:Swish', 'pkg.m:MORE', 'pkg.m:Mish'],
+    code: ["ACTS = {'relu': nn.ReLU, 'swish': Swish}", "MORE = {'mish': Mish, 'relu6': nn.ReLU6}"],
+    run: 'Block()(torch.ones(1))',
+  },
+  {
+    name: 'a registry decorator needs the registry, not everything registered in it (detectron2, mmdet)',
+    why: '`@HEADS.register()` on Block needs HEADS; StandardHead, registered in the same module, is not reached by name',
+    files: pkg({
+      'pkg/registry.py': py`
+      class Registry:
+          def __init__(self, name):
+              self.name = name
+              self._map = {}
+          def register(self):
+              def deco(cls):
+                  self._map[cls.__name__] = cls
+                  return cls
+              return deco
+    `,
+      'pkg/heads.py':
+        NN +
+        py`
+      from .registry import Registry
+      HEADS = Registry('heads')
+      HEADS.register()(nn.Identity)
+      def big_helper(x):
+          return x
+      @HEADS.register()
+      class StandardHead(nn.Module):
+          def forward(self, x):
+              return big_helper(x)
+      @HEADS.register()
+      class Block(nn.Module):
+          def forward(self, x):
+              return x
+    `,
+    }),
+    block: 'pkg.heads:Block',
+    has: ['pkg.heads:HEADS', 'pkg.registry:Registry'],
+    hasNot: ['pkg.heads:StandardHead', 'pkg.heads:big_helper'],
+    code: ['HEADS.register()(nn.Identity)'],
+  },
+  {
+    name: 'a loop that mutates each dict of a tuple comes with the dicts (timm create_act)',
+    why: '`for a in _ACT_LAYERS: a.setdefault(...)` adds keys to _ACT_LAYER_DEFAULT through the loop variable',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      _ACT_LAYER_DEFAULT = dict(relu=nn.ReLU, hard_swish=nn.Hardswish)
+      _ACT_LAYER_ME = dict(relu=nn.ReLU)
+      _ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)
+      for a in _ACT_LAYERS:
+          a.setdefault('hardswish', a.get('hard_swish'))
+      def get_act_layer(name):
+          return _ACT_LAYER_DEFAULT[name]
+      class Block(nn.Module):
+          def __init__(self, act='hardswish'):
+              super().__init__()
+              self.act = get_act_layer(act)()
+          def forward(self, x):
+              return self.act(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    code: ['for a in _ACT_LAYERS:', '_ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)'],
+    run: 'Block()(torch.ones(1))',
   },
 ];

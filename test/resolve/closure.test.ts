@@ -30,6 +30,9 @@ describe('resolver cases', () => {
       // Header imports are not definitions; check them through the code.
       for (const s of c.code ?? []) expect(out.code).toContain(s);
       for (const s of c.notCode ?? []) expect(out.code).not.toContain(s);
+      const at = (c.order ?? []).map((s) => out.code.indexOf(s));
+      expect(at, `in this order: ${JSON.stringify(c.order)}\n${out.code}`).toEqual([...at].sort((x, y) => x - y));
+      expect(at.includes(-1), `all of ${JSON.stringify(c.order)}`).toBe(false);
       for (const d of c.diagnostics ?? []) expect(out.diagnostics.map((x) => x.code)).toContain(d);
       expect(out.diagnostics.filter((d) => d.code === 'assemble-failed')).toEqual([]);
     });

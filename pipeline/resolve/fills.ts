@@ -1,0 +1,48 @@
+// Statements that fill what a needed statement binds without rebinding it: a registry filled elsewhere in its
+// module comes with the registry (docs/resolve.md, "Registries and dict literals").
+import type { IndexedModule } from '../index/types.ts';
+import type { TopStatement } from '../parse/facts.ts';
+import type { Program } from './program.ts';
+
+/**
+ * Indices of the statements of `mod` (other than `stmt`) that mutate a name `stmt` binds last: `MODELS['x'] = X`,
+ * `MODELS.update(...)`, `MODELS.register_module(module=nn.ReLU)`, and loops that mutate it through their variable.
+ * A definition that registers itself through its decorator is not one of them: it comes when something reaches
+ * it by name, else the registry is needed but not everything ever registered in it.
+ *   HEADS = Registry('heads')
+ *   @HEADS.register()                 # needs HEADS; HEADS does not need StandardHead
+ *   class StandardHead(nn.Module): ...
+ */
+export function fillers(program: Program, mod: IndexedModule, stmt: number): number[] {
+  const binds = mod.facts.statements[stmt].binds;
+  const mine = (n: string) => binds.includes(n) && program.lastBinding(mod, n) === stmt;
+  const out: number[] = [];
+  for (const other of mod.facts.statements) {
+    if (other.index === stmt || other.mutates.length === 0) continue;
+    if (other.kind === 'class' || other.kind === 'function') continue;
+    if (other.mutates.some(mine) || mutatesThroughLoop(program, mod, other, mine)) out.push(other.index);
+  }
+  return out;
+}
+
+/**
+ * A module-level loop that mutates its own loop variable mutates each object it iterates over: when one of them
+ * is needed, the loop comes too. The container may be read directly or through a module-level tuple or list.
+ *   _ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)       # timm create_act.py
+ *   for a in _ACT_LAYERS:
+ *       a.setdefault('hardswish', a.get('hard_swish'))     # get_act_layer('hardswish') needs this loop
+ */
+function mutatesThroughLoop(
+  program: Program,
+  mod: IndexedModule,
+  loop: TopStatement,
+  mine: (n: string) => boolean,
+): boolean {
+  if (loop.kind !== 'for' || !loop.mutates.some((n) => loop.binds.includes(n))) return false;
+  return loop.eager.some((r) => {
+    if (mine(r.name)) return true;
+    const at = program.lastBinding(mod, r.name);
+    const holder = at >= 0 ? mod.facts.statements[at] : undefined;
+    return holder?.kind === 'assign' && holder.eager.some((h) => mine(h.name));
+  });
+}

@@ -1,0 +1,38 @@
+// Definition-before-use order: hard edges (read when a statement runs) always hold; soft edges (read by code a
+// statement may call when it runs) hold whenever they can, and only a cycle of hard edges is reported.
+import { describe, expect, it } from 'vitest';
+import { orderNodes, type OrderNode } from '../../pipeline/assemble/order.ts';
+
+const node = (key: string, deps: string[] = [], soft: string[] = []): OrderNode => ({
+  key,
+  sortKey: key,
+  deps: new Set(deps),
+  soft: new Set(soft),
+});
+
+describe('orderNodes', () => {
+  it('a soft edge moves a later-sorted definition first (a decorator whose body reads a global)', () => {
+    // a: `@compat def helper`, reads compat (hard) and, through compat's body, VERSION (soft).
+    const { order, cycles } = orderNodes([
+      node('a_helper', ['b_compat'], ['z_version']),
+      node('b_compat'),
+      node('z_version'),
+    ]);
+    expect(order.indexOf('z_version')).toBeLessThan(order.indexOf('a_helper'));
+    expect(order.indexOf('b_compat')).toBeLessThan(order.indexOf('a_helper'));
+    expect(cycles).toEqual([]);
+  });
+
+  it('a cycle of soft edges gives way to the hard ones, and is not reported', () => {
+    // x and y each may call the other's code at import time; y also reads x (hard).
+    const { order, cycles } = orderNodes([node('x', [], ['y']), node('y', ['x'], ['x'])]);
+    expect(order).toEqual(['x', 'y']);
+    expect(cycles).toEqual([]);
+  });
+
+  it('a cycle of hard edges is placed in sort order and reported', () => {
+    const { order, cycles } = orderNodes([node('p', ['q']), node('q', ['p'])]);
+    expect(order).toEqual(['p', 'q']);
+    expect(cycles).toEqual(['p']);
+  });
+});
