@@ -95,28 +95,22 @@ def is_absent_dependency(exc, corpus):
 
 
 def absent_imports(tree, corpus):
-    """Top-level modules the file imports unconditionally (module level, also under `if`, not under `try`) that
-    are neither in the corpus nor installed, in order of first import: every distribution a blocked block needs,
-    not just the first one the import tripped on. `import cv2` / `from scipy import ndimage` -> ["cv2", "scipy"]."""
+    """Top-level modules the file imports unconditionally (module level; not under `if`, whose branch may never
+    run, nor under `try`) that are neither in the corpus nor installed, in order of first import: every
+    distribution a blocked block needs, not just the first one the import tripped on.
+    `import cv2` / `from scipy import ndimage` -> ["cv2", "scipy"]; `if TORCH_VERSION == "parrots": import parrots`
+    is left out (mmcv and mmengine guard an alternative framework like that)."""
     found = []
-
-    def visit(body):
-        for node in body:
-            if isinstance(node, ast.Import):
-                names = [top(a.name) for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                names = [top(node.module)]
-            elif isinstance(node, ast.If):
-                visit(node.body)
-                visit(node.orelse)
-                continue
-            else:
-                continue
-            for t in names:
-                if t not in found and MODULE_NAME.fullmatch(t) and t not in corpus.packages and not installed(t):
-                    found.append(t)
-
-    visit(tree.body)
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names = [top(a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [top(node.module)]
+        else:
+            continue
+        for t in names:
+            if t not in found and MODULE_NAME.fullmatch(t) and t not in corpus.packages and not installed(t):
+                found.append(t)
     return found
 
 
