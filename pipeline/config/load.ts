@@ -97,7 +97,8 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
       ...(s.domain !== undefined ? { domain: s.domain } : {}),
       ...(s.importRoot !== undefined ? { importRoot: s.importRoot.replace(/\/+$/, '') } : {}),
     };
-    if (s.kind === 'git') return { ...common, kind: 'git', url: s.url, ref: s.ref };
+    if (s.kind === 'git')
+      return { ...common, kind: 'git', url: s.url, ref: s.ref, ...(s.repository ? { repository: s.repository } : {}) };
     if (s.kind === 'python') return { ...common, kind: 'python', distribution: s.distribution };
     return { ...common, kind: 'path', path: abs(s.path) };
   });

@@ -30,6 +30,8 @@ export interface SourceCommonFile {
 export interface GitSourceFile extends SourceCommonFile {
   kind: 'git';
   url: string;
+  /** The public https URL `url` mirrors; provenance and citations use it. */
+  repository?: string;
   /** Branch, tag or 40-hex commit. */
   ref: string;
 }
@@ -109,6 +111,7 @@ interface ResolvedCommon {
 export interface GitSource extends ResolvedCommon {
   kind: 'git';
   url: string;
+  repository?: string;
   ref: string;
 }
 export interface PythonSource extends ResolvedCommon {

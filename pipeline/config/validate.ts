@@ -156,7 +156,13 @@ function translate(e: ErrorObject, parents: Map<object, Json>): ConfigProblem | 
   }
 }
 
-const KIND_FIELDS: Record<string, string> = { url: 'git', ref: 'git', distribution: 'python', path: 'path' };
+const KIND_FIELDS: Record<string, string> = {
+  url: 'git',
+  ref: 'git',
+  repository: 'git',
+  distribution: 'python',
+  path: 'path',
+};
 
 /** Checks ajv can't do: unique ids, globs that can never match, fields of another kind, folders that don't exist. */
 function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: string) => string): ConfigProblem[] {

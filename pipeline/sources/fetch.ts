@@ -78,7 +78,8 @@ async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | un
   const scan: LicenseScan = out.status === 'failed' ? { license: null, diagnostics: [] } : licenseFromFiles(out.root);
   // Only the stripped URL is ever stored or shown; the configured one, credentials and all, stays in the config.
   const url = stripCredentials(src.url).url;
-  const repository = normalizeRepoUrl(url);
+  // A mirror names the public repository it copies: provenance must cite that, not a path on this machine.
+  const repository = src.repository ? (normalizeRepoUrl(src.repository) ?? src.repository) : normalizeRepoUrl(url);
   return {
     status: out.status,
     root: out.root,

@@ -36,6 +36,23 @@ describe('config errors name the field path, the problem and the fix', () => {
     ]);
   });
 
+  it('a mirror may name the public repository it copies: https and no credentials, git sources only', () => {
+    const mirror = { id: 'm', kind: 'git', url: 'file:///srv/mirrors/detr', ref: 'main' };
+    expect(problemsOf({ name: 'x', sources: [{ ...mirror, repository: 'https://github.com/org/detr' }] })).toEqual([]);
+    expect(
+      problemsOf({ name: 'x', sources: [{ ...mirror, repository: 'https://user:tok@github.com/org/detr' }] }),
+    ).toEqual([
+      {
+        path: 'sources[0].repository',
+        message: expect.any(String),
+        fix: expect.stringContaining('without credentials'),
+      },
+    ]);
+    expect(
+      problemsOf({ name: 'x', sources: [{ ...ok, repository: 'https://github.com/pytorch/vision' }] })[0].path,
+    ).toBe('sources[0].repository');
+  });
+
   it('a de-duplication threshold of 0 fails when the config loads, not after the build', () => {
     // 0 would make every pair a near-duplicate; the schema's exclusiveMinimum catches it with the fix.
     expect(problemsOf({ name: 'x', sources: [ok], dedup: { lexicalThreshold: 0, structuralThreshold: 1.5 } })).toEqual([

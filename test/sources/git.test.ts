@@ -93,6 +93,17 @@ describe('git sources', () => {
     expect(gitIn(s.root, 'rev-parse', '--is-shallow-repository')).toBe('true');
   });
 
+  it('a mirror names the public repository it copies: provenance cites that, not the local path', async () => {
+    const repo = gitRepo(FIXTURE);
+    const mirror = { id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' };
+    const named = config([{ ...mirror, repository: 'https://github.com/example/fixture.git' }]);
+    expect((await fetchSources(named, ctx)).snapshots[0]).toMatchObject({
+      url: `file://${repo.dir}`,
+      repository: 'https://github.com/example/fixture',
+    });
+    expect((await fetchSources(config([mirror]), ctx)).snapshots[0].repository).toBeUndefined();
+  });
+
   it('a branch is fetched again only when it moved', async () => {
     const repo = gitRepo(FIXTURE);
     const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
