@@ -29,6 +29,8 @@ export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
     item.className,
     [...item.blockedPackages].sort(),
     item.overrides ?? null,
+    item.usage ?? [],
+    item.canonical ?? [],
     item.original ?? null,
     parts.runnerVersion,
     parts.torchVersion,

@@ -87,9 +87,11 @@ const SCHEMA = {
         {
           type: 'object',
           additionalProperties: false,
-          required: ['seed', 'kwargs', 'inputs'],
+          required: ['seed', 'origin', 'kwargs', 'inputs'],
           properties: {
             seed: { type: 'integer' },
+            builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
+            origin: { enum: ['override', 'builder', 'usage', 'inference'] },
             kwargs: {
               type: 'object',
               maxProperties: ITEMS,
@@ -131,6 +133,16 @@ const SCHEMA = {
     },
     peakMemoryBytes: { anyOf: [{ type: 'null' }, COUNT] },
     moduleTree: { anyOf: [{ type: 'null' }, { $ref: '#/definitions/tree' }] },
+    canonical: {
+      type: 'array',
+      maxItems: 8,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['builder', 'params'],
+        properties: { builder: { type: 'string', pattern: KWARG_NAME_PATTERN }, params: COUNT },
+      },
+    },
     fidelity: {
       type: 'object',
       additionalProperties: false,
@@ -206,6 +218,10 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
     if (nodes(rec.moduleTree, MAX_TREE_NODES) > MAX_TREE_NODES) return { ok: false, why: 'module tree too large' };
     rec.moduleTree = isTypeName(rec.moduleTree.type) ? dropBadTypeNames(rec.moduleTree) : null;
   }
+  if (rec.recipe?.builder !== undefined && !isKwargName(rec.recipe.builder))
+    return { ok: false, why: 'recipe builder is a reserved word' };
+  for (const c of rec.canonical ?? [])
+    if (!isKwargName(c.builder)) return { ok: false, why: 'canonical builder is a reserved word' };
   for (const name of Object.keys(rec.recipe?.kwargs ?? {}))
     if (!isKwargName(name)) return { ok: false, why: `recipe kwarg ${name} is a reserved word` };
   for (const name of rec.recipe?.refs ?? []) {

@@ -19,6 +19,14 @@ export interface ValidateItem {
   /** sha256 of the assembled file (part of the cache key). */
   moduleHash: string;
   overrides?: ValidateOverride;
+  /**
+   * Ways to build it that the corpus shows (usage mining), tried in order before inference: zero-argument builders
+   * of its source (`resnet50`), then literal construction sites. Builders are functions of the block's own
+   * assembled module (the assemble stage includes them).
+   */
+  usage?: RecipeCandidate[];
+  /** Zero-argument builders whose configurations get a parameter count (`resnet50`: 25,557,032). */
+  canonical?: string[];
   /** The original class, for fidelity; imported with its package unblocked. */
   original?: { importRoot: string; module: string; className: string };
 }
@@ -87,9 +95,24 @@ export interface StageRecord {
   error?: string;
 }
 
+/** Where a recipe came from: a config override, a builder function, a construction site, or inference. */
+export type RecipeOrigin = 'override' | 'builder' | 'usage' | 'inference';
+
+/** One way to build a block, as usage mining found it (see ValidateItem.usage). */
+export interface RecipeCandidate {
+  origin: 'builder' | 'usage';
+  /** A function of the block's module to call instead of the class, e.g. `resnet50`. */
+  builder?: string;
+  kwargs?: Record<string, unknown>;
+  refs?: string[];
+}
+
 /** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */
 export interface Recipe {
   seed: number;
+  /** Set when the block was built by calling this function of its module with `kwargs`, not the class. */
+  builder?: string;
+  origin: RecipeOrigin;
   kwargs: Record<string, unknown>;
   /**
    * Kwargs whose value is a dotted name, resolved with importlib before building: `torch.nn.BatchNorm2d`, or
@@ -142,6 +165,8 @@ export interface ValidationRecord {
   gpuName: string | null;
   torchVersion: string | null;
   moduleTree: ModuleTree | null;
+  /** Parameter counts at the configurations of the source's zero-argument builders (passed blocks only). */
+  canonical?: { builder: string; params: number }[];
   fidelity: Fidelity;
   stdoutTail: string;
   stderrTail: string;

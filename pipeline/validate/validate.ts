@@ -119,6 +119,8 @@ function toJob(
     className: item.className,
     blocked: item.blockedPackages,
     overrides: item.overrides ?? null,
+    usage: item.usage ?? [],
+    canonical: item.canonical ?? [],
     original: item.original ?? null,
     seed: DEFAULT_SEED,
     timeoutMs,

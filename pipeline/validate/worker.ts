@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { NnblocksError } from '../diagnostics.ts';
 import { checkRunnerRecord } from './record-check.ts';
-import type { RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
+import type { RecipeCandidate, RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
 
 /** Who the worker runs as, measured by itself from /proc/self/status. */
 export interface WorkerIdentity {
@@ -36,6 +36,8 @@ export interface WorkerJob {
   className: string;
   blocked: string[];
   overrides: ValidateOverride | null;
+  usage: RecipeCandidate[];
+  canonical: string[];
   original: ValidateItem['original'] | null;
   seed: number;
   timeoutMs: number;

@@ -39,7 +39,7 @@ const PRELUDE = py`
       for fd in result_pipes():
           os.write(fd, line)
   VALID = {"status": "passed", "failureClass": None, "failureDetail": None, "stages": [],
-           "recipe": {"seed": 0, "kwargs": {}, "inputs": []}, "outputs": [], "params": 31337, "buffers": 0,
+           "recipe": {"seed": 0, "origin": "inference", "kwargs": {}, "inputs": []}, "outputs": [], "params": 31337, "buffers": 0,
            "gradients": None, "peakMemoryBytes": None, "moduleTree": None, "fidelity": {"status": "n/a"}}
   def attempt(fn):
       try:

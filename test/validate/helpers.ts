@@ -16,6 +16,8 @@ export function fixtureItems(
         blocked?: string[];
         overrides?: ValidateItem['overrides'];
         original?: ValidateItem['original'];
+        usage?: ValidateItem['usage'];
+        canonical?: ValidateItem['canonical'];
       }
   >,
   root?: string,
@@ -34,6 +36,8 @@ export function fixtureItems(
       moduleHash: createHash('sha256').update(spec.code).digest('hex'),
       ...(spec.overrides ? { overrides: spec.overrides } : {}),
       ...(spec.original ? { original: spec.original } : {}),
+      ...(spec.usage ? { usage: spec.usage } : {}),
+      ...(spec.canonical ? { canonical: spec.canonical } : {}),
     };
   });
   return { root: dir, items };

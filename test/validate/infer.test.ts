@@ -100,6 +100,7 @@ describe('inference of constructor arguments', () => {
     expect(r.status).toBe('passed');
     expect(r.recipe).toEqual({
       seed: 0,
+      origin: 'inference',
       kwargs: {
         in_channels: 3,
         out_channels: 16,

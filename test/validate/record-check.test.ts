@@ -11,6 +11,7 @@ function record(over: Record<string, unknown> = {}): Record<string, unknown> {
     stages: [{ stage: 'parse', status: 'passed', ms: 1.5 }],
     recipe: {
       seed: 0,
+      origin: 'inference',
       kwargs: { in_channels: 3, norm_layer: 'torch.nn.BatchNorm2d' },
       refs: ['norm_layer'],
       inputs: [{ shape: [2, 3, 8, 8], dtype: 'float32' }],
@@ -52,15 +53,20 @@ describe('checkRunnerRecord', () => {
   });
 
   it.each([
-    ['a kwarg name that is code', { recipe: { seed: 0, kwargs: { "__import__('os').system('id')": 1 }, inputs: [] } }],
+    [
+      'a kwarg name that is code',
+      { recipe: { seed: 0, origin: 'inference', kwargs: { "__import__('os').system('id')": 1 }, inputs: [] } },
+    ],
     [
       'a dtype that is code',
-      { recipe: { seed: 0, kwargs: {}, inputs: [{ shape: [1], dtype: 'float32); import os #' }] } },
+      {
+        recipe: { seed: 0, origin: 'inference', kwargs: {}, inputs: [{ shape: [1], dtype: 'float32); import os #' }] },
+      },
     ],
     ['a checksum that is code', { outputs: [{ shape: [1], dtype: 'float32', checksum: '1); import os #' }] }],
     [
       'a reference that is not a dotted name',
-      { recipe: { seed: 0, kwargs: { act: 'os.system("id")' }, refs: ['act'], inputs: [] } },
+      { recipe: { seed: 0, origin: 'inference', kwargs: { act: 'os.system("id")' }, refs: ['act'], inputs: [] } },
     ],
     ['a parameter count that is not a count', { params: 'lots' }],
     ['a negative shape', { outputs: [{ shape: [-1], dtype: 'float32', checksum: 1 }] }],
@@ -81,6 +87,21 @@ describe('checkRunnerRecord', () => {
     expect(why(blocked('cv2, scipy'))).toBe('ok');
     for (const bad of ['', '<script>alert(1)</script>', 'cv2,scipy', 'os.path', 'a b', Array(17).fill('m').join(', ')])
       expect(why(blocked(bad)), bad).toMatch(/missing-dependency/);
+  });
+
+  it('takes a builder recipe and canonical counts, refusing a builder that is not a name', () => {
+    const built = {
+      seed: 0,
+      origin: 'builder',
+      builder: 'resnet50',
+      kwargs: {},
+      inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }],
+    };
+    expect(why(record({ recipe: built, canonical: [{ builder: 'resnet50', params: 25557032 }] }))).toBe('ok');
+    expect(why(record({ recipe: { ...built, builder: "resnet50(); __import__('os')" } }))).not.toBe('ok');
+    expect(why(record({ recipe: { ...built, builder: 'lambda' } }))).not.toBe('ok');
+    expect(why(record({ recipe: { ...built, origin: 'guess' } }))).not.toBe('ok');
+    expect(why(record({ canonical: [{ builder: 'resnet50', params: -1 }] }))).not.toBe('ok');
   });
 
   it('refuses what is not a record at all', () => {

@@ -158,6 +158,35 @@ const fixtures = {
     `,
     overrides: { kwargs: { width: 7 }, inputs: [{ shape: [3, 7], dtype: 'float32' }] },
   },
+  builder: {
+    // Needs a `widths` list nobody can guess; its source's builders show how it is built.
+    code: py`
+      import torch.nn as nn
+      class Net(nn.Module):
+          def __init__(self, widths, num_classes=10):
+              super().__init__()
+              layers, c = [], 3
+              for w in widths:
+                  layers += [nn.Conv2d(c, w, 3, padding=1), nn.ReLU()]
+                  c = w
+              self.features = nn.Sequential(*layers)
+              self.head = nn.Linear(c, num_classes)
+          def forward(self, x):
+              return self.head(self.features(x).mean((2, 3)))
+      def net_small():
+          return Net([8, 16])
+      def net_large(num_classes=10):
+          return Net([32, 64, 128], num_classes)
+      def not_a_net():
+          return nn.Linear(2, 2)
+    `,
+    className: 'Net',
+    usage: [
+      { origin: 'builder', builder: 'not_a_net' },
+      { origin: 'builder', builder: 'net_small' },
+    ],
+    canonical: ['net_small', 'net_large', 'not_a_net'],
+  },
   stem: {
     code: STEM,
     className: 'Stem',
@@ -200,7 +229,12 @@ describe('validateBlocks on ordinary blocks', () => {
       'backward:passed',
     ]);
     // Conv2d in_channels read off the built module; batch 2; constructor defaults kept.
-    expect(r.recipe).toEqual({ seed: 0, kwargs: {}, inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }] });
+    expect(r.recipe).toEqual({
+      seed: 0,
+      origin: 'inference',
+      kwargs: {},
+      inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }],
+    });
     expect(r.outputs).toEqual([{ shape: [2, 8, 32, 32], dtype: 'float32', checksum: expect.any(Number) }]);
     expect(r.params).toBe(3 * 8 * 9 + 8 + 8 + 8);
     expect(r.buffers).toBe(8 + 8 + 1); // running mean, var, num_batches_tracked
@@ -246,10 +280,24 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(rec.twoInputs.recipe?.inputs).toHaveLength(2);
   });
 
+  it('builds through a builder of its source before guessing, and counts the params of every builder configuration', () => {
+    const r = rec.builder;
+    expect(r.status).toBe('passed');
+    // not_a_net() builds a Linear, not this block: skipped; net_small() is the recipe.
+    expect(r.recipe).toMatchObject({ origin: 'builder', builder: 'net_small', kwargs: {} });
+    const conv = (i: number, o: number) => i * o * 9 + o;
+    expect(r.params).toBe(conv(3, 8) + conv(8, 16) + 16 * 10 + 10);
+    expect(r.canonical).toEqual([
+      { builder: 'net_small', params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10 },
+      { builder: 'net_large', params: conv(3, 32) + conv(32, 64) + conv(64, 128) + 128 * 10 + 10 },
+    ]);
+  });
+
   it('uses per-block overrides instead of inference', () => {
     expect(rec.overridden.status).toBe('passed');
     expect(rec.overridden.recipe).toEqual({
       seed: 0,
+      origin: 'override',
       kwargs: { width: 7 },
       inputs: [{ shape: [3, 7], dtype: 'float32' }],
     });

@@ -172,12 +172,27 @@ def scalar(name, ann, c):
 WIDTHS = ((3, 16), (16, 16), (64, 16), (3, 8), (8, 8), (3, 32), (32, 32), (64, 64))
 
 
-def build_candidates(cls, overrides):
+def candidate(kwargs, refs=(), origin="inference", builder=None):
+    """One way to build the block: keyword arguments (names in `refs` hold dotted names), and the builder function
+    of the block's module to call with them instead of the class (`resnet50`), if any. `origin` is recorded with
+    the recipe: override, builder, usage or inference."""
+    return {"kwargs": kwargs, "refs": list(refs), "origin": origin, **({"builder": builder} if builder else {})}
+
+
+def build_candidates(cls, overrides, usage=()):
+    """Candidates in the documented order (docs/validate.md, "Recipes"): a config override alone; else the job's
+    usage candidates (zero-argument builders of the block's source, then literal construction sites, as the
+    TypeScript side mined them from the index), then inference."""
+    if overrides.get("kwargs") is not None or overrides.get("builder"):
+        return [candidate(overrides.get("kwargs") or {}, overrides.get("refs") or (), "override", overrides.get("builder"))]
+    return [candidate(c.get("kwargs") or {}, c.get("refs") or (), c["origin"], c.get("builder")) for c in usage] + [
+        candidate(kw, refs) for kw, refs in inferred_kwargs(cls)]
+
+
+def inferred_kwargs(cls):
     """(kwargs, refs) to try in order: defaults alone, else guesses. Widths: the (64, 16) pair fits bottlenecks whose
     residual needs in = 4 x width; the (16, 16) pairs fit residuals that need in = out. Norm choices and list lengths
     vary right after the first width, so the attempt budget reaches them before exotic widths."""
-    if overrides.get("kwargs") is not None:
-        return [(overrides["kwargs"], list(overrides.get("refs") or []))]
     params = init_params(cls)
     required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     if not required:

@@ -1,6 +1,8 @@
 # The replay protocol (docs/validate.md, "Replay protocol"): how a recipe turns into inputs, a built module, a
 # forward and a backward pass, and how outputs are summarised. A reader replaying a published recipe does exactly
 # this, so every function here is deterministic given the recipe's seed.
+import sys
+
 import torch
 
 from . import infer
@@ -20,12 +22,20 @@ def make_inputs(specs, seed, device):
     return out
 
 
-def build(cls, kwargs, seed, device, refs=()):
+def build(cls, kwargs, seed, device, refs=(), builder=None):
     """Names in `refs` are dotted names resolved first (relative to `cls`'s module when they start with a dot, so
-    fidelity resolves them in the original package); then seed, construct, move, eval."""
+    fidelity resolves them in the original package); then seed, construct (through `builder`, a function of the
+    block's own module such as `resnet50`, when given), move, eval. A builder that returns something other than
+    the block's class built another block: not this one's recipe."""
     kwargs = infer.resolve_refs(kwargs, refs, cls)
     torch.manual_seed(seed)
-    return cls(**kwargs).to(device).eval()
+    if builder is None:
+        m = cls(**kwargs)
+    else:
+        m = getattr(sys.modules[cls.__module__], builder)(**kwargs)
+        if type(m) is not cls:
+            raise TypeError(f"{builder}() built a {type(m).__name__}, not a {cls.__name__}")
+    return m.to(device).eval()
 
 
 def forward(m, specs, seed, device):

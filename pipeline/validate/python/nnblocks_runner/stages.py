@@ -1,7 +1,7 @@
 # One block's stages inside the forked child: parse, compile, import, build, forward, backward, then fidelity.
 # A stage's failure is a value (`Failure`) that the caller returns, never an exception thrown out of the stage
 # bookkeeping, so the order of events reads top to bottom in `run_block`.
-import ast, importlib, os, resource, sys, time
+import ast, gc, importlib, os, resource, sys, time
 from typing import NamedTuple, Optional
 
 import torch
@@ -57,8 +57,7 @@ class Stages:
 
 class Found(NamedTuple):
     module: torch.nn.Module
-    kwargs: dict
-    refs: list
+    candidate: dict  # infer.candidate: kwargs, refs, origin, builder
     specs: list
     outputs: list
 
@@ -67,7 +66,7 @@ MAX_ATTEMPTS = 40
 DETAIL_MAX = 1000  # characters of a failure detail (a module name, an unresolved name, a violation)  # forward attempts per block, over all build candidates
 
 
-def search(cls, overrides, seed, device, st):
+def search(cls, overrides, usage, seed, device, st):
     """Build candidates x input candidates in order; the first pair whose forward runs is the recipe (`Found`),
     else the `Failure` of the stage that never passed.
 
@@ -93,27 +92,28 @@ def search(cls, overrides, seed, device, st):
         finally:
             spent[name] += (time.perf_counter() - t0) * 1000
 
-    for kwargs, refs in infer.build_candidates(cls, overrides):
+    for cand in infer.build_candidates(cls, overrides, usage):
         if fatal or attempts > MAX_ATTEMPTS:  # bounded: a block that fails every probe must not eat its timeout
             break
-        ok, m = attempt("build", lambda: build(cls, kwargs, seed, device, refs))
+        make = lambda: build(cls, cand["kwargs"], seed, device, cand["refs"], cand.get("builder"))
+        ok, m = attempt("build", make)
         if not ok:
             continue
         built_any = True
-        ok, cands = attempt("forward", lambda: infer.input_candidates(m, overrides, kwargs))
+        ok, cands = attempt("forward", lambda: infer.input_candidates(m, overrides, cand["kwargs"]))
         for n, specs in enumerate(cands or []):
             attempts += 1
             if fatal or attempts > MAX_ATTEMPTS:
                 break
             if n > 0:  # fresh module: a failed forward may have changed it (lazy layers, caches)
-                ok, m = attempt("build", lambda: build(cls, kwargs, seed, device, refs))
+                ok, m = attempt("build", make)
                 if not ok:
                     break
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device))
             if ok:
                 st.passed("build", spent["build"])
                 st.passed("forward", spent["forward"])
-                return Found(m, kwargs, refs, specs, out)
+                return Found(m, cand, specs, out)
     if (fatal and fatal[0] == "build") or not built_any:
         why = fatal[1] if fatal else first["build"] or TypeError("no constructor arguments could be inferred")
         return st.failed("build", spent["build"], why)
@@ -131,7 +131,8 @@ def fidelity(orig, found, seed, device):
     except BaseException as exc:
         return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
     try:
-        om = build(ocls, found.kwargs, seed, device, found.refs)
+        c = found.candidate
+        om = build(ocls, c["kwargs"], seed, device, c["refs"], c.get("builder"))
         oout = forward(om, found.specs, seed, device)
     except BaseException as exc:
         return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
@@ -149,6 +150,29 @@ def fidelity(orig, found, seed, device):
     return {"status": "differs", "reason": ", ".join(reasons)} if reasons else {"status": "identical"}
 
 
+MAX_CANONICAL = 8  # builder configurations counted per block
+
+
+def canonical(cls, names, deadline):
+    """Parameter counts of the block at the configurations its source's zero-argument builders make (`resnet50`:
+    25,557,032), each built fresh and dropped, until the time share for them runs out. A builder that fails or
+    builds another class is left out: these are figures about this block, labelled with the builder's name."""
+    out = []
+    for name in names[:MAX_CANONICAL]:
+        if time.monotonic() > deadline:
+            break
+        try:
+            torch.manual_seed(0)
+            m = getattr(sys.modules[cls.__module__], name)()
+            if type(m) is cls:
+                out.append({"builder": name, "params": count(m, "_parameters")})
+        except BaseException:
+            pass
+        m = None
+        gc.collect()
+    return out
+
+
 def module_file(job):
     rel = job["module"].replace(".", "/")
     cands = (os.path.join(job["importRoot"], rel + ".py"), os.path.join(job["importRoot"], rel, "__init__.py"))
@@ -158,6 +182,7 @@ def module_file(job):
 def stages(job, st, rec):
     """Runs the stages in order, filling `rec`; returns the Failure that stopped them, or None when all passed."""
     device, seed, overrides = job["device"], job["seed"], job.get("overrides") or {}
+    started = time.monotonic()
     path = module_file(job)
     if path is None:
         missing = ModuleNotFoundError(f"no file for module {job['module']} under {job['importRoot']}", name=job["module"])
@@ -178,11 +203,12 @@ def stages(job, st, rec):
         return Failure(failed.cls, with_absent_imports(failed.detail, tree, st.corpus))
     if failed:
         return failed
-    found = search(cls, overrides, seed, device, st)
+    found = search(cls, overrides, job.get("usage") or [], seed, device, st)
     if isinstance(found, Failure):
         return found
-    m = found.module
-    rec["recipe"] = {"seed": seed, "kwargs": found.kwargs, **({"refs": found.refs} if found.refs else {}), "inputs": found.specs}
+    m, c = found.module, found.candidate
+    rec["recipe"] = {"seed": seed, "kwargs": c["kwargs"], **({"refs": c["refs"]} if c["refs"] else {}),
+                     **({"builder": c["builder"]} if c.get("builder") else {}), "origin": c["origin"], "inputs": found.specs}
     rec["outputs"] = [output_record(t) for t in found.outputs]
     rec["params"] = count(m, "_parameters")
     rec["buffers"] = count(m, "_buffers")
@@ -190,6 +216,8 @@ def stages(job, st, rec):
     rec["gradients"], failed = st.run("backward", lambda: backward(m, found.specs, seed, device))
     if failed:
         return failed
+    if job.get("canonical"):
+        rec["canonical"] = canonical(cls, job["canonical"], started + job["timeoutMs"] / 2000)
     if job.get("original"):
         blocker.remove()  # the original runs with its own package importable
         rec["fidelity"] = fidelity(job["original"], found, seed, device)
