@@ -182,8 +182,8 @@ const fixtures = {
     `,
     className: 'Net',
     usage: [
-      { origin: 'builder', builder: 'not_a_net' },
-      { origin: 'builder', builder: 'net_small' },
+      { origin: 'builder' as const, builder: 'not_a_net' },
+      { origin: 'builder' as const, builder: 'net_small' },
     ],
     canonical: ['net_small', 'net_large', 'not_a_net'],
   },
