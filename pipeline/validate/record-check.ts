@@ -127,7 +127,12 @@ const SCHEMA = {
           type: 'object',
           additionalProperties: false,
           required: ['withGrad', 'without'],
-          properties: { withGrad: COUNT, without: COUNT },
+          properties: {
+            withGrad: COUNT,
+            without: COUNT,
+            mode: { enum: ['train', 'eval'] },
+            trainError: TEXT(RUN_LIMITS.detailChars),
+          },
         },
       ],
     },

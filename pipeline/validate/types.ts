@@ -157,8 +157,11 @@ export interface ValidationRecord {
   params: number | null;
   /** Number of buffer elements. */
   buffers: number | null;
-  /** Parameter tensors that got a finite gradient, and those that got none. */
-  gradients: { withGrad: number; without: number } | null;
+  /**
+   * Parameter tensors that got a finite gradient, and those that got none; `mode` says whether the backward ran
+   * in training mode, or in eval mode because the training-mode forward raised `trainError`.
+   */
+  gradients: { withGrad: number; without: number; mode?: 'train' | 'eval'; trainError?: string } | null;
   /** CPU: peak RSS the block added over the worker's; CUDA: torch.cuda.max_memory_allocated(). */
   peakMemoryBytes: number | null;
   device: string;

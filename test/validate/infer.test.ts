@@ -85,6 +85,34 @@ const fixtures = {
         def forward(self, x):
             return drop(x, self.mode) * self.scale
   `,
+  // A detector: separate [C, H, W] images in a list, and a training mode that wants targets.
+  detector: py`
+    from typing import List, Optional
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        def forward(self, images: List[torch.Tensor], targets: Optional[List[dict]] = None):
+            if self.training and targets is None:
+                raise ValueError("targets should not be none when in training mode")
+            assert all(i.dim() == 3 for i in images), "images are [C, H, W]"
+            return [self.conv(i[None])[0].mean(0) for i in images]
+  `,
+  // An image transform that only takes uint8 images, as its module says.
+  uint8Only: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gain = nn.Parameter(torch.ones(1))
+        def forward(self, img):
+            if img.dtype != torch.uint8:
+                raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
+            return img.float() / 255 * self.gain
+  `,
 };
 
 let rec: Record<string, ValidationRecord>;
@@ -143,6 +171,21 @@ describe('inference of forward inputs', () => {
     expect(r.recipe?.kwargs).toEqual({ in_channels: [3, 3], num_anchors: 3 });
     expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'float32', list: 2 }]);
     expect(r.outputs[0].shape).toEqual([2, 2 * 3 * 32 * 32]);
-    expect(r.gradients).toEqual({ withGrad: 4, without: 0 });
+    expect(r.gradients).toEqual({ withGrad: 4, without: 0, mode: 'train' });
+  });
+});
+
+describe('inputs the code asks for', () => {
+  it('gives a detector a list of [C, H, W] images, and checks its gradients in eval mode when training wants targets', () => {
+    const r = rec.detector;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([{ shape: [3, 32, 32], dtype: 'float32', list: 2 }]);
+    expect(r.gradients).toMatchObject({ withGrad: 2, without: 0, mode: 'eval' });
+    expect(r.gradients?.trainError).toContain('targets should not be none when in training mode');
+  });
+
+  it('feeds uint8 images to a block whose module says uint8', () => {
+    expect(rec.uint8Only.status).toBe('passed');
+    expect(rec.uint8Only.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'uint8', high: 256 }]);
   });
 });

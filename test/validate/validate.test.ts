@@ -238,7 +238,7 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(r.outputs).toEqual([{ shape: [2, 8, 32, 32], dtype: 'float32', checksum: expect.any(Number) }]);
     expect(r.params).toBe(3 * 8 * 9 + 8 + 8 + 8);
     expect(r.buffers).toBe(8 + 8 + 1); // running mean, var, num_batches_tracked
-    expect(r.gradients).toEqual({ withGrad: 4, without: 0 });
+    expect(r.gradients).toEqual({ withGrad: 4, without: 0, mode: 'train' });
     expect(r.device).toBe('cpu');
     expect(r.torchVersion).toMatch(/^\d+\.\d+/);
     expect(r.moduleTree?.children.conv).toEqual({
@@ -254,7 +254,7 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(rec.linear.status).toBe('passed');
     expect(rec.linear.recipe?.inputs).toEqual([{ shape: [2, 12], dtype: 'float32' }]);
     expect(rec.linear.outputs[0].shape).toEqual([2, 5]);
-    expect(rec.linear.gradients).toEqual({ withGrad: 4, without: 2 }); // `unused` never runs
+    expect(rec.linear.gradients).toEqual({ withGrad: 4, without: 2, mode: 'train' }); // `unused` never runs
   });
 
   it('feeds an Embedding block integer tokens below num_embeddings', () => {

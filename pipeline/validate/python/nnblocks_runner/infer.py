@@ -299,10 +299,26 @@ def input_candidates(m, overrides, kwargs):
             if p is not None and "mask" in p.name:
                 args.append(spec(s["shape"][:2], "int64", 2))
             elif re.match(r"(List|Sequence|list)\[Tensor\]", ann):
-                args.append({**s, "list": levels})
+                # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
+                images = p.name in IMAGE_LIST_NAMES and len(s["shape"]) == 4
+                args.append({**s, "shape": s["shape"][1:], "list": 2} if images else {**s, "list": levels})
             else:
                 args.append(s)
         out.append(args)
     if len(positional) == 1 and not ann_text(positional[0].annotation):
         out += [[{**s, "list": levels}] for s in shapes[:2]]
+    if n == 1 and says_uint8(m):
+        # Image transforms that only take uint8 images (RandAugment, RandomPosterize, RandomEqualize...).
+        out += [[spec([2, 3, 32, 32], "uint8", 256)], [spec([3, 32, 32], "uint8", 256)]]
     return out
+
+
+IMAGE_LIST_NAMES = {"images", "imgs", "image_list", "img_list"}
+
+
+def says_uint8(m):
+    """Whether the block's module mentions `uint8`: the code says its images may (or must) be integers."""
+    try:
+        return "uint8" in inspect.getsource(sys.modules[type(m).__module__])
+    except (TypeError, OSError, KeyError):
+        return False

@@ -203,7 +203,14 @@ def stages(job, st, rec):
         return Failure(failed.cls, with_absent_imports(failed.detail, tree, st.corpus))
     if failed:
         return failed
-    found = search(cls, overrides, job.get("usage") or [], seed, device, st)
+    # Builder configurations first: their counts are published, and they order the builder recipes smallest
+    # first (a detector's 320-pixel variant before its 800-pixel one), within a third of the block's time.
+    counts = canonical(cls, job.get("canonical") or [], started + job["timeoutMs"] / 3000)
+    if counts:
+        rec["canonical"] = counts
+    size = {c["builder"]: c["params"] for c in counts}
+    usage = sorted(job.get("usage") or [], key=lambda c: (c.get("builder") is None, size.get(c.get("builder"), float("inf"))))
+    found = search(cls, overrides, usage, seed, device, st)
     if isinstance(found, Failure):
         return found
     m, c = found.module, found.candidate
@@ -216,8 +223,6 @@ def stages(job, st, rec):
     rec["gradients"], failed = st.run("backward", lambda: backward(m, found.specs, seed, device))
     if failed:
         return failed
-    if job.get("canonical"):
-        rec["canonical"] = canonical(cls, job["canonical"], started + job["timeoutMs"] / 2000)
     if job.get("original"):
         blocker.remove()  # the original runs with its own package importable
         rec["fidelity"] = fidelity(job["original"], found, seed, device)
