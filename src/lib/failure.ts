@@ -8,6 +8,8 @@ import { capText, isTypeName, RUN_LIMITS, type BlockSpec, type ParamSpec } from 
 export interface Part {
   text: string;
   code?: boolean;
+  /** The run's error (`errorText`): the page then need not show it again. */
+  error?: boolean;
 }
 
 type Validation = NonNullable<BlockSpec['validation']>;
@@ -56,16 +58,21 @@ const INFERRED_ROLES = new Set([
 const SCALAR_ANNOTATION =
   /^(Optional\[)?(int|float|bool|(List|Sequence|Tuple)\[(int|float)(, ?(int|float|\.\.\.))*\])\]?$/;
 
+/** Names the inference fills whatever their role (`FIXED` in nnblocks_runner/infer.py): class counts, sizes, ratios. */
+const INFERRED_NAMES =
+  /^(num_classes|n_classes|nclass|num_class|classes|vocab_size|num_embeddings|n_tokens|num_tokens|n_vocab|vocab|num_anchors|max_len|seq_len|max_length|max_seq_len|num_positions|n_positions|block_size|img_size|image_size|input_size|grid_size|reduction|ratio|reduction_ratio|squeeze_ratio|expand_ratio|mlp_ratio|patch_size|window_size|shift_size|partition_size|head_dim|output_size|sampling_ratio|spatial_scale)$/;
+
 const required = (p: ParamSpec) =>
   p.default === undefined && (p.kind === 'positional' || p.kind === 'positional-only' || p.kind === 'keyword-only');
-const inferable = (p: ParamSpec | undefined) =>
-  p !== undefined &&
-  ((p.role !== undefined && INFERRED_ROLES.has(p.role)) || SCALAR_ANNOTATION.test(p.annotation ?? ''));
+const inferable = (name: string, p: ParamSpec | undefined) =>
+  INFERRED_NAMES.test(name) ||
+  (p !== undefined &&
+    ((p.role !== undefined && INFERRED_ROLES.has(p.role)) || SCALAR_ANNOTATION.test(p.annotation ?? '')));
 
 /**
  * The constructor parameters a `needs-arguments` block likely lacks: those Python named as missing (`__init__()
  * missing 1 required positional argument: 'backbone'`), else the required ones without a default; of these, the
- * ones inference has no value for (no role, not a number) when any, else all of them.
+ * ones inference has no value for (no role, not a number, not a name it knows) when any, else all of them.
  */
 export function missingArguments(spec: BlockSpec): string[] {
   const params = spec.interface.constructorParams;
@@ -73,9 +80,18 @@ export function missingArguments(spec: BlockSpec): string[] {
   const said = /missing \d+ required (?:positional|keyword-only) arguments?: (.*)$/.exec(message)?.[1];
   const named = said ? [...said.matchAll(/'([^']+)'/g)].map((m) => m[1]) : params.filter(required).map((p) => p.name);
   const valid = [...new Set(named)].filter((n) => IDENTIFIER.test(n) && n.length <= 100).slice(0, 8);
-  const culprits = valid.filter((n) => !inferable(params.find((p) => p.name === n)));
+  const culprits = valid.filter(
+    (n) =>
+      !inferable(
+        n,
+        params.find((p) => p.name === n),
+      ),
+  );
   return culprits.length > 0 ? culprits : valid;
 }
+
+/** "needs a `backbone`", "needs an `inverted_residual_setting`", "needs `model` and `return_layers`". */
+const article = (list: string[]): string => (list.length > 1 ? '' : /^[aeiou]/i.test(list[0]) ? 'an ' : 'a ');
 
 /** A dotted module or identifier from a class's detail (`fixture_lab._C`, `MissingActivation`), else null. */
 const detailName = (v: Validation): string | null =>
@@ -92,7 +108,10 @@ export function failureSummary(spec: BlockSpec): Part[] {
   const v = spec.validation;
   if (!v || v.status === 'passed') return [];
   const error = errorText(v);
-  const withError = (lead: string): Part[] => [words(error ? `${lead}: ` : lead), ...(error ? [code(error)] : [])];
+  const withError = (lead: string): Part[] => [
+    words(error ? `${lead}: ` : lead),
+    ...(error ? [{ ...code(error), error: true }] : []),
+  ];
   const withName = (lead: string, fallback: string): Part[] => {
     const name = detailName(v);
     return name ? [words(`${lead}: `), code(name)] : withError(fallback);
@@ -102,7 +121,7 @@ export function failureSummary(spec: BlockSpec): Part[] {
       const missing = missingArguments(spec);
       return missing.length === 0
         ? withError('could not be built automatically: no constructor arguments that build it were found')
-        : [words(`could not be built automatically: needs ${missing.length === 1 ? 'a ' : ''}`), ...names(missing)];
+        : [words(`could not be built automatically: needs ${article(missing)}`), ...names(missing)];
     }
     case 'forward-error':
       return withError('built, but no probe input ran forward');
