@@ -38,7 +38,7 @@ describe('neutral text: what a run reported, without traceback lines or paths of
     );
   });
 
-  it('names the sandbox, cache and temp folders neutrally', () => {
+  it('names the sandbox, cache and temp folders neutrally, and keeps paths that name no machine', () => {
     expect(neutralText("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/nnblocks-work/b2-3/x'")).toBe(
       "FileNotFoundError: [Errno 2] No such file or directory: '<tmp>/x'",
     );
@@ -53,9 +53,7 @@ describe('neutral text: what a run reported, without traceback lines or paths of
     expect(neutralText('opened /home/alice/project/secret.py')).toBe('opened <host>/secret.py');
     // This build's import roots (a cache folder anywhere) cut like the sandbox's inbox.
     expect(neutralPath('/data/cache/extracted/blocks/pkg/m.py', ['/data/cache/extracted/blocks'])).toBe('pkg/m.py');
-  });
-
-  it('keeps what names no machine: system files a block reached for, URLs, relative paths, division', () => {
+    // What names no machine stays: system files a block reached for, URLs, relative paths, division.
     expect(neutralText('open: /etc/passwd')).toBe('open: /etc/passwd');
     expect(neutralText('see https://github.com/pytorch/vision/blob/main/x.py')).toBe(
       'see https://github.com/pytorch/vision/blob/main/x.py',
@@ -71,7 +69,7 @@ describe('neutral text: what a run reported, without traceback lines or paths of
 });
 
 describe("splitting the runner's `Type: message`", () => {
-  it('gives the dotted type and the message', () => {
+  it('gives the dotted type and the message, or no type when the text is not an exception header', () => {
     expect(splitError("TypeError: __init__() missing 1 required positional argument: 'backbone'")).toEqual({
       exceptionType: 'TypeError',
       message: "__init__() missing 1 required positional argument: 'backbone'",
@@ -81,9 +79,7 @@ describe("splitting the runner's `Type: message`", () => {
       message: 'CUDA out of memory. Tried to allocate 2.00 GiB',
     });
     expect(splitError('AssertionError')).toEqual({ exceptionType: 'AssertionError', message: '' });
-  });
-
-  it('gives no type for how a run ended, or for text that is not an exception header', () => {
+    // No type for how a run ended, or for text that is not an exception header.
     expect(splitError('killed at the deadline during forward without reporting a result')).toEqual({
       exceptionType: null,
       message: 'killed at the deadline during forward without reporting a result',
@@ -154,7 +150,7 @@ const CATALOG_RECIPE = {
 };
 
 describe("a runner record in the catalog's form", () => {
-  it('gives a block that never built a reason, and no recipe, parameter count or buffer count', () => {
+  it('gives a block that never built a reason and no recipe, parameter count or buffer count; a passed one no reason', () => {
     const v = toCatalog(record({}));
     expect(v.reason).toEqual({
       stage: 'build',
@@ -165,6 +161,13 @@ describe("a runner record in the catalog's form", () => {
     expect(v).not.toHaveProperty('recipe');
     expect(v).not.toHaveProperty('params');
     expect(v).not.toHaveProperty('buffers');
+    // A passed block, by contrast: its recipe and size, and no reason.
+    const p = toCatalog(
+      record({ status: 'passed', failureClass: null, stages: [], recipe: RECIPE, params: 5, buffers: 1 }),
+    );
+    expect(p.recipe).toEqual(CATALOG_RECIPE);
+    expect(p.params).toBe(5);
+    expect(p).not.toHaveProperty('reason');
   });
 
   it('gives a block that built and failed later its recipe as the one tried, and its size', () => {
@@ -187,15 +190,6 @@ describe("a runner record in the catalog's form", () => {
     expect(v.reason).toMatchObject({ stage: 'backward', exceptionType: 'RuntimeError', recipeTried: CATALOG_RECIPE });
     expect(v).not.toHaveProperty('recipe');
     expect(v.params).toBe(1234);
-  });
-
-  it('gives a passed block its recipe and size, and no reason', () => {
-    const v = toCatalog(
-      record({ status: 'passed', failureClass: null, stages: [], recipe: RECIPE, params: 5, buffers: 1 }),
-    );
-    expect(v.recipe).toEqual(CATALOG_RECIPE);
-    expect(v.params).toBe(5);
-    expect(v).not.toHaveProperty('reason');
   });
 
   it('gives a blocked block its reason, and the class detail without host paths', () => {
@@ -267,7 +261,7 @@ describe('the block schema holds the reason to its types and caps', () => {
     return checkAgainstSchema('block', spec, 'b').map((e) => e.split(' ')[1]);
   };
 
-  it("accepts the fixture's failed, blocked and passed blocks", () => {
+  it("accepts the fixture's failed and blocked blocks with their reasons, and its passed ones", () => {
     expect(checkAgainstSchema('block', failed(), 'b')).toEqual([]);
     expect(checkAgainstSchema('block', read(catalog.blocked.slug), 'b')).toEqual([]);
     expect(checkAgainstSchema('block', read(catalog.forgeable.slug), 'b')).toEqual([]);
@@ -293,13 +287,24 @@ describe('the block schema holds the reason to its types and caps', () => {
   });
 
   it('holds a reason to failed and blocked blocks, a replay recipe to passed ones', () => {
-    expect(refused(failed(), (s) => delete s.validation!.reason)).toContain('/validation');
-    expect(refused(failed(), (s) => (s.validation!.recipe = { seed: 0, kwargs: [], inputs: [] }))).toContain(
-      '/validation',
+    const errors = (spec: BlockSpec, edit: (s: BlockSpec) => void) => {
+      edit(spec);
+      return checkAgainstSchema('block', spec, 'b');
+    };
+    const blocked = read(catalog.blocked.slug);
+    expect(errors(blocked, (s) => delete s.validation!.reason)).toContain(
+      "b: /validation must have required property 'reason'",
+    );
+    expect(errors(failed(), (s) => (s.validation!.recipe = { seed: 0, kwargs: [], inputs: [] }))).toContain(
+      'b: /validation must NOT be valid',
     );
     const passed = read(catalog.forgeable.slug);
-    expect(refused(passed, (s) => (s.validation!.reason = failed().validation!.reason))).toContain('/validation');
-    expect(refused(read(catalog.forgeable.slug), (s) => delete s.validation!.recipe)).toContain('/validation');
+    expect(errors(passed, (s) => (s.validation!.reason = failed().validation!.reason))).toContain(
+      'b: /validation must NOT be valid',
+    );
+    expect(errors(read(catalog.forgeable.slug), (s) => delete s.validation!.recipe)).toContain(
+      "b: /validation must have required property 'recipe'",
+    );
   });
 
   it('states the same cap as contract.ts', () => {
