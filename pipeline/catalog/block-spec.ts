@@ -67,9 +67,17 @@ export function publishedComposition(c: Composition): { composition: Composition
   return { composition: { layers, from: c.from }, dropped: c.layers.length - layers.length };
 }
 
-/** A validation record with the run's free text capped (the schema's maxLength). */
+/** A validation record with the run's free text capped (the schema's maxLength), a reason's type a dotted name. */
 function publishedValidation(v: ValidationRecord): ValidationRecord {
-  return v.failureDetail === undefined ? v : { ...v, failureDetail: capText(v.failureDetail, RUN_LIMITS.detailChars) };
+  const out = { ...v };
+  if (v.failureDetail !== undefined) out.failureDetail = capText(v.failureDetail, RUN_LIMITS.detailChars);
+  if (v.reason)
+    out.reason = {
+      ...v.reason,
+      exceptionType: isTypeName(v.reason.exceptionType) ? v.reason.exceptionType : null,
+      message: capText(v.reason.message, RUN_LIMITS.detailChars),
+    };
+  return out;
 }
 
 export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {

@@ -205,7 +205,7 @@ export const FLOATING_DTYPES: ReadonlySet<TorchDtype> = new Set<TorchDtype>(
 
 /** Length caps (characters, i.e. code points) and size caps on what a sandboxed run reports. */
 export const RUN_LIMITS = {
-  /** `validation.failureDetail`: one line of an exception. */
+  /** `validation.failureDetail` and `validation.reason.message`: one line of an exception. */
   detailChars: 300,
   /** A composition layer type name. */
   typeNameChars: 200,
@@ -395,20 +395,32 @@ export type StageStatus = 'ok' | 'failed' | 'skipped';
 
 export interface ValidationRecord {
   status: ValidationStatus;
-  /** Kebab-case cause, e.g. `import-error`, `construct-error`, `forward-error`, `timeout`, `memory-limit`. */
+  /** Kebab-case cause, one of the runner's classes (docs/validate.md): `needs-arguments`, `forward-error`, `timeout`... */
   failureClass?: string;
-  /** One line explaining the failure (an exception type and message); upstream text, render escaped. */
+  /**
+   * The class's detail (the missing module, the unresolved name, the violation, how the process died), without
+   * paths of the machine that ran it; upstream text, render escaped.
+   */
   failureDetail?: string;
-  /** In execution order: e.g. assemble, import, construct, forward, replay. */
+  /** Why it failed or is blocked; set exactly when `status` is `failed` or `blocked` (absent in older catalogs). */
+  reason?: FailureReason;
+  /** In execution order: parse, compile, import, build, forward, backward. */
   stages: { stage: string; status: StageStatus; ms: number }[];
-  /** Everything needed to replay the check: `npx nnblocks extract <id>` then run with these. */
-  recipe: ValidationRecipe;
+  /**
+   * Set when `status` is `passed`: everything needed to replay the check (`npx nnblocks extract <id>`, then run with
+   * these). Absent otherwise: what a failed block tried is `reason.recipeTried`.
+   */
+  recipe?: ValidationRecipe;
   /** Observed outputs of forward, in order; empty when forward did not run. */
   outputs: { shape: number[]; dtype: string; checksum: string }[];
-  /** Parameter count (elements) of the constructed module. */
-  params: number;
-  /** Buffer count (elements). */
-  buffers: number;
+  /**
+   * Parameter count (elements) of the module as the recipe built it: measured **at the test configuration** (the
+   * small widths and depths validation chose, e.g. one block per stage), not the block's size as upstream uses it.
+   * Absent when the block never built. (A canonical figure, e.g. "at resnet50", would be a separate field.)
+   */
+  params?: number;
+  /** Buffer count (elements), at the same configuration; absent when the block never built. */
+  buffers?: number;
   /** e.g. `cpu`, `cuda:0`. */
   device: string;
   torchVersion: string;
@@ -419,6 +431,28 @@ export interface ValidationRecord {
   fidelity: 'exact' | 'close' | 'mismatch' | 'not-compared';
   /** Set when `status` is `blocked`: what to install to unblock it, sorted by distribution. */
   blockedBy?: BlockedBy[];
+}
+
+/**
+ * Why a block failed or is blocked, in neutral form (pipeline/catalog/failure-reason.ts derives it from the runner's
+ * stage error, `Type: message`). Upstream text: capped, without traceback lines or source lines, paths of the
+ * machine that ran it replaced by module-relative paths or `<tmp>`, `<sandbox>`, `<host>`; render as text.
+ */
+export interface FailureReason {
+  /** The stage it failed in (`import`, `build`, `forward`...); null when the run ended before any stage reported. */
+  stage: string | null;
+  /**
+   * The exception's type as Python names it: `TypeError`, `torch.OutOfMemoryError` (dotted identifiers,
+   * TYPE_NAME_PATTERN); null when the run ended without one (a timeout, a crash, a violation, a broken record).
+   */
+  exceptionType: string | null;
+  /** The exception's message (or how the run ended), one line, at most RUN_LIMITS.detailChars; may be empty. */
+  message: string;
+  /**
+   * The constructor kwargs and forward inputs of the run that failed, when the runner recorded them (today: a block
+   * that built and ran forward, then failed); null otherwise.
+   */
+  recipeTried: ValidationRecipe | null;
 }
 
 export interface ValidationRecipe {
@@ -686,7 +720,7 @@ export interface BlockSummary {
   sourceId: string;
   category: Category;
   status: BlockStatus;
-  /** Parameter count of a block that built and passed; null otherwise (a failed build's 0 is not a count). */
+  /** Parameter count of a block that passed, at the test configuration; null otherwise (a failed build has none). */
   params: number | null;
   /** SPDX id. */
   license: string;
@@ -701,7 +735,7 @@ export function blockSummary(spec: BlockSpec): BlockSummary {
     sourceId: spec.sourceId,
     category: spec.category,
     status: spec.validation?.status ?? 'unvalidated',
-    params: spec.validation?.status === 'passed' ? spec.validation.params : null,
+    params: spec.validation?.status === 'passed' ? (spec.validation.params ?? null) : null,
     license: spec.provenance.license.spdx,
   };
 }

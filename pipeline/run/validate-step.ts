@@ -7,7 +7,15 @@ import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
-import type { LiteralValue, SandboxReport, ValidationRecord as CatalogValidation } from '../catalog/contract.ts';
+import {
+  capText,
+  RUN_LIMITS,
+  type LiteralValue,
+  type SandboxReport,
+  type ValidationRecipe,
+  type ValidationRecord as CatalogValidation,
+} from '../catalog/contract.ts';
+import { failureReason, neutralText } from '../catalog/failure-reason.ts';
 import { requirementsOf } from '../validate/distributions.ts';
 import { corpusExtensions } from '../validate/extensions.ts';
 import {
@@ -116,6 +124,8 @@ export async function runValidation(
     onProgress: (done) => progress.set(done),
   });
   const s = summarize(raw);
+  // Paths under these are published relative to them (`m.py`, not `<cache>/extracted/blocks/m.py`).
+  const moduleRoots = [...new Set([...items.map((i) => i.importRoot), ...p.snapshots.map((sn) => sn.importRoot)])];
   progress.done(`${s.byStatus.passed} passed, ${s.byStatus.failed} failed, ${s.byStatus.skipped} skipped`);
   out.raw = raw;
   out.summary = s;
@@ -131,7 +141,7 @@ export async function runValidation(
       });
       continue;
     }
-    out.records.set(r.id, toCatalog(r));
+    out.records.set(r.id, toCatalog(r, moduleRoots));
     if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree));
   }
   return out;
@@ -151,29 +161,41 @@ export function corpusPackages(modules: IndexedModule[]): string[] {
 
 const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared' } as const;
 
-export function toCatalog(r: ValidationRecord): CatalogValidation {
+/**
+ * The catalog's form of a runner record. Fields of stages that did not run are absent, never zero: `params` and
+ * `buffers` only when the block built, `recipe` only when it passed; a failed or blocked block gets its neutral
+ * `reason` (failure-reason.ts) with the recipe it tried when the runner recorded one. `moduleRoots` are this build's
+ * import roots (the extracted blocks', the sources'): paths under them are published relative to them.
+ */
+export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = []): CatalogValidation {
+  const status = r.status === 'passed' || r.status === 'blocked' ? r.status : 'failed';
+  const recipe: ValidationRecipe | null = r.recipe
+    ? {
+        seed: r.recipe.seed,
+        kwargs: Object.entries(r.recipe.kwargs).map(([name, value]) => ({ name, value: value as LiteralValue })),
+        ...(r.recipe.refs?.length ? { refs: r.recipe.refs } : {}),
+        inputs: r.recipe.inputs,
+      }
+    : null;
   const rec: CatalogValidation = {
-    status: r.status === 'passed' || r.status === 'blocked' ? r.status : 'failed',
+    status,
     stages: r.stages.map((s) => ({
       stage: s.stage,
       status: s.status === 'passed' ? 'ok' : 'failed',
       ms: Math.round(s.ms),
     })),
-    recipe: {
-      seed: r.recipe?.seed ?? 0,
-      kwargs: Object.entries(r.recipe?.kwargs ?? {}).map(([name, value]) => ({ name, value: value as LiteralValue })),
-      ...(r.recipe?.refs?.length ? { refs: r.recipe.refs } : {}),
-      inputs: r.recipe?.inputs ?? [],
-    },
     outputs: r.outputs.map((o) => ({ shape: o.shape, dtype: o.dtype, checksum: String(o.checksum) })),
-    params: r.params ?? 0,
-    buffers: r.buffers ?? 0,
     device: r.device,
     torchVersion: r.torchVersion ?? 'unknown',
     fidelity: FIDELITY[r.fidelity.status],
   };
+  if (status === 'passed' && recipe) rec.recipe = recipe;
+  if (r.params !== null) rec.params = r.params;
+  if (r.buffers !== null) rec.buffers = r.buffers;
   if (r.failureClass) rec.failureClass = r.failureClass;
-  if (r.failureDetail) rec.failureDetail = r.failureDetail.slice(0, 300);
+  const detail = capText(neutralText(r.failureDetail ?? '', moduleRoots), RUN_LIMITS.detailChars);
+  if (detail) rec.failureDetail = detail;
+  if (status !== 'passed') rec.reason = failureReason(r, recipe, moduleRoots);
   if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail);
   return rec;
 }

@@ -77,10 +77,13 @@ function refSource(target: string): string {
   return `getattr(importlib.import_module(${pyStr(target.slice(0, dot))}), ${pyStr(target.slice(dot + 1))})`;
 }
 
-/** The recipe's values, each checked; null when the block has no recipe or any value fails. */
+/**
+ * The recipe's values, each checked; null when the block did not pass (a script for a block that never built would
+ * itself fail), has no recipe, or any value fails.
+ */
 export function replayPlan(spec: BlockSpec): ReplayPlan | null {
   const v = spec.validation;
-  if (!v || typeof v !== 'object' || !v.recipe || typeof v.recipe !== 'object') return null;
+  if (!v || typeof v !== 'object' || v.status !== 'passed' || !v.recipe || typeof v.recipe !== 'object') return null;
   const { seed, kwargs, refs = [], inputs } = v.recipe;
   if (!isInt(seed, 0) || typeof spec.id !== 'string' || typeof v.device !== 'string' || !DEVICE.test(v.device))
     return null;

@@ -5,7 +5,9 @@ import {
   capText,
   DEVICE_PATTERN,
   isDistributionName,
+  isKwargName,
   isModuleName,
+  isRefTarget,
   isShape,
   isTorchDtype,
   isTypeName,
@@ -13,8 +15,10 @@ import {
   TORCH_VERSION_PATTERN,
   type BlockedBy,
   type Composition,
+  type ValidationRecipe,
 } from '../../pipeline/catalog/contract.ts';
-import { shape } from './format.ts';
+import { count, shape } from './format.ts';
+import { pyLiteral } from './replay.ts';
 
 /** Free text from a run (failure detail, device, versions), capped; 64 characters unless said otherwise. */
 export const runText = (value: unknown, max = 64): string => capText(String(value), max);
@@ -41,3 +45,21 @@ export const shownLayers = (c: Composition): Composition['layers'] => c.layers.f
 /** What a blocked block needs, as shown: only distribution and module names that are names (the schema's rule). */
 export const shownNeeds = (needs: BlockedBy[] | undefined): BlockedBy[] =>
   (needs ?? []).filter((n) => isDistributionName(n.distribution) && isModuleName(n.module));
+
+/** A parameter count as a reader should read it: measured at the configuration validation built, not canonical. */
+export const paramsText = (n: unknown): string | null =>
+  typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
+    ? `${count(n)} parameters at the test configuration`
+    : null;
+
+/** A recipe's kwargs (`dim=64`, `norm_layer=torch.nn.LayerNorm`) and inputs as text; unreadable values say so. */
+export function recipeText(recipe: ValidationRecipe): { kwargs: string[]; inputs: string[] } {
+  const refs = new Set(Array.isArray(recipe.refs) ? recipe.refs : []);
+  const kwargs = (Array.isArray(recipe.kwargs) ? recipe.kwargs : []).slice(0, RUN_LIMITS.recipeItems).map((k) => {
+    if (!isKwargName(k?.name)) return 'unreadable argument';
+    const value = refs.has(k.name) && isRefTarget(k.value) ? k.value : pyLiteral(k.value);
+    return `${k.name}=${value ?? 'unreadable value'}`;
+  });
+  const inputs = (Array.isArray(recipe.inputs) ? recipe.inputs : []).slice(0, RUN_LIMITS.recipeItems).map(tensorText);
+  return { kwargs, inputs };
+}

@@ -44,7 +44,7 @@ describe('the block schema refuses what a forged runner record holds', () => {
   });
 
   it('refuses code as a kwarg name, and Python keywords', () => {
-    const bad = (name: string) => refused((s) => s.validation!.recipe.kwargs.push({ name, value: 1 }));
+    const bad = (name: string) => refused((s) => s.validation!.recipe!.kwargs.push({ name, value: 1 }));
     expect(bad(FORGED.kwargName)).toContain('/validation/recipe/kwargs/1/name');
     expect(bad('class')).toContain('/validation/recipe/kwargs/1/name');
     expect(bad('__debug__')).toContain('/validation/recipe/kwargs/1/name');
@@ -54,13 +54,13 @@ describe('the block schema refuses what a forged runner record holds', () => {
   });
 
   it('refuses a dtype that is not a torch dtype, in inputs and outputs', () => {
-    expect(refused((s) => (s.validation!.recipe.inputs[0].dtype = FORGED.dtype))).toContain(
+    expect(refused((s) => (s.validation!.recipe!.inputs[0].dtype = FORGED.dtype))).toContain(
       '/validation/recipe/inputs/0/dtype',
     );
     expect(refused((s) => (s.validation!.outputs[0].dtype = 'float32\nimport os'))).toContain(
       '/validation/outputs/0/dtype',
     );
-    expect(refused((s) => (s.validation!.recipe.inputs[0].dtype = 'bfloat16'))).toEqual([]);
+    expect(refused((s) => (s.validation!.recipe!.inputs[0].dtype = 'bfloat16'))).toEqual([]);
   });
 
   it('refuses a checksum that is not a number or nan/inf', () => {
@@ -71,11 +71,11 @@ describe('the block schema refuses what a forged runner record holds', () => {
   });
 
   it('refuses a ref, a seed, a shape or a device that is not one', () => {
-    expect(refused((s) => (s.validation!.recipe.refs = [FORGED.ref]))).toContain('/validation/recipe/refs/0');
-    expect(refused((s) => Object.assign(s.validation!.recipe, { seed: FORGED.seed }))).toContain(
+    expect(refused((s) => (s.validation!.recipe!.refs = [FORGED.ref]))).toContain('/validation/recipe/refs/0');
+    expect(refused((s) => Object.assign(s.validation!.recipe!, { seed: FORGED.seed }))).toContain(
       '/validation/recipe/seed',
     );
-    expect(refused((s) => Object.assign(s.validation!.recipe.inputs[0], { shape: ['2); import os'] }))).toContain(
+    expect(refused((s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: ['2); import os'] }))).toContain(
       '/validation/recipe/inputs/0/shape/0',
     );
     expect(refused((s) => (s.validation!.device = FORGED.device))).toContain('/validation/device');
@@ -98,7 +98,7 @@ describe('the block schema refuses what a forged runner record holds', () => {
     expect(refused((s) => s.composition.layers.unshift({ type: `a${'b'.repeat(200)}`, count: 1 }))).toContain(
       '/composition/layers/0/type',
     );
-    expect(refused((s) => s.validation!.recipe.kwargs.push({ name: 'label', value: 'x'.repeat(201) }))).toContain(
+    expect(refused((s) => s.validation!.recipe!.kwargs.push({ name: 'label', value: 'x'.repeat(201) }))).toContain(
       '/validation/recipe/kwargs/1/value',
     );
   });
@@ -129,8 +129,8 @@ describe('the block schema refuses what a forged runner record holds', () => {
     const spec = JSON.parse(readFileSync(file, 'utf8')) as BlockSpec;
     const blockErrors = () => checkCatalog(c.dir).errors.filter((e) => e.startsWith('blocks/'));
     expect(blockErrors()).toEqual([]);
-    spec.validation!.recipe.kwargs.find((k) => k.name === 'norm_layer')!.value = "os').system('id";
-    spec.validation!.recipe.refs!.push('dim'); // a number, not a dotted name
+    spec.validation!.recipe!.kwargs.find((k) => k.name === 'norm_layer')!.value = "os').system('id";
+    spec.validation!.recipe!.refs!.push('dim'); // a number, not a dotted name
     writeFileSync(file, JSON.stringify(spec));
     const errors = checkCatalog(c.dir).errors;
     expect(errors).toContain(

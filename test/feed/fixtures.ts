@@ -88,11 +88,13 @@ export function makeFeedFixture(work: string): FeedFixture {
     });
   });
   const c8 = edit(current, slugOf(current, 8), (s) => {
+    const { recipe, ...ran } = s.validation!; // a failed block has no replay recipe, and has a reason
     s.validation = {
-      ...s.validation!,
+      ...ran,
       status: 'failed',
       failureClass: 'timeout',
       failureDetail: 'TimeoutError',
+      reason: { stage: 'forward', exceptionType: null, message: 'killed at the deadline', recipeTried: recipe ?? null },
       outputs: [],
     };
   });

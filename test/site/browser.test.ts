@@ -126,7 +126,8 @@ describe('catalog site, in a browser', () => {
     // Search excerpts are HTML made by Pagefind at run time: the one place markup is built in the browser.
     await search('alert');
     expect(await page.locator('.excerpt img, .excerpt script').count()).toBe(0);
-    expect(await page.locator('.excerpt').first().textContent()).toContain('<script>alert(1)</script>');
+    // The hostile default and the failure message with markup: each excerpt holds them as text.
+    expect((await page.locator('.excerpt').allTextContents()).join('\n')).toContain('<script>alert(1)</script>');
   });
 
   it('lets a reader copy no forged code from a block page: not by selection, not by a copy button', async () => {
@@ -156,6 +157,7 @@ describe('catalog site, in a browser', () => {
       ['changes/', 'changes.png'],
       ['stats/', 'stats.png'],
       [`blocks/${site.catalog.blocked.slug}/`, 'block-blocked.png'],
+      [`blocks/${site.catalog.failed['needs-arguments'].slug}/`, 'block-failed.png'],
     ] as const) {
       await page.goto(`${server.url}${path}`);
       if (shot) await page.screenshot({ path: join(SCREENSHOTS, shot), fullPage: true });

@@ -60,21 +60,21 @@ describe('replay script', () => {
   it('is refused, whole, when any one recipe value breaks its rule', () => {
     expect(replayScript(read(catalog.forgeable.slug))).toBeDefined();
     const edits: [string, (s: BlockSpec) => void][] = [
-      ['kwarg name', (s) => s.validation!.recipe.kwargs.push({ name: FORGED.kwargName, value: 1 })],
-      ['keyword', (s) => s.validation!.recipe.kwargs.push({ name: 'lambda', value: 1 })],
-      ['dtype', (s) => (s.validation!.recipe.inputs[0].dtype = FORGED.dtype)],
+      ['kwarg name', (s) => s.validation!.recipe!.kwargs.push({ name: FORGED.kwargName, value: 1 })],
+      ['keyword', (s) => s.validation!.recipe!.kwargs.push({ name: 'lambda', value: 1 })],
+      ['dtype', (s) => (s.validation!.recipe!.inputs[0].dtype = FORGED.dtype)],
       ['output dtype', (s) => (s.validation!.outputs[0].dtype = FORGED.dtype)],
       ['checksum', (s) => (s.validation!.outputs[0].checksum = FORGED.checksum)],
-      ['ref', (s) => (s.validation!.recipe.refs = [FORGED.ref])],
+      ['ref', (s) => (s.validation!.recipe!.refs = [FORGED.ref])],
       [
         'ref target',
-        (s) => (s.validation!.recipe.kwargs.push({ name: 'n', value: 'os; x' }), (s.validation!.recipe.refs = ['n'])),
+        (s) => (s.validation!.recipe!.kwargs.push({ name: 'n', value: 'os; x' }), (s.validation!.recipe!.refs = ['n'])),
       ],
-      ['seed', (s) => Object.assign(s.validation!.recipe, { seed: FORGED.seed })],
-      ['shape', (s) => Object.assign(s.validation!.recipe.inputs[0], { shape: ['2); import os'] })],
-      ['high', (s) => Object.assign(s.validation!.recipe.inputs[0], { high: '2); import os' })],
+      ['seed', (s) => Object.assign(s.validation!.recipe!, { seed: FORGED.seed })],
+      ['shape', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: ['2); import os'] })],
+      ['high', (s) => Object.assign(s.validation!.recipe!.inputs[0], { high: '2); import os' })],
       ['device', (s) => (s.validation!.device = FORGED.device)],
-      ['value', (s) => s.validation!.recipe.kwargs.push({ name: 'v', value: { toString: 'x' } as never })],
+      ['value', (s) => s.validation!.recipe!.kwargs.push({ name: 'v', value: { toString: 'x' } as never })],
     ];
     for (const [what, edit] of edits) {
       const spec = read(catalog.forgeable.slug);

@@ -104,6 +104,10 @@ describe('catalog site, built files', () => {
     for (const payload of site.catalog.hostile.payloads) expect(body).toContain(payload);
     expect(p.all('script').map((s) => s.text())).not.toContainEqual(expect.stringContaining('alert('));
     expect(p.all('img')).toHaveLength(0);
+    // A failure message carrying markup is text in the reason, on a page without an <img>.
+    const failed = page(`blocks/${site.catalog.hostileFailure.slug}/`);
+    expect(failed.one('[data-reason-error]').text()).toContain(site.catalog.hostileFailure.payload);
+    expect(failed.all('img')).toHaveLength(0);
     const changes = page('changes/');
     expect(changes.one(`[data-change="removed"][data-block-id="${site.changes.removed.id}"] .gone`).text()).toBe(
       REMOVED_NAME,
@@ -203,6 +207,76 @@ describe('catalog site, built files', () => {
     );
     expect(p.all('.badge').map((b) => b.text())).toContain('⊘ blocked');
     expect(p.all('.badge.failed')).toEqual([]);
+    expect(p.one('[data-reason-error]').text()).toBe("ModuleNotFoundError: No module named 'cv2'");
+    expect(p.all('[data-params]')).toEqual([]);
+    expect(p.all('pre.replay')).toEqual([]);
+  });
+
+  it('says why a block could not be built, naming the constructor parameter it needs, with no size or replay script', () => {
+    const p = page(`blocks/${site.catalog.failed['needs-arguments'].slug}/`);
+    const card = p.one('section[aria-labelledby="validation"]');
+    const summary = card.one('[data-reason-summary]');
+    expect(summary.text().replace(/\s+/g, ' ')).toBe('could not be built automatically: needs a backbone');
+    expect(summary.all('code').map((c) => c.text())).toEqual(['backbone']); // `dim` has a role: inference fills it
+    expect(card.one('[data-reason-stage]').text()).toBe('build');
+    expect(card.one('[data-reason-error]').text()).toBe(
+      "TypeError: __init__() missing 2 required positional arguments: 'backbone' and 'dim'",
+    );
+    expect(card.one('[data-reason-recipe]').text()).toContain('not recorded');
+    // Never built: no "Parameters 0", no size at all, no replay script that would itself fail.
+    const text = p.one('main').text();
+    expect(text).not.toMatch(/Parameters\s*0|parameters at the test configuration/);
+    expect(p.all('[data-params]')).toEqual([]);
+    expect(card.all('dt').map((d) => d.text())).not.toContain('Parameters');
+    expect(p.all('pre.replay')).toEqual([]);
+    expect(text).not.toContain('Block(');
+    expect(p.one('[data-replay-none]').text()).toContain('did not pass validation');
+  });
+
+  it('says what happened to every failed block by its class, never a bare "failed"', () => {
+    const expected: Record<string, RegExp> = {
+      'needs-arguments': /^could not be built automatically: needs a backbone$/,
+      'forward-error': /^built, but no probe input ran forward: ValueError: <img src=x onerror="alert\(2\)"> is not/,
+      'backward-error': /^ran forward, but backward failed: RuntimeError: element 0 of tensors does not require grad/,
+      'native-extension': /^needs compiled extensions \(fixture_lab\._C\)$/,
+      timeout: /^stopped at the time limit during forward/,
+    };
+    expect(Object.keys(site.catalog.failed).sort()).toEqual(Object.keys(expected).sort());
+    for (const [cls, want] of Object.entries(expected)) {
+      const p = page(`blocks/${site.catalog.failed[cls].slug}/`);
+      expect(p.one('[data-reason-summary]').text().replace(/\s+/g, ' ').trim(), cls).toMatch(want);
+      expect(p.all('pre.replay'), cls).toEqual([]);
+    }
+    // A block that built, then failed: its size is shown, measured where it ran, and the arguments it tried.
+    const built = page(`blocks/${site.catalog.failed['backward-error'].slug}/`);
+    expect(built.one('[data-reason-recipe]').text()).toContain('dim=64');
+    expect(built.one('section[aria-labelledby="validation"] [data-params]').text()).toMatch(
+      /^[\d,]+ parameters at the test configuration/,
+    );
+    // The page head shows a size only for a block that passed.
+    expect(built.all('.meta [data-params]')).toEqual([]);
+  });
+
+  it("labels a passed block's parameter count as measured at the test configuration, and replays only passed blocks", () => {
+    const s = spec(site.catalog.attention.slug);
+    expect(s.validation!.status).toBe('passed');
+    const p = page(`blocks/${site.catalog.attention.slug}/`);
+    const label = `${s.validation!.params!.toLocaleString('en-US')} parameters at the test configuration`;
+    expect(p.one('.meta [data-params]').text()).toBe(label);
+    expect(p.one('section[aria-labelledby="validation"] [data-params]').text()).toContain(label);
+    expect(p.all('pre.replay')).toHaveLength(1);
+    expect(p.all('[data-reason-summary]')).toEqual([]);
+  });
+
+  it('shows no parameter count for a block that did not pass in listings, and sorts those last', () => {
+    const failed = site.catalog.failed['needs-arguments'];
+    const rows = page('browse/all/params/').all('tbody tr');
+    const row = rows.find((r) => r.all('a').some((a) => a.text() === failed.name))!;
+    expect(row.all('td')[3].text().trim()).toBe('—');
+    const counts = rows.map((r) => r.all('td')[3].text().trim());
+    expect(counts.indexOf('—')).toBeGreaterThan(0);
+    expect(counts.slice(counts.indexOf('—')).every((c) => c === '—')).toBe(true);
+    expect(page('blocks/').one('thead').text()).toContain('at test config');
   });
 
   it('links code drawn from another source to that source, and warns where its license does not mix', () => {

@@ -140,7 +140,7 @@ describe('inference of constructor arguments', () => {
     });
     expect(r.moduleTree?.children.norm.type).toBe('torch.nn.BatchNorm2d');
     // The catalog keeps the references, so a replay knows which kwargs to import.
-    expect(toCatalog(r).recipe.refs).toEqual(['norm_layer', 'activation_layer']);
+    expect(toCatalog(r).recipe?.refs).toEqual(['norm_layer', 'activation_layer']);
   });
 
   it('reads the constructor of a torch layer subclass through the MRO and feeds it channels-first', () => {
