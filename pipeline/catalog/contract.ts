@@ -416,11 +416,18 @@ export interface ValidationRecord {
   /**
    * Parameter count (elements) of the module as the recipe built it: measured **at the test configuration** (the
    * small widths and depths validation chose, e.g. one block per stage), not the block's size as upstream uses it.
-   * Absent when the block never built. (A canonical figure, e.g. "at resnet50", would be a separate field.)
+   * Absent when the block never built. The size at a builder's configuration ("at resnet50") is `canonical`.
    */
   params?: number;
   /** Buffer count (elements), at the same configuration; absent when the block never built. */
   buffers?: number;
+  /**
+   * Parameter counts at the configurations of the source's zero-argument builders, labelled with the builder
+   * (`resnet50`: 25,557,032). `params` is the count at the test configuration the recipe built.
+   */
+  canonical?: { builder: string; params: number }[];
+  /** `eval` when the backward check ran in eval mode: the training-mode forward raised (a detector wants targets). */
+  gradientMode?: 'eval';
   /** e.g. `cpu`, `cuda:0`. */
   device: string;
   torchVersion: string;
@@ -453,10 +460,16 @@ export interface FailureReason {
    * that built and ran forward, then failed); null otherwise.
    */
   recipeTried: ValidationRecipe | null;
+  /** needs-arguments: required constructor parameters inference had no value for (what a reader must supply). */
+  missing?: string[];
 }
 
 export interface ValidationRecipe {
   seed: number;
+  /** A function of the block's module that built it (`resnet50`), called with `kwargs` instead of the class. */
+  builder?: string;
+  /** Where the recipe came from (docs/validate.md, "Recipes"). */
+  origin?: 'override' | 'builder' | 'usage' | 'inference';
   /** Constructor keyword arguments, in constructor order. A list, since names are upstream names. */
   kwargs: { name: string; value: LiteralValue }[];
   /**

@@ -23,6 +23,7 @@ import {
   summarize,
   validateRun,
   type ModuleTree,
+  type Recipe,
   type ValidateItem,
   type ValidationRecord,
   type ValidationSummary,
@@ -169,14 +170,7 @@ const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared
  */
 export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = []): CatalogValidation {
   const status = r.status === 'passed' || r.status === 'blocked' ? r.status : 'failed';
-  const recipe: ValidationRecipe | null = r.recipe
-    ? {
-        seed: r.recipe.seed,
-        kwargs: Object.entries(r.recipe.kwargs).map(([name, value]) => ({ name, value: value as LiteralValue })),
-        ...(r.recipe.refs?.length ? { refs: r.recipe.refs } : {}),
-        inputs: r.recipe.inputs,
-      }
-    : null;
+  const recipe = r.recipe ? catalogRecipe(r.recipe) : null;
   const rec: CatalogValidation = {
     status,
     stages: r.stages.map((s) => ({
@@ -192,12 +186,29 @@ export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = 
   if (status === 'passed' && recipe) rec.recipe = recipe;
   if (r.params !== null) rec.params = r.params;
   if (r.buffers !== null) rec.buffers = r.buffers;
+  if (r.canonical?.length) rec.canonical = r.canonical;
+  if (r.gradients?.mode === 'eval') rec.gradientMode = 'eval';
   if (r.failureClass) rec.failureClass = r.failureClass;
   const detail = capText(neutralText(r.failureDetail ?? '', moduleRoots), RUN_LIMITS.detailChars);
   if (detail) rec.failureDetail = detail;
-  if (status !== 'passed') rec.reason = failureReason(r, recipe, moduleRoots);
+  if (status !== 'passed') {
+    rec.reason = failureReason(r, recipe ?? (r.attempt ? catalogRecipe(r.attempt) : null), moduleRoots);
+    if (r.uninferred?.length) rec.reason.missing = r.uninferred;
+  }
   if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail);
   return rec;
+}
+
+/** A runner recipe in the catalog's form: kwargs as an ordered list (upstream names are never object keys). */
+function catalogRecipe(r: Recipe): ValidationRecipe {
+  return {
+    seed: r.seed,
+    ...(r.builder ? { builder: r.builder } : {}),
+    origin: r.origin,
+    kwargs: Object.entries(r.kwargs).map(([name, value]) => ({ name, value: value as LiteralValue })),
+    ...(r.refs?.length ? { refs: r.refs } : {}),
+    inputs: r.inputs,
+  };
 }
 
 /** The runner's tree (maps keyed by attribute name) as the ordered lists the de-duplication stage hashes. */

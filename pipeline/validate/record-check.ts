@@ -39,6 +39,26 @@ const INPUT = {
   },
 };
 
+/** A recipe: how the block was (or was first tried to be) built and fed. */
+const RECIPE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['seed', 'origin', 'kwargs', 'inputs'],
+  properties: {
+    seed: { type: 'integer' },
+    builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
+    origin: { enum: ['override', 'builder', 'usage', 'inference'] },
+    kwargs: {
+      type: 'object',
+      maxProperties: ITEMS,
+      propertyNames: { pattern: KWARG_NAME_PATTERN },
+      additionalProperties: literal(RUN_LIMITS.literalDepth),
+    },
+    refs: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
+    inputs: { type: 'array', maxItems: ITEMS, items: INPUT },
+  },
+};
+
 const SCHEMA = {
   $id: 'runner-record',
   type: 'object',
@@ -81,29 +101,11 @@ const SCHEMA = {
         },
       },
     },
-    recipe: {
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['seed', 'origin', 'kwargs', 'inputs'],
-          properties: {
-            seed: { type: 'integer' },
-            builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
-            origin: { enum: ['override', 'builder', 'usage', 'inference'] },
-            kwargs: {
-              type: 'object',
-              maxProperties: ITEMS,
-              propertyNames: { pattern: KWARG_NAME_PATTERN },
-              additionalProperties: literal(RUN_LIMITS.literalDepth),
-            },
-            refs: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
-            inputs: { type: 'array', maxItems: ITEMS, items: INPUT },
-          },
-        },
-      ],
-    },
+    recipe: { anyOf: [{ type: 'null' }, RECIPE] },
+    /** The first candidate tried (and its first inputs) when nothing passed: the catalog's `reason.recipeTried`. */
+    attempt: { anyOf: [{ type: 'null' }, RECIPE] },
+    /** Required constructor parameters inference had no value for (a `needs-arguments` failure). */
+    uninferred: { type: 'array', maxItems: 16, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
     outputs: {
       type: 'array',
       maxItems: 64,
@@ -223,16 +225,20 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
     if (nodes(rec.moduleTree, MAX_TREE_NODES) > MAX_TREE_NODES) return { ok: false, why: 'module tree too large' };
     rec.moduleTree = isTypeName(rec.moduleTree.type) ? dropBadTypeNames(rec.moduleTree) : null;
   }
-  if (rec.recipe?.builder !== undefined && !isKwargName(rec.recipe.builder))
-    return { ok: false, why: 'recipe builder is a reserved word' };
+  for (const r of [rec.recipe, rec.attempt]) {
+    if (!r) continue;
+    if (r.builder !== undefined && !isKwargName(r.builder))
+      return { ok: false, why: 'recipe builder is a reserved word' };
+    for (const name of Object.keys(r.kwargs))
+      if (!isKwargName(name)) return { ok: false, why: `recipe kwarg ${name} is a reserved word` };
+    for (const name of r.refs ?? [])
+      if (!isRefTarget(r.kwargs[name])) return { ok: false, why: `recipe reference ${name} is not a dotted name` };
+  }
+  for (const name of rec.uninferred ?? [])
+    if (!isKwargName(name)) return { ok: false, why: `uninferred ${name} is a reserved word` };
   for (const c of rec.canonical ?? [])
     if (!isKwargName(c.builder)) return { ok: false, why: 'canonical builder is a reserved word' };
-  for (const name of Object.keys(rec.recipe?.kwargs ?? {}))
-    if (!isKwargName(name)) return { ok: false, why: `recipe kwarg ${name} is a reserved word` };
-  for (const name of rec.recipe?.refs ?? []) {
-    if (!isRefTarget(rec.recipe?.kwargs[name]))
-      return { ok: false, why: `recipe reference ${name} is not a dotted name` };
-  }
+
   if (rec.status === 'passed' && (rec.failureClass !== null || rec.recipe === null))
     return { ok: false, why: 'a passed record with a failure class or without a recipe' };
   if (rec.status === 'failed' && rec.failureClass === null)

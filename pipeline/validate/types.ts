@@ -152,6 +152,10 @@ export interface ValidationRecord {
   failureDetail: string | null;
   stages: StageRecord[];
   recipe: Recipe | null;
+  /** When nothing passed: the first candidate that was tried (with its first inputs once one built). */
+  attempt?: Recipe | null;
+  /** `needs-arguments`: required constructor parameters inference had no value for. */
+  uninferred?: string[];
   outputs: OutputRecord[];
   /** Number of parameter elements. */
   params: number | null;

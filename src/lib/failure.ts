@@ -75,6 +75,9 @@ const inferable = (name: string, p: ParamSpec | undefined) =>
  * ones inference has no value for (no role, not a number, not a name it knows) when any, else all of them.
  */
 export function missingArguments(spec: BlockSpec): string[] {
+  // The runner's own list (the parameters inference had no value for) when it recorded one: exact, not a guess.
+  const recorded = spec.validation?.reason?.missing?.filter((n) => IDENTIFIER.test(n) && n.length <= 100);
+  if (recorded?.length) return recorded.slice(0, 8);
   const params = spec.interface.constructorParams;
   const message = spec.validation?.reason?.message ?? '';
   const said = /missing \d+ required (?:positional|keyword-only) arguments?: (.*)$/.exec(message)?.[1];

@@ -61,6 +61,8 @@ export function pyLiteral(v: unknown, depth = 0): string | null {
 interface ReplayPlan {
   id: string;
   seed: number;
+  /** A function of the block's module that builds it (`resnet50`), checked as a kwarg name; null: the class. */
+  builder: string | null;
   device: string;
   /** Python source per kwarg: a literal, or an expression resolving a checked dotted name. */
   kwargs: { name: string; source: string }[];
@@ -84,14 +86,23 @@ function refSource(target: string): string {
 export function replayPlan(spec: BlockSpec): ReplayPlan | null {
   const v = spec.validation;
   if (!v || typeof v !== 'object' || v.status !== 'passed' || !v.recipe || typeof v.recipe !== 'object') return null;
-  const { seed, kwargs, refs = [], inputs } = v.recipe;
+  const { seed, kwargs, refs = [], inputs, builder } = v.recipe;
   if (!isInt(seed, 0) || typeof spec.id !== 'string' || typeof v.device !== 'string' || !DEVICE.test(v.device))
     return null;
+  if (builder !== undefined && !isKwargName(builder)) return null;
   if (!Array.isArray(kwargs) || !Array.isArray(refs) || !Array.isArray(inputs) || !Array.isArray(v.outputs))
     return null;
   if (kwargs.length > RUN_LIMITS.recipeItems || inputs.length > RUN_LIMITS.recipeItems) return null;
   if (!refs.every((r) => isKwargName(r) && kwargs.some((k) => k?.name === r))) return null;
-  const plan: ReplayPlan = { id: spec.id, seed, device: v.device, kwargs: [], inputs: [], outputs: [] };
+  const plan: ReplayPlan = {
+    id: spec.id,
+    seed,
+    builder: builder ?? null,
+    device: v.device,
+    kwargs: [],
+    inputs: [],
+    outputs: [],
+  };
   const names = new Set<string>();
   for (const k of kwargs) {
     if (!k || !isKwargName(k.name) || names.has(k.name)) return null;
@@ -138,7 +149,10 @@ function renderPlan(p: ReplayPlan): string {
       ? 'kwargs = {}'
       : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
     `torch.manual_seed(${p.seed})`,
-    'model = Block(**kwargs).to(device).eval()',
+    // A builder recipe calls the builder the extracted module holds, with its name checked as an identifier.
+    p.builder === null
+      ? 'model = Block(**kwargs).to(device).eval()'
+      : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device).eval()`,
     `g = torch.Generator().manual_seed(${p.seed})`,
     ...draws,
     'with torch.no_grad():',

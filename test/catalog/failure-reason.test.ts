@@ -135,12 +135,14 @@ function record(over: Partial<ValidationRecord>): ValidationRecord {
 
 const RECIPE = {
   seed: 0,
+  origin: 'inference' as const,
   kwargs: { dim: 16, norm_layer: 'torch.nn.LayerNorm' },
   refs: ['norm_layer'],
   inputs: [{ shape: [2, 16], dtype: 'float32' }],
 };
 const CATALOG_RECIPE = {
   seed: 0,
+  origin: 'inference',
   kwargs: [
     { name: 'dim', value: 16 },
     { name: 'norm_layer', value: 'torch.nn.LayerNorm' },

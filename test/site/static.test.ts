@@ -297,6 +297,14 @@ describe('catalog site, built files', () => {
     expect(deps.text()).toContain('license unknown');
   });
 
+  it("says a block was built by its source's builder, with sizes at builder configurations, and replays through it", () => {
+    const p = page(`blocks/${site.catalog.built.slug}/`);
+    expect(p.one('[data-recipe-origin]').text()).toBe('a builder function of its source: make_block()');
+    const canonical = p.one('[data-canonical]').text().replace(/\s+/g, ' ');
+    expect(canonical).toMatch(/^at make_block: .+, at make_block_large: .+M$/);
+    expect(p.one('main').text()).toContain("model = getattr(module, 'make_block')(**kwargs).to(device).eval()");
+  });
+
   it('shows the SWHID, the permalink and the interface stub on a block page', () => {
     const s = spec(site.catalog.attention.slug);
     const p = page(`blocks/${site.catalog.attention.slug}/`);

@@ -189,6 +189,15 @@ def build_candidates(cls, overrides, usage=()):
         candidate(kw, refs) for kw, refs in inferred_kwargs(cls)]
 
 
+def uninferred(cls):
+    """Required constructor parameters inference has no value for (a `backbone`, a `cnf` config object): what a
+    reader must supply, named on the block's page."""
+    params = init_params(cls)
+    required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    c = {**dict(in_ch=WIDTHS[0][0], base=WIDTHS[0][1], n=2, norm=0), "strings": string_choices(cls)}
+    return [p.name for p in required if guess(p, cls, c) is None]
+
+
 def inferred_kwargs(cls):
     """(kwargs, refs) to try in order: defaults alone, else guesses. Widths: the (64, 16) pair fits bottlenecks whose
     residual needs in = 4 x width; the (16, 16) pairs fit residuals that need in = out. Norm choices and list lengths

@@ -23,6 +23,7 @@ class Stages:
     """Stage records, each sent as it begins and ends, so a child that dies mid-way still leaves a trail."""
 
     def __init__(self, send, corpus=NO_CORPUS):
+        self.tried = None  # the first build candidate (and its first inputs): the recipe tried, for a failure
         self.send, self.items, self.corpus = send, [], corpus
         self.source = None  # (tree, path) of the block's file once parsed: which import statement failed
 
@@ -53,6 +54,16 @@ class Stages:
     def _record(self, rec):
         self.items.append(rec)
         self.send({"t": "stage", **rec})
+
+
+def recipe_of(cand, seed, specs):
+    """The recipe record of a candidate and its input specs (the replay protocol's fields)."""
+    return {"seed": seed, "kwargs": cand["kwargs"], **({"refs": cand["refs"]} if cand["refs"] else {}),
+            **({"builder": cand["builder"]} if cand.get("builder") else {}), "origin": cand["origin"], "inputs": specs}
+
+
+def built_any_inputs(st):
+    return st.tried is not None and bool(st.tried["inputs"])
 
 
 class Found(NamedTuple):
@@ -95,12 +106,16 @@ def search(cls, overrides, usage, seed, device, st):
     for cand in infer.build_candidates(cls, overrides, usage):
         if fatal or attempts > MAX_ATTEMPTS:  # bounded: a block that fails every probe must not eat its timeout
             break
+        if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
+            st.tried = recipe_of(cand, seed, [])
         make = lambda: build(cls, cand["kwargs"], seed, device, cand["refs"], cand.get("builder"))
         ok, m = attempt("build", make)
         if not ok:
             continue
         built_any = True
         ok, cands = attempt("forward", lambda: infer.input_candidates(m, overrides, cand["kwargs"]))
+        if not built_any_inputs(st) and cands:
+            st.tried = recipe_of(cand, seed, cands[0])
         for n, specs in enumerate(cands or []):
             attempts += 1
             if fatal or attempts > MAX_ATTEMPTS:
@@ -212,10 +227,12 @@ def stages(job, st, rec):
     usage = sorted(job.get("usage") or [], key=lambda c: (c.get("builder") is None, size.get(c.get("builder"), float("inf"))))
     found = search(cls, overrides, usage, seed, device, st)
     if isinstance(found, Failure):
+        rec["attempt"] = st.tried
+        if found.cls == "needs-arguments":
+            rec["uninferred"] = infer.uninferred(cls)[:16]
         return found
-    m, c = found.module, found.candidate
-    rec["recipe"] = {"seed": seed, "kwargs": c["kwargs"], **({"refs": c["refs"]} if c["refs"] else {}),
-                     **({"builder": c["builder"]} if c.get("builder") else {}), "origin": c["origin"], "inputs": found.specs}
+    m = found.module
+    rec["recipe"] = recipe_of(found.candidate, seed, found.specs)
     rec["outputs"] = [output_record(t) for t in found.outputs]
     rec["params"] = count(m, "_parameters")
     rec["buffers"] = count(m, "_buffers")
