@@ -254,7 +254,9 @@ export function computeClosure(
       }
       return;
     }
-    const asType = occurrences.every((o) => o.typeOnly);
+    // The block's user builds it with what its signature names (`block: Type[BasicBlock]`, maybe inherited): every
+    // class the statements of the block and its bases name may have instances, type uses included.
+    const asType = !lineage.has(st.key) && occurrences.every((o) => o.typeOnly);
     const key = provide(t, st.mod, name, literalKeys(occurrences), asType);
     // `Base.init_weights(self)`: a method read off the class by name runs whatever the live classes (methods.ts).
     if (t.kind === 'def')
@@ -267,6 +269,7 @@ export function computeClosure(
   // Methods become reachable as names are read (methods.ts); each is followed once, from this queue.
   const reached: Method[] = [];
   const methods = new MethodReach(lookup, (m) => reached.push(m));
+  const lineage = new Set(methods.lineage(mod, stmt, name).map(([m, s]) => stmtKey(m, s)));
   include(mod, stmt);
   // The block is what its user instantiates (with every class its statement defines).
   for (const k of classesOf(mod, stmt)) methods.instantiate(mod, stmt, k.qualname.split('.')[0]);

@@ -142,6 +142,16 @@ export class MethodReach {
     }
   }
 
+  /** The statements defining class `name` of statement `stmt` and its bases of the corpus, as [module, index]. */
+  lineage(mod: IndexedModule, stmt: number, name: string): [IndexedModule, number][] {
+    const key = this.classAt(mod, stmt, name);
+    if (!key) return [];
+    return [key, ...this.classInfo(key).ancestors].map((k) => {
+      const at = this.facts.get(k)!;
+      return [at.mod, at.cls.statementIndex];
+    });
+  }
+
   /** `Base.init_weights(self)`: a read of `attr` off class `name` of statement `stmt` by its name. */
   staticRead(mod: IndexedModule, stmt: number, name: string, attr: string): void {
     const key = this.classAt(mod, stmt, name);

@@ -165,13 +165,15 @@ export const methodCases: ResolverCase[] = [
       class Other:
           def run(self):
               return other_only(1)
+      def pick(x, name):
+          if isinstance(x, Other):
+              return x
+          return needed(getattr(x, name))
       class Block(nn.Module):
           def export(self, x):
               return heavy(x)
           def forward(self, x, name='real'):
-              if isinstance(x, Other):
-                  return x
-              return needed(getattr(x, name))
+              return pick(x, name)
     `,
     }),
     block: 'pkg.m:Block',
@@ -225,7 +227,7 @@ export const methodCases: ResolverCase[] = [
   },
   {
     name: 'a class used only as a type has no method run',
-    why: '`isinstance(x, Config)` makes no Config: even its dunders never run, their helpers stay out',
+    why: '`isinstance(cfg, Config)` and `cfg: Config` make no Config: even its dunders never run, their helpers stay out',
     files: pkg({
       'pkg/helpers.py': HELPERS,
       'pkg/config.py': py`
@@ -240,10 +242,12 @@ export const methodCases: ResolverCase[] = [
         NN +
         py`
       from .config import Config
+      def scale_of(cfg: Config) -> int:
+          return 2 if isinstance(cfg, Config) else 1
       class Block(nn.Module):
-          def __init__(self, cfg: Config = None):
+          def __init__(self, cfg=None):
               super().__init__()
-              self.k = 2 if isinstance(cfg, Config) else 1
+              self.k = scale_of(cfg)
           def forward(self, x):
               return x * self.k
     `,
@@ -252,6 +256,38 @@ export const methodCases: ResolverCase[] = [
     has: ['pkg.config:Config'],
     hasNot: ['pkg.helpers:heavy'],
     run: 'Block()(torch.ones(1))',
+  },
+  {
+    name: "a class the block's (inherited) signature names may be built by its user",
+    why: "`block: Type[Basic]` in the base's __init__: the user passes Basic, so its __init__ runs; `export` does not",
+    files: pkg({
+      'pkg/helpers.py': HELPERS,
+      'pkg/m.py':
+        NN +
+        py`
+      from typing import Type
+      from .helpers import heavy, needed
+      class Basic(nn.Module):
+          def __init__(self, width):
+              super().__init__()
+              self.width = needed(width)
+          def export(self):
+              return heavy(self)
+      class Net(nn.Module):
+          def __init__(self, block: Type[Basic], width: int = 2):
+              super().__init__()
+              self.layer = block(width)
+          def forward(self, x):
+              return x
+      class Block(Net):
+          def __init__(self, *args, **kwargs):
+              super().__init__(*args, **kwargs)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:needed', 'pkg.m:Basic'],
+    hasNot: ['pkg.helpers:heavy'],
+    run: 'Block(block=Block.__init__.__globals__["Basic"])(torch.ones(1))',
   },
   {
     name: 'a method every live subclass overrides is not reached through dispatch',
