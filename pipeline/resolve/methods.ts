@@ -80,7 +80,10 @@ interface ClassInfo {
 const NO_INFO: ClassInfo = { bases: [], ancestors: new Set(), torch: false, opaque: false, defines: new Set() };
 
 export class MethodReach {
-  /** Names read off anything, off `super()`, off `self` per class, off a class by name (name → classes). */
+  /**
+   * Names read off anything, off `super()`, probed by `hasattr`, off `self` (class → names) and off a class by its
+   * name (name → classes).
+   */
   private readonly dispatched = new Set<string>();
   private readonly supers = new Set<string>();
   private readonly probes = new Set<string>();
