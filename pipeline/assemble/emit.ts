@@ -113,6 +113,7 @@ export function emitModule(
       : '';
     body.push(
       `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}${cut}\n` +
+        unfollowedComment(st) +
         statementText(st, c, plan, readText(st.mod), diagnostics),
     );
     definitions.push({
@@ -140,6 +141,38 @@ export function emitModule(
   if (thirdParty.length) parts.push(thirdParty.join('\n'));
   parts.push(body.join('\n\n\n'));
   return { code: parts.join('\n\n') + '\n', className: nameOf(c.blockKey), definitions, diagnostics };
+}
+
+/**
+ * Next to a class whose unreached methods read names that were not followed (closure `unfollowed`): a reader who
+ * calls such a method learns why a NameError comes.
+ *   # nnblocks: not followed (only methods never reached from import, construction or forward use them): print_log
+ *   # nnblocks: those methods: init_weights
+ */
+function unfollowedComment(st: IncludedStmt): string {
+  if (!st.unfollowed) return '';
+  return (
+    wrapComment(
+      '# nnblocks: not followed (only methods never reached from import, construction or forward use them): ',
+      st.unfollowed.names,
+    ) + wrapComment('# nnblocks: those methods: ', st.unfollowed.methods)
+  );
+}
+
+/** `prefix` then the names, comma-separated, on comment lines of at most ~118 characters. */
+function wrapComment(prefix: string, names: string[]): string {
+  const lines: string[] = [];
+  let line = prefix;
+  for (const [i, n] of names.entries()) {
+    const piece = n + (i < names.length - 1 ? ',' : '');
+    if (line !== prefix && line.length + piece.length > 118) {
+      lines.push(line.trimEnd());
+      line = '#   ';
+    }
+    line += piece + ' ';
+  }
+  lines.push(line.trimEnd());
+  return lines.join('\n') + '\n';
 }
 
 /**

@@ -1,10 +1,12 @@
 // Turns the walker's raw records into ModuleFacts: resolves every recorded read against the finished scope
 // table, keeps the free ones (module-level or builtin) per top-level statement, split eager/deferred.
 import type { Diagnostic } from '../diagnostics.ts';
+import { attrReads } from './attr-reads.ts';
 import { literalKey } from './dict-entries.ts';
 import {
   PARSER_VERSION,
   type AllFact,
+  type AttrReads,
   type DictFact,
   type ImportFact,
   type ModuleFacts,
@@ -65,6 +67,66 @@ function allFact(w: ModuleWalker): AllFact | null {
   return { names: [...new Set(names)], dynamic };
 }
 
+/**
+ * Attribute reads of each method body (set on the method, with the body's span) and of each statement outside
+ * its method bodies (returned by statement index), for method-level reachability (docs/resolve.md, "Methods").
+ * Methods of a class defined inside a function are part of that function's body. Type-test ranges found on the
+ * way are appended to `typeTests`.
+ */
+function scanAttrReads(w: ModuleWalker, map: TextMap, typeTests: [number, number][]): (AttrReads | undefined)[] {
+  const bodies = new Map<number, [number, number][]>();
+  for (const { fact, start, end } of w.methodBodies) {
+    if (fact.qualname.includes('<locals>')) continue;
+    fact.body = { startByte: map.byte(start), endByte: map.byte(end) };
+    const selfName = fact.decorators.includes('staticmethod') ? undefined : fact.params[0]?.name;
+    fact.attrReads = withReceivers(attrReads(map.text, [[start, end]], { selfName }, typeTests), map);
+    let list = bodies.get(fact.statementIndex);
+    if (!list) bodies.set(fact.statementIndex, (list = []));
+    list.push([start, end]);
+  }
+  const definesClass = new Set<number>();
+  for (const c of w.classes) if (!c.qualname.includes('<locals>')) definesClass.add(c.statementIndex);
+  return w.statements.map((s, index) => {
+    if (s.kind === 'import') return undefined;
+    const ranges: [number, number][] = [];
+    let at = s.start;
+    for (const [start, end] of (bodies.get(index) ?? []).sort((a, b) => a[0] - b[0])) {
+      if (start > at) ranges.push([at, start]);
+      at = Math.max(at, end);
+    }
+    if (s.end > at) ranges.push([at, s.end]);
+    const reads = withReceivers(attrReads(map.text, ranges, { identifiers: definesClass.has(index) }, typeTests), map);
+    return reads.names.length || reads.dynamic || reads.dynamicOn ? reads : undefined;
+  });
+}
+
+function withReceivers({ reads, receivers }: ReturnType<typeof attrReads>, map: TextMap): AttrReads {
+  if (receivers.length) reads.dynamicOn = receivers.map((r) => ({ name: r.name, startByte: map.byte(r.pos) }));
+  return reads;
+}
+
+/** Whether a position lies in one of the ranges (sorted and merged here once). */
+function rangeTest(ranges: [number, number][]): (pos: number) => boolean {
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return (pos) => {
+    let lo = 0;
+    let hi = merged.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (pos < merged[mid][0]) hi = mid - 1;
+      else if (pos >= merged[mid][1]) lo = mid + 1;
+      else return true;
+    }
+    return false;
+  };
+}
+
 export function buildFacts(
   w: ModuleWalker,
   map: TextMap,
@@ -73,6 +135,9 @@ export function buildFacts(
   errorRanges: [number, number][],
   dicts: (DictFact | undefined)[] = [],
 ): ModuleFacts {
+  const typeTests = w.typeRanges.slice();
+  const reads = scanAttrReads(w, map, typeTests);
+  const isTypeTest = rangeTest(typeTests);
   const eager: (Refs | undefined)[] = new Array(w.statements.length);
   const deferred: (Refs | undefined)[] = new Array(w.statements.length);
   const { scopes } = w;
@@ -89,6 +154,7 @@ export function buildFacts(
     };
     const key = literalKey(map.text, r.end, occ.attrs);
     if (key !== undefined) occ.key = key;
+    if (isTypeTest(r.pos)) occ.typeOnly = true;
     list.push(occ);
   }
   for (const r of w.mutations) {
@@ -125,6 +191,7 @@ export function buildFacts(
       hasError,
     };
     if (dicts[index] && !hasError) st.dict = dicts[index];
+    if (reads[index]) st.attrReads = reads[index];
     return st;
   });
 

@@ -15,8 +15,9 @@ export type { LiteralValue, ParamKind };
  * Bump when extraction changes: the index reparses every blob whose facts carry an older version.
  * 2: `rebinds` (names bound through `global` in deferred code), NFKC names, `nesting-too-deep`.
  * 3: `dict` (entries of a module-level dict literal) and `key` (a name read with a literal key).
+ * 4: `attrReads` (attribute names read) of statements and methods, each method's `body` span, `typeOnly`.
  */
-export const PARSER_VERSION = 3;
+export const PARSER_VERSION = 4;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -102,6 +103,35 @@ export interface TopStatement {
   hasError: boolean;
   /** Set when the statement is `NAME = {...}`, `NAME: T = {...}` or `NAME = dict(...)` with two or more entries. */
   dict?: DictFact;
+  /**
+   * Attribute names read by the statement's code outside method bodies: decorators, bases, class bodies, method
+   * decorators and defaults, module-level function bodies. In a statement that defines a class, bare names too
+   * (`run = _impl` in a class body makes method `_impl` callable). Unset when it reads none (and imports).
+   */
+  attrReads?: AttrReads;
+}
+
+/**
+ * Attribute names some code reads (`x.name`, `self.name`, `super().name`, `getattr(x, 'name')`), and whether it also reads
+ * attributes by a name computed at run time: `getattr(self, n)` ('self': the methods of its own class), or
+ * `getattr(obj, n)`, `vars(cls)`, `methodcaller(n)`, `eval(s)` ('any'). See pipeline/parse/attr-reads.ts.
+ */
+export interface AttrReads {
+  /** Read off anything but the method's first parameter and `super()`: `x.name`, `Cls.name`, `getattr(x, 'name')`. */
+  names: string[];
+  /** In a method, read off its first parameter (`self.norm(x)`): dispatched on the method's own class. */
+  selfNames?: string[];
+  /** Read off `super()` / `super(Cls, self)`: a definition in a base (or a sibling in a subclass's MRO). */
+  superNames?: string[];
+  /** Only probed with a literal `hasattr(x, 'name')`, which runs a property (a decorated method), calls no method. */
+  probeNames?: string[];
+  dynamic?: 'self' | 'any';
+  /**
+   * Dynamic reads off a named object (`getattr(handlers, n)`, `vars(Block)`): the dotted name and the byte
+   * offset where it is read. The resolver looks it up: a module or an outside object holds no method of ours, a
+   * class of ours its own methods, anything else (a local, a variable) every method.
+   */
+  dynamicOn?: { name: string; startByte: number }[];
 }
 
 /**
@@ -135,6 +165,12 @@ export interface NameOccurrence {
   attrs: string[];
   /** The literal key the name is read with here: `ACTS['relu']`, `ACTS.get('relu')` → 'relu'. */
   key?: string;
+  /**
+   * The name is used here only as a type, which makes no instance of it: in an annotation, as a class's base, as
+   * `isinstance`/`issubclass`'s second argument, in an `except` clause. `isinstance(cfg, Config)` alone never
+   * runs a method of Config (docs/resolve.md, "Methods").
+   */
+  typeOnly?: true;
 }
 
 export interface ImportedName {
@@ -201,6 +237,13 @@ export interface FunctionFact {
   abstract: boolean;
   /** Index of the top-level statement that contains this definition. */
   statementIndex: number;
+  /**
+   * Set on methods (functions defined directly in the body of a class that is not inside a function): the byte
+   * span of the body, which attributes each deferred read of the statement to the method making it, and the
+   * attribute names the body reads. A method's body runs only when something reads its name (docs/resolve.md).
+   */
+  body?: { startByte: number; endByte: number };
+  attrReads?: AttrReads;
 }
 
 export interface BaseFact {

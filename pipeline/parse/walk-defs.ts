@@ -106,6 +106,7 @@ export abstract class DefWalker extends ExprWalker {
         // Imports in a body run when the function is called: not guarded by the try/if around the def.
         const saved = this.guard;
         this.guard = null;
+        if (outer.kind === 'class') this.methodBodies.push({ fact, start: c.startIndex, end: c.endIndex });
         this.block(inner());
         this.guard = saved;
       }
@@ -205,7 +206,11 @@ export abstract class DefWalker extends ExprWalker {
         continue;
       }
       if (t === T.dictSplat) fact.keywords.push({ name: '**', text: text.slice(2).trim() });
-      else fact.bases.push({ text, dotted: t === T.listSplat ? null : dottedOf(text) });
+      else {
+        fact.bases.push({ text, dotted: t === T.listSplat ? null : dottedOf(text) });
+        // A base is used as a type: deriving from it makes no instance of it.
+        if (fact.bases[fact.bases.length - 1].dotted !== null) this.typeRanges.push([c.startIndex, c.endIndex]);
+      }
       this.expr(scope, t);
     } while (c.gotoNextSibling());
     c.gotoParent();

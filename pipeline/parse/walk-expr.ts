@@ -271,6 +271,7 @@ export abstract class ExprWalker extends WalkState {
   /** An annotation: read at definition time, unless `from __future__ import annotations` defers it. */
   protected annotation(scope: number, wantText: boolean): string | undefined {
     const text = wantText ? this.nodeText() : undefined;
+    this.typeRanges.push([this.c.startIndex, this.c.endIndex]);
     const saved = this.inAnnotation;
     this.inAnnotation = true;
     this.expr(scope);

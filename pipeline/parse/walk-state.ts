@@ -210,6 +210,10 @@ export abstract class WalkState {
   readonly classes: ClassFact[] = [];
   readonly functions: FunctionFact[] = [];
   readonly allOps: AllOp[] = [];
+  /** Annotations and base classes (UTF-16 ranges): names in them are used as types only (NameOccurrence.typeOnly). */
+  readonly typeRanges: [number, number][] = [];
+  /** Bodies of functions defined directly in a class body (UTF-16 range of the block), in source order. */
+  readonly methodBodies: { fact: FunctionFact; start: number; end: number }[] = [];
   /** Class facts by the id of their body scope (methods and attributes land there). */
   protected readonly classByScope = new Map<number, ClassFact>();
   protected stmt = 0;

@@ -103,6 +103,7 @@ export class ModuleWalker extends MatchWalker {
       classes: this.classes.length,
       functions: this.functions.length,
       allOps: this.allOps.length,
+      methodBodies: this.methodBodies.length,
       guard: this.guard,
       bindPos: this.bindPos,
       inAnnotation: this.inAnnotation,
@@ -117,6 +118,7 @@ export class ModuleWalker extends MatchWalker {
     this.classes.length = m.classes;
     this.functions.length = m.functions;
     this.allOps.length = m.allOps;
+    this.methodBodies.length = m.methodBodies;
     this.guard = m.guard;
     this.bindPos = m.bindPos;
     this.inAnnotation = m.inAnnotation;

@@ -1,5 +1,6 @@
 // Dependency closure of one block: every top-level statement its code needs, found by following each free name
-// of each included statement (class bodies, methods, decorators, defaults, bases) to its binding, transitively.
+// of each included statement (class bodies, decorators, defaults, bases, function bodies, and the bodies of the
+// methods that can run: methods.ts) to its binding, transitively.
 // Internal = defined in one of the block's own source's modules; anything else stays an import.
 // See docs/resolve.md.
 import type { Diagnostic } from '../diagnostics.ts';
@@ -7,7 +8,9 @@ import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact, NameOccurrence, NameRef } from '../parse/facts.ts';
 import { DictUses, literalKeys } from './dict-use.ts';
 import { fillers } from './fills.ts';
+import { leaveOut } from './left-out.ts';
 import { Lookup, type Target } from './lookup.ts';
+import { classesOf, inBody, MethodReach, type Method } from './methods.ts';
 import type { Program } from './program.ts';
 
 /** Identity of one module-level binding the emitted file must provide. */
@@ -46,6 +49,11 @@ export interface IncludedStmt {
    * module (a relative import means nothing in the emitted module); a star import of an internal module goes.
    */
   importRewrites: ImportRewrite[];
+  /**
+   * Free names read only by methods that never run from import, construction or forward (methods.ts), so not
+   * followed, and those methods; unset when there are none. The emitted module says so next to the class.
+   */
+  unfollowed?: { names: string[]; methods: string[] };
 }
 
 export interface ImportRewrite {
@@ -133,9 +141,16 @@ export function computeClosure(
 
   /**
    * Makes the binding that target `t` denotes available; returns its key, or null (builtin / unresolved).
-   * `keys`: the references read it only with these literal keys (`ACTS['relu']`); null: read whole.
+   * `keys`: the references read it only with these literal keys (`ACTS['relu']`); null: read whole. `asType`:
+   * they use it only as a type (`isinstance(x, Config)`), which makes no instance of a class (methods.ts).
    */
-  const provide = (t: Target, from: IndexedModule, alias: string, keys: string[] | null = null): BindingKey | null => {
+  const provide = (
+    t: Target,
+    from: IndexedModule,
+    alias: string,
+    keys: string[] | null = null,
+    asType = false,
+  ): BindingKey | null => {
     switch (t.kind) {
       case 'builtin':
         return null;
@@ -169,6 +184,7 @@ export function computeClosure(
         return key;
       }
       case 'def': {
+        if (!asType) methods.instantiate(t.mod, t.stmt, t.name);
         const key = defKey(t.mod, t.stmt, t.name);
         const by = include(t.mod, t.stmt, false, keys);
         if (!c.bindings.has(key)) {
@@ -210,6 +226,8 @@ export function computeClosure(
       }
       const member = provide(t, from, a);
       if (member) ns.members.set(a, member);
+      const next = attrs[attrs.indexOf(a) + 1];
+      if (t.kind === 'def' && next !== undefined) methods.staticRead(t.mod, t.stmt, t.name, next);
       return;
     }
   };
@@ -236,15 +254,31 @@ export function computeClosure(
       }
       return;
     }
-    const key = provide(t, st.mod, name, literalKeys(occurrences));
+    // The block's user builds it with what its signature names (`block: Type[BasicBlock]`, maybe inherited): every
+    // class the statements of the block and its bases name may have instances, type uses included.
+    const asType = !lineage.has(st.key) && occurrences.every((o) => o.typeOnly);
+    const key = provide(t, st.mod, name, literalKeys(occurrences), asType);
+    // `Base.init_weights(self)`: a method read off the class by name runs whatever the live classes (methods.ts).
+    if (t.kind === 'def')
+      for (const o of occurrences) if (o.attrs.length) methods.staticRead(t.mod, t.stmt, t.name, o.attrs[0]);
     if (!key) return;
     st.refs.set(name, key);
     (eager ? st.eagerDeps : st.lateDeps).add(c.bindings.get(key)!.by);
   };
 
+  // Methods become reachable as names are read (methods.ts); each is followed once, from this queue.
+  const reached: Method[] = [];
+  const methods = new MethodReach(lookup, (m) => reached.push(m));
+  const lineage = new Set(methods.lineage(mod, stmt, name).map(([m, s]) => stmtKey(m, s)));
   include(mod, stmt);
+  // The block is what its user instantiates (with every class its statement defines).
+  for (const k of classesOf(mod, stmt)) methods.instantiate(mod, stmt, k.qualname.split('.')[0]);
   c.bindings.set(c.blockKey, { key: c.blockKey, name, by: stmtKey(mod, stmt), kind: 'def' });
-  while (queue.length) {
+  while (queue.length || reached.length) {
+    if (!queue.length) {
+      followMethod(reached.shift()!);
+      continue;
+    }
     const { mod: m, stmt: s } = queue.shift()!;
     const st = c.stmts.get(stmtKey(m, s))!;
     const facts = m.facts.statements[s];
@@ -285,8 +319,19 @@ export function computeClosure(
       if (facts.eager.some((r) => r.name === 'dict') && lookup.name(m, 'dict').kind !== 'builtin')
         dicts.read(st.key, facts.dict, null);
       followReads(st, dicts.visit(st.key, facts.dict));
-    } else followReads(st, () => true);
-    nestedImports(st);
+      nestedImports(st, () => true);
+      methods.readIn(m, facts, facts.attrReads, null);
+    } else {
+      // Method bodies wait until the method can run (followMethod); the rest of the statement runs now or may.
+      const classes = classesOf(m, s);
+      const bodies = classes.flatMap((k) => k.methods);
+      if (bodies.some((f) => !f.body)) methods.all(); // facts without method attribution: follow everything
+      const outside = (byte: number) => !bodies.some((f) => inBody(f, byte));
+      followReads(st, (occ) => outside(occ.startByte));
+      nestedImports(st, (imp) => outside(imp.span.startByte));
+      methods.readIn(m, facts, facts.attrReads, null);
+      if (classes.length) methods.addClasses(m, st.key, classes);
+    }
     // Statements elsewhere in the module that fill what this one binds (registries): fills.ts.
     for (const other of fillers(program, m, s)) include(m, other);
   }
@@ -294,9 +339,33 @@ export function computeClosure(
     const dict = st.mod.facts.statements[st.stmt].dict;
     if (dict) st.keptEntries = dicts.kept(st.key, dict);
   }
+  leaveOut(c, methods.unreached(), lookup, program, bindingOf);
   return c;
 
-  /** Follows the reads of a statement whose occurrences pass `keep` (all of them but in a dict's left-out entries). */
+  /** A method that can run: what its body reads is needed now (methods.ts). */
+  function followMethod(u: Method) {
+    const st = c.stmts.get(u.stmt)!;
+    followReads(st, (occ) => inBody(u.fact, occ.startByte));
+    nestedImports(st, (imp) => inBody(u.fact, imp.span.startByte));
+    methods.readIn(st.mod, st.mod.facts.statements[st.stmt], u.fact.attrReads, u.cls);
+  }
+
+  /** The key of the binding target `t` denotes when the closure has it already, else undefined. */
+  function bindingOf(t: Target): BindingKey | undefined {
+    const key =
+      t.kind === 'def'
+        ? defKey(t.mod, t.stmt, t.name)
+        : t.kind === 'external' && t.via
+          ? `x\0${t.qualified}\0${t.via.name}`
+          : undefined;
+    const b = key === undefined ? undefined : c.bindings.get(key);
+    return b && (b.kind !== 'external' || b.needed) ? b.key : undefined;
+  }
+
+  /**
+   * Follows the reads of a statement whose occurrences pass `keep`: all of them but those in a dict's left-out
+   * entries, or in method bodies that can't run yet (methods.ts), or only those in one method's body.
+   */
   function followReads(st: IncludedStmt, keep: (occ: NameOccurrence) => boolean) {
     const facts = st.mod.facts.statements[st.stmt];
     const follow = (ref: NameRef, eager: boolean) => {
@@ -327,10 +396,10 @@ export function computeClosure(
    *       from .ops import nms          # internal: `pass` (nms is emitted at module level) or `nms = nms_ops`
    *       from ..ext import fast_op     # pkg/ext.py not in the index: `from pkg.ext import fast_op`
    */
-  function nestedImports(st: IncludedStmt) {
+  function nestedImports(st: IncludedStmt, keep: (imp: ImportFact) => boolean) {
     const facts = st.mod.facts.statements[st.stmt];
     for (const imp of st.mod.facts.imports) {
-      if (imp.statementIndex !== st.stmt) continue;
+      if (imp.statementIndex !== st.stmt || !keep(imp)) continue;
       if (imp.scope === 'module' && facts.kind === 'import') continue; // handled as a binding statement
       const absolute = imp.kind === 'from' && imp.level > 0 ? program.absoluteFrom(st.mod, imp) : null;
       if (imp.star) {

@@ -1,6 +1,7 @@
 // Resolver cases in the ruff/stack-graphs style: a tiny multi-file package, the block to close over, the
 // definitions the closure must contain and must not contain (as 'module:name'), and why.
 import { py, type Tree } from '../helpers/tree.ts';
+import { methodCases } from './method-cases.ts';
 
 export interface ResolverCase {
   name: string;
@@ -1278,4 +1279,6 @@ export const cases: ResolverCase[] = [
     code: ['for a in _ACT_LAYERS:', '_ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)'],
     run: 'Block()(torch.ones(1))',
   },
+  // Method-level reachability: which method bodies are followed (method-cases.ts).
+  ...methodCases,
 ];
