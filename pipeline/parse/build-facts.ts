@@ -11,6 +11,7 @@ import {
   type NameOccurrence,
   type NameRef,
   type TopStatement,
+  type UsageFacts,
 } from './facts.ts';
 import { stringSequence } from './literals.ts';
 import type { TextMap } from './text-map.ts';
@@ -72,6 +73,7 @@ export function buildFacts(
   diagnostics: Diagnostic[],
   errorRanges: [number, number][],
   dicts: (DictFact | undefined)[] = [],
+  usage: UsageFacts = { calls: [], links: [] },
 ): ModuleFacts {
   const eager: (Refs | undefined)[] = new Array(w.statements.length);
   const deferred: (Refs | undefined)[] = new Array(w.statements.length);
@@ -144,5 +146,6 @@ export function buildFacts(
     functions: w.functions,
     all: allFact(w),
     diagnostics,
+    usage,
   };
 }

@@ -15,8 +15,9 @@ export type { LiteralValue, ParamKind };
  * Bump when extraction changes: the index reparses every blob whose facts carry an older version.
  * 2: `rebinds` (names bound through `global` in deferred code), NFKC names, `nesting-too-deep`.
  * 3: `dict` (entries of a module-level dict literal) and `key` (a name read with a literal key).
+ * 4: `usage` (call sites and the values around them, for usage mining).
  */
-export const PARSER_VERSION = 3;
+export const PARSER_VERSION = 4;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -36,6 +37,8 @@ export interface ModuleFacts {
   all: AllFact | null;
   /** Syntax errors (tree-sitter ERROR/MISSING nodes), decoding notes, etc. Stage is `parse`, path unset. */
   diagnostics: Diagnostic[];
+  /** Call sites and the values around them, for usage mining (`pipeline/parse/calls.ts`, docs/usage.md). */
+  usage: UsageFacts;
 }
 
 export type StatementKind =
@@ -238,4 +241,85 @@ export interface AllFact {
   names: string[];
   /** True when some part of `__all__` couldn't be read statically (computed, or extended from a variable). */
   dynamic: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Usage facts (pipeline/parse/calls.ts): where things are called and what flows into the calls, by name only.
+// The usage index (pipeline/usage/) resolves the names across files; nothing here knows what a name refers to.
+
+/**
+ * How the first name of a dotted expression is bound where it is read:
+ *   global  a module-level or builtin name (`Bottleneck`, `nn.Conv2d`, `partial`)
+ *   param   a parameter of the enclosing function (`block` in `def _make_layer(self, block, ...)`)
+ *   self    the first parameter of a method (`self.layer1`)
+ *   local   any other name bound in the enclosing function (`model = ResNet(...)`)
+ */
+export type NameHead = 'global' | 'param' | 'self' | 'local';
+
+/** What an argument, an assigned value or a returned value is, as far as the text says. */
+export type ValueFact =
+  /** A literal (capped: strings of 200 characters, 64 items, 4 levels deep). */
+  | { kind: 'literal'; value: LiteralValue }
+  /** A name or attribute chain, e.g. `Bottleneck`, `nn.BatchNorm2d`, `block`, `self.inplanes` (NFKC, no spaces). */
+  | { kind: 'name'; name: string; head: NameHead }
+  /** A list or tuple display of names and literals, not all literal: `[BasicConv2d, InceptionA]`. */
+  | { kind: 'list'; items: ValueFact[] }
+  /** Another recorded call: an index into `UsageFacts.calls` (`partial(nn.BatchNorm2d, eps=1e-3)`). */
+  | { kind: 'call'; call: number }
+  /** Anything else: its source text, whitespace collapsed, capped at 80 characters (kept in the index only). */
+  | { kind: 'expr'; text: string };
+
+export interface ArgFact {
+  /** The keyword of `f(name=v)`; absent for a positional argument. */
+  keyword?: string;
+  /** `*v` (1) or `**v` (2). */
+  star?: 1 | 2;
+  value: ValueFact;
+}
+
+/**
+ * A call whose callee is a name or attribute chain rooted at a module-level name, a parameter, a local name or
+ * `self` (one attribute: `self.x(...)`), a name subscripted with a key (`BLOCKS['basic'](...)`), or a method's
+ * `super().__init__(...)` (callee `super().__init__`, head self). A dict literal
+ * that configures (`{'type': 'ResNet', 'depth': 50}`) or binds a module-level name (`BLOCKS = {'basic': Basic}`)
+ * is recorded like a call of `dict` with its string keys as keywords.
+ *   self.layer1 = Bottleneck(64, 64, stride=1)   # callee Bottleneck (global), assign self.layer1
+ */
+export interface CallFact {
+  /** Dotted callee as Python reads it: `Bottleneck`, `nn.Conv2d`, `self.layer1`, `block`, `BLOCKS`. */
+  callee: string;
+  head: NameHead;
+  /** For `BLOCKS['basic'](...)`: the literal key; null for a computed key (`BLOCKS[name](...)`). */
+  key?: string | null;
+  /** Qualname of the enclosing function or class body (`ResNet._make_layer`, `resnet50`); '' at module level. */
+  scope: string;
+  line: number;
+  startByte: number;
+  /** Positional and keyword arguments in source order (at most 64). */
+  args: ArgFact[];
+  /** The call's value is bound to a name (`model`) or an attribute of self (`self.layer1`). */
+  assign?: string;
+  /** The call's value is returned (`return _resnet(Bottleneck, ...)`). */
+  returned?: boolean;
+}
+
+/**
+ * A name (not a call) returned or bound in a function: what joins a builder to the call it returns and a block's
+ * attribute to the parameter it is set from.
+ *   return model                                  # kind return, value model (local)
+ *   self.motion_encoder = motion_encoder          # kind assign, target self.motion_encoder, value (param)
+ */
+export interface LinkFact {
+  kind: 'return' | 'assign';
+  /** For `assign`: `self.x` or a local name. */
+  target?: string;
+  scope: string;
+  line: number;
+  value: ValueFact;
+}
+
+export interface UsageFacts {
+  /** In source order of the call's start; at most 20,000 per file. */
+  calls: CallFact[];
+  links: LinkFact[];
 }
