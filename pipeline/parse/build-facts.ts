@@ -73,7 +73,7 @@ export function buildFacts(
   diagnostics: Diagnostic[],
   errorRanges: [number, number][],
   dicts: (DictFact | undefined)[] = [],
-  usage: UsageFacts = { calls: [], links: [] },
+  usage: UsageFacts = { scopes: [''], calls: [], links: [] },
 ): ModuleFacts {
   const eager: (Refs | undefined)[] = new Array(w.statements.length);
   const deferred: (Refs | undefined)[] = new Array(w.statements.length);

@@ -78,8 +78,8 @@ export class UsageCorpus {
       for (const f of mod.facts.functions)
         this.functions.set(prefix + f.qualname, { key: prefix + f.qualname, mod, fact: f });
       const usage = mod.facts.usage;
-      for (const call of usage.calls) this.scope(mod, call.scope).calls.push(call);
-      for (const link of usage.links) this.scope(mod, link.scope).links.push(link);
+      for (const call of usage.calls) this.scope(mod, usage.scopes[call.scope]).calls.push(call);
+      for (const link of usage.links) this.scope(mod, usage.scopes[link.scope]).links.push(link);
     }
   }
 
@@ -175,6 +175,11 @@ export class UsageCorpus {
       .pop();
     return dict ? { kind: 'dict', mod: t.mod, call: dict } : UNKNOWN;
   }
+}
+
+/** The qualname of the scope a call or link sits in (`ResNet._make_layer`; '' at module level). */
+export function scopeOf(mod: IndexedModule, x: { scope: number }): string {
+  return mod.facts.usage.scopes[x.scope] ?? '';
 }
 
 /** The qualified name a published record gives a class or function: `torchvision.models.resnet.Bottleneck`. */

@@ -6,7 +6,7 @@
 import type { LiteralValue } from '../catalog/contract.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ArgFact, CallFact, FunctionFact, ValueFact } from '../parse/facts.ts';
-import type { CallRef, ClassInfo, FnInfo, UsageCorpus } from './corpus.ts';
+import { scopeOf, type CallRef, type ClassInfo, type FnInfo, type UsageCorpus } from './corpus.ts';
 
 export type FlowValue =
   | { kind: 'literal'; value: LiteralValue }
@@ -65,12 +65,12 @@ export class Flow {
     if (call.head === 'param' || call.head === 'local') return { kind: 'dynamic' };
     if (call.callee === 'super().__init__') {
       // The initialiser of the first internal base, bound to the instance being built.
-      const cls = corpus.classOf(mod, call.scope);
+      const cls = corpus.classOf(mod, scopeOf(mod, call));
       const base = cls && corpus.basesOf(cls)[0];
       return base ? { kind: 'super', cls: base } : { kind: 'none' };
     }
     if (call.head === 'self') {
-      const cls = corpus.classOf(mod, call.scope);
+      const cls = corpus.classOf(mod, scopeOf(mod, call));
       const fn = cls && corpus.method(cls, call.callee.slice(call.callee.indexOf('.') + 1));
       return fn ? { kind: 'function', fn, bound: true } : { kind: 'dynamic' };
     }
@@ -79,8 +79,8 @@ export class Flow {
       if (r.kind !== 'dict') return { kind: 'none' };
       const classes: ClassInfo[] = [];
       for (const a of r.call.args) {
-        if (call.key !== null && a.keyword !== call.key) continue;
-        for (const v of this.valuesOf(r.mod, '', a.value, 0)) if (v.kind === 'class') classes.push(v.cls);
+        if (call.key !== null && a.kw !== call.key) continue;
+        for (const v of this.valuesOf(r.mod, '', a, 0)) if (v.kind === 'class') classes.push(v.cls);
       }
       return { kind: 'registry', classes };
     }
@@ -89,8 +89,8 @@ export class Flow {
     if (r.kind === 'external')
       return PARTIAL.has(r.qualified) ? { kind: 'partial' } : { kind: 'external', qualified: r.qualified };
     if (r.kind === 'builtin' && r.name === 'dict') {
-      const type = call.args.find((a) => a.keyword === 'type' && a.value.kind === 'literal');
-      const name = type?.value.kind === 'literal' ? type.value.value : null;
+      const type = call.args.find((a) => a.kw === 'type' && 'lit' in a);
+      const name = type && 'lit' in type ? type.lit : null;
       return typeof name === 'string' ? { kind: 'config', name } : { kind: 'none' };
     }
     // A module-level instance (`net = Net()` then `net(x)` in a script) is a value like a local.
@@ -105,25 +105,20 @@ export class Flow {
 
   /** What the callee of a dynamic call holds: `block` → classes passed for it; `self.enc` → what was assigned. */
   calledValues(mod: IndexedModule, call: CallFact): FlowValue[] {
-    const head = call.head === 'global' ? 'local' : call.head;
-    const scope = call.head === 'global' ? '' : call.scope;
-    return this.valuesOf(mod, scope, { kind: 'name', name: call.callee, head }, 0);
+    // A module-level name that is no definition is an instance built at module level: a local of the module.
+    const head = call.head ?? 'local';
+    const scope = call.head ? scopeOf(mod, call) : '';
+    return this.valuesOf(mod, scope, { name: call.callee, head }, 0);
   }
 
   /** What a value written in `scope` of `mod` may hold. */
   valuesOf(mod: IndexedModule, scope: string, v: ValueFact, depth: number): FlowValue[] {
     if (depth > MAX_DEPTH) return [OPAQUE];
-    switch (v.kind) {
-      case 'literal':
-        return [{ kind: 'literal', value: v.value }];
-      case 'call':
-        return this.resultOf(mod, mod.facts.usage.calls[v.call], depth + 1);
-      case 'expr':
-      case 'list':
-        return [OPAQUE];
-    }
+    if ('lit' in v) return [{ kind: 'literal', value: v.lit }];
+    if ('call' in v) return this.resultOf(mod, mod.facts.usage.calls[v.call], depth + 1);
+    if (!('name' in v)) return [OPAQUE];
     const dots = v.name.split('.');
-    if (v.head === 'global') {
+    if (!v.head) {
       const r = this.corpus.resolve(mod, v.name);
       if (r.kind === 'class') return [{ kind: 'class', cls: r.cls }];
       if (r.kind === 'function') return [{ kind: 'function', fn: r.fn }];
@@ -149,7 +144,7 @@ export class Flow {
       const out: FlowValue[] = [];
       for (const site of this.callers(fn.key)) {
         const arg = bindArg(fn.fact, site.bound, site.call.args, name);
-        if (arg) out.push(...this.valuesOf(site.mod, site.call.scope, arg.value, depth + 1));
+        if (arg) out.push(...this.valuesOf(site.mod, scopeOf(site.mod, site.call), arg, depth + 1));
         else out.push(...this.forwardedKeyword(site, name, depth));
         if (out.length >= MAX_VALUES) break;
       }
@@ -158,7 +153,7 @@ export class Flow {
       const p = fn.fact.params.find((q) => q.name === name);
       if (p?.defaultLiteral !== undefined) out.push({ kind: 'literal', value: p.defaultLiteral });
       else if (p?.default && /^[\p{XID_Start}_][\p{XID_Continue}.]*$/u.test(p.default))
-        out.push(...this.valuesOf(fn.mod, '', { kind: 'name', name: p.default, head: 'global' }, depth + 1));
+        out.push(...this.valuesOf(fn.mod, '', { name: p.default }, depth + 1));
       return out;
     });
   }
@@ -169,16 +164,16 @@ export class Flow {
    *   def net50(**kwargs): return _net(B, encoder=Encoder(16))  # ... an Encoder
    */
   private forwardedKeyword(site: CallerSite, name: string, depth: number): FlowValue[] {
-    const fn = this.corpus.fnOf(site.mod, site.call.scope);
+    const fn = this.corpus.fnOf(site.mod, scopeOf(site.mod, site.call));
     const kw = fn?.fact.params.find((p) => p.kind === 'var-keyword');
     if (!fn || !kw) return [];
-    const passes = site.call.args.some((a) => a.star === 2 && a.value.kind === 'name' && a.value.name === kw.name);
+    const passes = site.call.args.some((a) => a.star === 2 && 'name' in a && a.name === kw.name);
     if (!passes) return [];
     return this.remember(`k\0${fn.key}\0${name}`, () => {
       const out: FlowValue[] = [];
       for (const outer of this.callers(fn.key)) {
-        const arg = outer.call.args.find((a) => a.keyword === name);
-        if (arg) out.push(...this.valuesOf(outer.mod, outer.call.scope, arg.value, depth + 1));
+        const arg = outer.call.args.find((a) => a.kw === name);
+        if (arg) out.push(...this.valuesOf(outer.mod, scopeOf(outer.mod, outer.call), arg, depth + 1));
         else out.push(...this.forwardedKeyword(outer, name, depth + 1));
       }
       return out;
@@ -219,7 +214,7 @@ export class Flow {
   resultOf(mod: IndexedModule, call: CallFact, depth: number): FlowValue[] {
     const hit = this.results.get(call);
     if (hit) return hit;
-    const key = `r\0${mod.sourceId}\0${mod.path}\0${call.startByte}`;
+    const key = `r\0${callId(call)}`;
     const out = this.remember(key, () => {
       const sc = this.staticCallee(mod, call);
       switch (sc.kind) {
@@ -231,8 +226,8 @@ export class Flow {
           return this.returnValues(sc.fn, depth);
         case 'partial': {
           const first = call.args[0];
-          if (!first || first.keyword || first.star) return [OPAQUE];
-          return this.valuesOf(mod, call.scope, first.value, depth + 1).map((of) => ({
+          if (!first || first.kw !== undefined || first.star) return [OPAQUE];
+          return this.valuesOf(mod, scopeOf(mod, call), first, depth + 1).map((of) => ({
             kind: 'partial',
             of,
             mod,
@@ -307,6 +302,15 @@ function instancesOf(v: FlowValue, flow: Flow, depth: number): FlowValue[] {
   return [OPAQUE];
 }
 
+const ids = new WeakMap<CallFact, number>();
+let nextId = 0;
+/** A call's identity for memo keys (facts carry no byte offsets). */
+function callId(call: CallFact): number {
+  let id = ids.get(call);
+  if (id === undefined) ids.set(call, (id = nextId++));
+  return id;
+}
+
 function identity(v: FlowValue): string {
   switch (v.kind) {
     case 'literal':
@@ -319,7 +323,7 @@ function identity(v: FlowValue): string {
     case 'external':
       return `e${v.qualified}`;
     case 'partial':
-      return `p${v.mod.sourceId}\0${v.mod.path}\0${v.call.startByte}\0${identity(v.of)}`;
+      return `p${callId(v.call)}\0${identity(v.of)}`;
     case 'opaque':
       return 'o';
   }
@@ -350,8 +354,8 @@ export function bindArg(fn: FunctionFact, bound: boolean, args: ArgFact[], name:
   for (const a of args) {
     if (a.star === 1) known = false;
     if (a.star) continue;
-    if (a.keyword !== undefined) {
-      if (a.keyword === name) return a;
+    if (a.kw !== undefined) {
+      if (a.kw === name) return a;
       continue;
     }
     if (known && positional[pos]?.name === name) return a;

@@ -4,9 +4,9 @@
 // flow (flow.ts); nothing here reads files. docs/usage.md.
 import type { Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { ArgFact, CallFact } from '../parse/facts.ts';
+import type { ArgFact, CallFact, ValueFact } from '../parse/facts.ts';
 import type { Program } from '../resolve/program.ts';
-import { qualifiedName, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
+import { qualifiedName, scopeOf, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
 import { bindArg, Flow } from './flow.ts';
 import type {
   BlockUsage,
@@ -88,7 +88,7 @@ class Miner {
   private site(
     cls: ClassInfo,
     mod: IndexedModule,
-    at: Pick<CallFact, 'scope' | 'line' | 'callee' | 'assign'>,
+    at: { scope: string; line: number; callee: string; assign?: string },
     via: ConstructionVia,
     args: UsageArg[],
     as?: string | number,
@@ -110,10 +110,10 @@ class Miner {
   /** `block = CNBlock` in a function (a default filled in, a choice made): a reference bound to a name. */
   visitLinks(mod: IndexedModule): void {
     for (const l of mod.facts.usage.links) {
-      if (l.kind !== 'assign' || !l.target || l.value.kind !== 'name' || l.value.head !== 'global') continue;
+      if (l.kind !== 'assign' || !l.target || !('name' in l.value) || l.value.head) continue;
       const r = this.corpus.resolve(mod, l.value.name);
-      if (r.kind === 'class')
-        this.site(r.cls, mod, { scope: l.scope, line: l.line, callee: l.target }, 'reference', [], l.target);
+      const at = { scope: scopeOf(mod, l), line: l.line, callee: l.target };
+      if (r.kind === 'class') this.site(r.cls, mod, at, 'reference', [], l.target);
     }
   }
 
@@ -121,10 +121,12 @@ class Miner {
   visit(mod: IndexedModule, call: CallFact): void {
     const { flow } = this;
     const sc = flow.staticCallee(mod, call);
-    const args = () => this.args(mod, call.scope, call.args, false);
-    if (sc.kind === 'class') this.site(sc.cls, mod, call, 'call', args());
-    else if (sc.kind === 'super') this.site(sc.cls, mod, call, 'super', args());
-    else if (sc.kind === 'registry') for (const cls of sc.classes) this.site(cls, mod, call, 'registry', args());
+    const scope = scopeOf(mod, call);
+    const at = { scope, line: call.line, callee: call.callee, assign: call.assign };
+    const args = () => this.args(mod, scope, call.args, false);
+    if (sc.kind === 'class') this.site(sc.cls, mod, at, 'call', args());
+    else if (sc.kind === 'super') this.site(sc.cls, mod, at, 'super', args());
+    else if (sc.kind === 'registry') for (const cls of sc.classes) this.site(cls, mod, at, 'registry', args());
     else if (sc.kind === 'config') {
       const named = this.registered.get(sc.name) ?? [];
       const own = named.filter((c) => c.mod.sourceId === mod.sourceId);
@@ -132,26 +134,26 @@ class Miner {
         this.site(
           cls,
           mod,
-          call,
+          at,
           'registry',
           args().filter((a) => a.name !== 'type'),
         );
     } else if (sc.kind === 'partial') {
       const [first, ...rest] = call.args;
-      if (first && !first.keyword && !first.star)
-        for (const v of flow.valuesOf(mod, call.scope, first.value, 0))
-          if (v.kind === 'class') this.site(v.cls, mod, call, 'partial', this.args(mod, call.scope, rest, false));
+      if (first && first.kw === undefined && !first.star)
+        for (const v of flow.valuesOf(mod, scope, first, 0))
+          if (v.kind === 'class') this.site(v.cls, mod, at, 'partial', this.args(mod, scope, rest, false));
     } else if (sc.kind === 'dynamic') {
       const via: ConstructionVia = call.head === 'param' ? 'parameter' : 'variable';
       for (const v of flow.calledValues(mod, call)) {
-        if (v.kind === 'class') this.site(v.cls, mod, call, via, args());
+        if (v.kind === 'class') this.site(v.cls, mod, at, via, args());
         else if (v.kind === 'partial' && v.of.kind === 'class')
           this.site(
             v.of.cls,
             mod,
-            call,
+            at,
             via,
-            merge(this.args(v.mod, v.call.scope, v.call.args.slice(1), false), args()),
+            merge(this.args(v.mod, scopeOf(v.mod, v.call), v.call.args.slice(1), false), args()),
           );
         else if (v.kind === 'instance') this.forward(v.cls, mod, call);
       }
@@ -160,10 +162,10 @@ class Miner {
     const callee = call.callee === 'dict' && call.assign ? call.assign : call.callee;
     call.args.forEach((a, i) => {
       if (a.star || (sc.kind === 'partial' && i === 0)) return;
-      for (const v of a.value.kind === 'list' ? a.value.items : [a.value]) {
-        if (v.kind !== 'name' || v.head !== 'global') continue;
+      for (const v of 'list' in a ? a.list : [a]) {
+        if (!('name' in v) || v.head) continue;
         const r = this.corpus.resolve(mod, v.name);
-        if (r.kind === 'class') this.site(r.cls, mod, { ...call, callee }, 'reference', [], a.keyword ?? i);
+        if (r.kind === 'class') this.site(r.cls, mod, { ...at, callee }, 'reference', [], a.kw ?? i);
       }
     });
   }
@@ -171,14 +173,15 @@ class Miner {
   private forward(cls: ClassInfo, mod: IndexedModule, call: CallFact): void {
     const u = this.usage(cls);
     if (!u) return;
-    const args = this.args(mod, call.scope, call.args, true);
+    const scope = scopeOf(mod, call);
+    const args = this.args(mod, scope, call.args, true);
     u.forwardCalls.push({
       blockId: cls.key,
-      ...this.location(mod, call.scope, call.line),
+      ...this.location(mod, scope, call.line),
       callee: call.callee,
       args,
-      arity: call.args.filter((a) => !a.star && a.keyword === undefined).length,
-      keywords: call.args.flatMap((a) => (a.keyword !== undefined ? [a.keyword] : [])),
+      arity: call.args.filter((a) => !a.star && a.kw === undefined).length,
+      keywords: call.args.flatMap((a) => (a.kw !== undefined ? [a.kw] : [])),
     });
   }
 
@@ -215,11 +218,7 @@ class Miner {
     this.busy.add(fn.key);
     const scope = fn.fact.qualname;
     const { calls, links } = this.corpus.inScope(fn.mod, scope);
-    const returned = new Set(
-      links
-        .filter((l) => l.kind === 'return' && l.value.kind === 'name')
-        .map((l) => l.value.kind === 'name' && l.value.name),
-    );
+    const returned = new Set(links.flatMap((l) => (l.kind === 'return' && 'name' in l.value ? [l.value.name] : [])));
     const out: Built[] = [];
     for (const call of calls) {
       if (!call.returned && !(call.assign !== undefined && returned.has(call.assign))) continue;
@@ -253,7 +252,7 @@ class Miner {
       const p = helper.fact.params.find((q) => q.name === (a.value as { name: string }).name);
       if (p?.kind === 'var-keyword' && a.star === 2) {
         // `**kwargs` passed on: the caller's keywords the helper does not name, and the caller's own `**`.
-        const rest = call.args.filter((c) => (c.keyword !== undefined && !named.has(c.keyword)) || c.star === 2);
+        const rest = call.args.filter((c) => (c.kw !== undefined && !named.has(c.kw)) || c.star === 2);
         out.push(...this.args(caller.mod, caller.fact.qualname, rest, false));
         continue;
       }
@@ -269,22 +268,27 @@ class Miner {
   private args(mod: IndexedModule, scope: string, args: ArgFact[], forward: boolean): UsageArg[] {
     return args.map((a) => {
       const u: UsageArg = { value: this.value(mod, scope, a, forward) };
-      if (a.keyword !== undefined) u.name = a.keyword;
+      if (a.kw !== undefined) u.name = a.kw;
       if (a.star) u.star = a.star;
       return u;
     });
   }
 
   /** An argument as the API gives it: a literal, a reference, a partial, an instance, a tensor, a name or text. */
-  private value(mod: IndexedModule, scope: string, a: ArgFact, forward: boolean): UsageValue {
-    const v = a.value;
-    if (v.kind === 'literal') return { kind: 'literal', value: v.value };
-    if (v.kind === 'expr') return { kind: 'expr', text: v.text };
-    if (v.kind === 'list')
-      return { kind: 'list', items: v.items.map((value) => this.value(mod, scope, { value }, forward)) };
-    if (v.kind === 'name') {
+  private value(mod: IndexedModule, scope: string, v: ValueFact, forward: boolean): UsageValue {
+    if ('lit' in v) return { kind: 'literal', value: v.lit };
+    if ('expr' in v) return { kind: 'expr', text: v.expr };
+    if ('list' in v) return { kind: 'list', items: v.list.map((item) => this.value(mod, scope, item, forward)) };
+    if ('name' in v) {
       if (v.head === 'param' && !forward && !v.name.includes('.')) return { kind: 'param', name: v.name };
-      if (v.head !== 'global') return { kind: 'name', name: v.name };
+      if (v.head === 'local' && forward) {
+        // `x = torch.rand(1, 3, 299, 299)` then `model(x)`: the input's shape, when one factory call made it.
+        const made = this.corpus.inScope(mod, scope).calls.filter((c) => c.assign === v.name);
+        const t =
+          made.length === 1 ? this.value(mod, scope, { call: mod.facts.usage.calls.indexOf(made[0]) }, true) : null;
+        if (t?.kind === 'tensor') return t;
+      }
+      if (v.head) return { kind: 'name', name: v.name };
       const r = this.corpus.resolve(mod, v.name);
       if (r.kind === 'class') return ref(r.cls);
       if (r.kind === 'function') return { kind: 'ref', name: qualifiedName(r.fn) };
@@ -298,7 +302,7 @@ class Miner {
       if (shape) return { kind: 'tensor', factory: sc.qualified, shape };
     }
     if (sc.kind === 'class') return { ...ref(sc.cls), kind: 'instance' };
-    if (sc.kind === 'partial' && call.args[0] && !call.args[0].keyword) {
+    if (sc.kind === 'partial' && call.args[0] && call.args[0].kw === undefined) {
       const [first, ...rest] = call.args;
       const of = this.value(mod, scope, first, false);
       if (of.kind === 'ref') return { ...of, kind: 'partial', args: this.args(mod, scope, rest, forward) };
@@ -336,9 +340,12 @@ function ref(cls: ClassInfo): Extract<UsageValue, { kind: 'ref' }> {
 
 /** `torch.randn(1, 3, 224, 224)` or `torch.zeros((2, 8))`: the literal shape, else undefined. */
 function shapeOf(args: ArgFact[]): number[] | undefined {
-  const positional = args.filter((a) => a.keyword === undefined);
-  if (positional.some((a) => a.star || a.value.kind !== 'literal')) return undefined;
-  const values = positional.map((a) => (a.value as { value: unknown }).value);
+  const positional = args.filter((a) => a.kw === undefined);
+  const values: unknown[] = [];
+  for (const a of positional) {
+    if (a.star || !('lit' in a)) return undefined;
+    values.push(a.lit);
+  }
   const dims = values.length === 1 && Array.isArray(values[0]) ? values[0] : values;
   return dims.length > 0 && dims.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)
     ? (dims as number[])

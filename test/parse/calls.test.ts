@@ -1,12 +1,16 @@
 // Usage facts of the parse stage (pipeline/parse/calls.ts): each case a snippet and the calls or links it records,
 // with why. Heads come from the statement walk's scopes: global, parameter, self or local where the name is read.
 import { describe, expect, it } from 'vitest';
-import type { CallFact, LinkFact } from '../../pipeline/parse/facts.ts';
+import type { CallFact } from '../../pipeline/parse/facts.ts';
 import { parseText } from '../../pipeline/parse/parse-module.ts';
 import { py } from '../helpers/tree.ts';
 
 const calls = (src: string): CallFact[] => parseText(src).usage.calls;
-const links = (src: string): LinkFact[] => parseText(src).usage.links;
+/** Each call or link with its scope by name (facts number them: `UsageFacts.scopes`). */
+const scoped = <T extends { scope: number }>(src: string, pick: (u: ReturnType<typeof parseText>['usage']) => T[]) => {
+  const u = parseText(src).usage;
+  return pick(u).map((x) => ({ ...x, scope: u.scopes[x.scope] }));
+};
 const call = (src: string, callee: string): CallFact => {
   const found = calls(src).find((c) => c.callee === callee);
   if (!found)
@@ -29,12 +33,25 @@ describe('which calls are recorded', () => {
           n = len(y)
           return block(n), layer(y), nn.Conv2d(3, 8, 3)
     `;
-    expect(calls(src).map((c) => `${c.callee} ${c.head}`)).toEqual([
+    expect(calls(src).map((c) => `${c.callee} ${c.head ?? 'global'}`)).toEqual([
       'Block global',
       'block param',
       'layer local',
       'nn.Conv2d global',
     ]);
+  });
+
+  it('leaves out a function whose value goes nowhere followed, unless a class is passed to it by name', () => {
+    const src = py`
+      from m import f, g, h, k, register, Block
+      def run(x):
+          f(1)                  # a statement passing nothing on
+          y = len(x) + g(x)     # part of a larger expression
+          k(x)                  # a statement passing x on: k's parameter holds it
+          if register(Block):   # a class passed by name
+              return h(x)       # returned
+    `;
+    expect(calls(src).map((c) => c.callee)).toEqual(['k', 'register', 'h']);
   });
 
   it('records `self.x(...)` but not `self.x.y(...)`, and `super().__init__(...)`', () => {
@@ -46,7 +63,7 @@ describe('which calls are recorded', () => {
           def forward(self, x):
               return self.proj(x)
     `;
-    expect(calls(src).map((c) => `${c.scope} ${c.callee} ${c.head}`)).toEqual([
+    expect(scoped(src, (u) => u.calls).map((c) => `${c.scope} ${c.callee} ${c.head}`)).toEqual([
       'A.__init__ super().__init__ self',
       'A.forward self.proj self',
     ]);
@@ -55,18 +72,19 @@ describe('which calls are recorded', () => {
   it('gives a call its enclosing scope: module, class body, method, function, nested function', () => {
     const src = py`
       from m import f
-      f(1)
+      y = f(1)
       class A:
           x = f(2)
           def g(self):
-              def inner(): return f(3)
+              def inner():
+                  return f(3)
               return f(4)
     `;
-    expect(calls(src).map((c) => `${c.scope || '<module>'} ${c.line}`)).toEqual([
+    expect(scoped(src, (u) => u.calls).map((c) => `${c.scope || '<module>'} ${c.line}`)).toEqual([
       '<module> 2',
       'A 4',
-      'A.g.<locals>.inner 6',
-      'A.g 7',
+      'A.g.<locals>.inner 7',
+      'A.g 8',
     ]);
   });
 
@@ -93,34 +111,35 @@ describe('arguments', () => {
     `;
     const c = call(src, 'Block');
     expect(c.args).toEqual([
-      { value: { kind: 'literal', value: 64 } },
-      { value: { kind: 'name', name: 'planes', head: 'param' } },
-      { value: { kind: 'literal', value: [3, 3] } },
-      { value: { kind: 'literal', value: 'relu' } },
-      { value: { kind: 'literal', value: null } },
-      { value: { kind: 'name', name: 'nn.ReLU', head: 'global' } },
-      { value: { kind: 'expr', text: 'planes * 2' } },
-      { star: 1, value: { kind: 'name', name: 'args', head: 'param' } },
-      { keyword: 'norm', value: { kind: 'call', call: 1 } },
-      { keyword: 'stride', value: { kind: 'literal', value: -1 } },
-      { star: 2, value: { kind: 'name', name: 'kwargs', head: 'param' } },
+      { lit: 64 },
+      { name: 'planes', head: 'param' },
+      { lit: [3, 3] },
+      { lit: 'relu' },
+      { lit: null },
+      { name: 'nn.ReLU' }, // no head: a module-level name
+      { expr: 'planes * 2' },
+      { name: 'args', head: 'param', star: 1 },
+      { kw: 'norm', call: 1 },
+      { kw: 'stride', lit: -1 },
+      { name: 'kwargs', head: 'param', star: 2 },
     ]);
-    expect(calls(src)[1]).toMatchObject({ callee: 'partial', head: 'global' });
+    expect(calls(src)[1]).toMatchObject({ callee: 'partial' });
+    expect(calls(src)[1].head).toBeUndefined();
   });
 
   it('splits at top-level commas only, skipping strings and comments', () => {
     const src = py`
       from m import f
-      f(
+      x = f(
           "a, b",  # a comment, with a comma
           g(1, 2),
           [3, 4],
       )
     `;
-    expect(call(src, 'f').args.map((a) => a.value)).toEqual([
-      { kind: 'literal', value: 'a, b' },
-      { kind: 'expr', text: 'g(1, 2)' }, // g is not bound: a builtin or a typo, never recorded
-      { kind: 'literal', value: [3, 4] },
+    expect(call(src, 'f').args).toEqual([
+      { lit: 'a, b' },
+      { expr: 'g(1, 2)' }, // g is not bound: a builtin or a typo, never recorded
+      { lit: [3, 4] },
     ]);
   });
 
@@ -129,25 +148,17 @@ describe('arguments', () => {
       from m import f, A, B
       f(blocks=[A, B, 1])
     `;
-    expect(call(src, 'f').args[0].value).toEqual({
-      kind: 'list',
-      items: [
-        { kind: 'name', name: 'A', head: 'global' },
-        { kind: 'name', name: 'B', head: 'global' },
-        { kind: 'literal', value: 1 },
-      ],
-    });
+    expect(call(src, 'f').args[0]).toEqual({ kw: 'blocks', list: [{ name: 'A' }, { name: 'B' }, { lit: 1 }] });
   });
 
   it('caps what it keeps: 64 arguments, strings of 200 characters, text of 80', () => {
     const many = Array.from({ length: 100 }, (_, i) => String(i)).join(', ');
     const long = 'x'.repeat(300);
-    const src = `from m import f\nf(${many})\nf('${long}', ${'a + '.repeat(50)}b)\n`;
+    const src = `from m import f\nx = f(${many})\ny = f('${long}', ${'a + '.repeat(50)}b)\n`;
     const [a, b] = calls(src);
     expect(a.args).toHaveLength(64);
-    expect(b.args[0].value.kind).toBe('expr');
-    expect(b.args[1].value).toMatchObject({ kind: 'expr' });
-    expect([...(b.args[1].value as { text: string }).text].length).toBeLessThanOrEqual(80);
+    expect(b.args[0]).toHaveProperty('expr');
+    expect([...(b.args[1] as { expr: string }).expr].length).toBeLessThanOrEqual(80);
   });
 });
 
@@ -192,9 +203,9 @@ describe('where the value goes', () => {
                   block = Block
     `;
     expect(
-      links(src).map(
+      scoped(src, (u) => u.links).map(
         (l) =>
-          `${l.scope} ${l.kind} ${l.target ?? ''} ${l.value.kind === 'name' ? `${l.value.name}:${l.value.head}` : ''}`,
+          `${l.scope} ${l.kind} ${l.target ?? ''} ${'name' in l.value ? `${l.value.name}:${l.value.head ?? 'global'}` : ''}`,
       ),
     ).toEqual([
       'build return  model:local',
@@ -221,7 +232,7 @@ describe('registries and configs', () => {
     ]);
     expect(calls(src)[0]).toMatchObject({
       assign: 'BLOCKS',
-      args: [{ keyword: 'basic', value: { kind: 'name', name: 'Basic', head: 'global' } }],
+      args: [{ kw: 'basic', name: 'Basic' }],
     });
   });
 
@@ -233,15 +244,15 @@ describe('registries and configs', () => {
           opts = {'lr': 0.1}
           return {'type': 'Loss', 'weight': 1.0}
     `;
-    expect(calls(src).map((c) => `${c.scope || '<module>'} ${c.args.map((a) => a.keyword ?? `**`).join(',')}`)).toEqual(
-      ['<module> type,depth', '<module> type,in_channels,**', 'f type,weight'],
-    );
+    expect(
+      scoped(src, (u) => u.calls).map((c) => `${c.scope || '<module>'} ${c.args.map((a) => a.kw ?? `**`).join(',')}`),
+    ).toEqual(['<module> type,depth', '<module> type,in_channels,**', 'f type,weight']);
   });
 });
 
 describe('robustness', () => {
   it('records nothing from a statement nested too deep for the walk', () => {
-    const deep = `X = {'type': 'A', 'f': ${'lambda: '.repeat(1000)}1}\nfrom m import f\nf(1)\n`;
+    const deep = `X = {'type': 'A', 'f': ${'lambda: '.repeat(1000)}1}\nfrom m import f\ny = f(1)\n`;
     expect(calls(deep).map((c) => c.callee)).toEqual(['f']);
   });
 

@@ -80,6 +80,11 @@ export const USAGE_TREE: Tree = {
 
     def make_basic():
         return Net(block=Basic, layers=[2, 2])
+
+    def demo():
+        model = net50()
+        inp = torch.randn(2, 3, 32, 32)
+        return model(inp)
   `,
   'pkg/registry.py': py`
     import torch.nn as nn

@@ -177,6 +177,11 @@ describe('forward calls', () => {
     expect(usage('net.Encoder').forwardCalls[0].keywords).toEqual(['mask']);
   });
 
+  it("follows a builder's result to a call of the instance, with the literal shape of its input", () => {
+    // model = net50(); inp = torch.randn(2, 3, 32, 32); model(inp)
+    expect(forwards('net.Net')).toEqual(['demo model(torch.randn[2, 3, 32, 32]) arity 1']);
+  });
+
   it('gives nothing for a block nobody calls', () => {
     expect(usage('blocks.Wide')).toEqual({ constructions: [], builders: [], forwardCalls: [] });
   });
