@@ -1,6 +1,6 @@
 // The usage index's records: how the corpus builds and calls each block, as plain JSON (no tree-sitter objects, no
 // IndexedModule), for the validate step to draw constructor arguments and forward inputs from. docs/usage.md.
-import type { LiteralValue, ParamKind } from '../catalog/contract.ts';
+import type { LiteralValue, ParamKind, UsedByVia } from '../catalog/contract.ts';
 
 /** What an argument is, as far as static reading of the corpus says. */
 export type UsageValue =
@@ -44,7 +44,7 @@ export interface UsageLocation {
 }
 
 /**
- * How a construction site reaches the block:
+ * How a construction site reaches the block (the catalog's `usedBy[].via`, less `builder`):
  *   call       `Bottleneck(64, 64)`, also through an alias (`import ... as B`) or a module (`resnet.Bottleneck(...)`)
  *   partial    `partial(Bottleneck, groups=32)`
  *   registry   `BLOCKS['basic'](...)` over a dict of classes, or a config `dict(type='Bottleneck', ...)` when the
@@ -55,7 +55,7 @@ export interface UsageLocation {
  *   reference  the block is passed where a callable goes or is bound to a name: `_resnet(Bottleneck, ...)`,
  *              `block=Bottleneck`, `if block is None: block = CNBlock`
  */
-export type ConstructionVia = 'call' | 'partial' | 'registry' | 'super' | 'parameter' | 'variable' | 'reference';
+export type ConstructionVia = Exclude<UsedByVia, 'builder'>;
 
 export interface ConstructionSite extends UsageLocation {
   blockId: string;
