@@ -51,8 +51,9 @@ describe('usedBy in built block specs', () => {
     expect(await runCli(['build', '--no-validate', '--config', config, '--out', out, '--json'], quiet)).toBe(0);
   }, 120_000);
 
-  it('is schema-valid', () => {
+  it('is schema-valid, usedBy included', () => {
     expect(checkCatalog(out).errors).toEqual([]);
+    expect(spec('fx.pkg.blocks.block').usedBy).toHaveLength(3);
   });
 
   it("lists a block's users: another block's method, module code, with literal arguments only", () => {
@@ -92,6 +93,8 @@ describe('usedBy in built block specs', () => {
   });
 
   it('never publishes the text of a non-literal argument', () => {
+    expect(spec('fx.pkg.blocks.block').usedBy!.find((u) => u.line === 7)).toBeDefined(); // the site is listed ...
+    // ... but not what it passes.
     for (const [file, text] of catalogFiles(out)) expect(text.includes(SECRET), file).toBe(false);
   });
 });

@@ -267,6 +267,8 @@ describe('robustness', () => {
           def forward(self, x):
               return self.head(x, *self.layers)
     `;
-    expect(parseText(src, 'utf-8', { textScan: false }).usage).toEqual(parseText(src).usage);
+    const scanned = parseText(src).usage;
+    expect(scanned.calls.map((c) => c.callee)).toEqual(['super().__init__', 'block', 'A', 'f', 'self.head']);
+    expect(parseText(src, 'utf-8', { textScan: false }).usage).toEqual(scanned);
   });
 });

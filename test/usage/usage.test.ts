@@ -5,10 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LiteralValue } from '../../pipeline/catalog/contract.ts';
 import type { BlockUsage, UsageArg, UsageValue } from '../../pipeline/usage/types.ts';
 import { buildUsageIndex, type UsageIndex } from '../../pipeline/usage/usage-index.ts';
-import { indexTree } from '../helpers/corpus.ts';
+import { indexFolders, indexTree } from '../helpers/corpus.ts';
 import { USAGE_TREE } from './fixture.ts';
 
 let index: UsageIndex;
+let first: Awaited<ReturnType<typeof indexTree>>;
 const usage = (name: string): BlockUsage => index.usageOf(`fx:pkg.${name}`);
 
 const literal = (v: LiteralValue): string => (Array.isArray(v) ? `[${v.map(literal).join(', ')}]` : JSON.stringify(v));
@@ -49,8 +50,8 @@ const forwards = (name: string) =>
   usage(name).forwardCalls.map((f) => `${f.scope} ${f.callee}${args(f.args)} arity ${f.arity}`);
 
 beforeAll(async () => {
-  const { program, discovered } = await indexTree(USAGE_TREE);
-  index = buildUsageIndex(program, discovered.blocks);
+  first = await indexTree(USAGE_TREE);
+  index = buildUsageIndex(first.program, first.discovered.blocks);
 });
 
 describe('construction sites', () => {
@@ -184,6 +185,16 @@ describe('forward calls', () => {
 
   it('gives nothing for a block nobody calls', () => {
     expect(usage('blocks.Wide')).toEqual({ constructions: [], builders: [], forwardCalls: [] });
+  });
+});
+
+describe('incremental', () => {
+  it('a warm re-run parses nothing, and the facts read back from the index give the same usage', async () => {
+    const root = first.snapshots[0].root;
+    const again = await indexFolders([{ id: 'fx', root }], first.store);
+    expect(again.index.stats.parsed).toBe(0);
+    const warm = buildUsageIndex(again.program, again.discovered.blocks);
+    for (const b of first.discovered.blocks) expect(warm.usageOf(b.id)).toEqual(index.usageOf(b.id));
   });
 });
 
