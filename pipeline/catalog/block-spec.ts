@@ -7,7 +7,7 @@ import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
-import type { BlockSpec, Composition, DedupRecord, ValidationRecord } from './contract.ts';
+import type { BlockSpec, Composition, DedupRecord, UsedBy, ValidationRecord } from './contract.ts';
 import { CATALOG_FORMAT_VERSION, capText, isTypeName, RUN_LIMITS } from './contract.ts';
 import { categorize } from './category.ts';
 import { interfaceOf } from './interface.ts';
@@ -26,6 +26,8 @@ export interface SpecInput {
   extracted?: ExtractedBlock;
   validation?: ValidationRecord;
   dedup?: BlockDedup;
+  /** Where the corpus builds the block (`usedByOf`, used-by.ts). */
+  usedBy?: UsedBy[];
   /** Diagnostics recorded for this block by any stage. */
   diagnostics: Diagnostic[];
 }
@@ -157,6 +159,7 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
   };
   if (input.validation) spec.validation = publishedValidation(input.validation);
   if (input.dedup) spec.dedup = dedupRecord(input.dedup);
+  if (input.usedBy) spec.usedBy = input.usedBy;
   return spec;
 }
 

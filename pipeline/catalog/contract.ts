@@ -285,6 +285,11 @@ export interface BlockSpec {
   validation?: ValidationRecord;
   /** Absent when de-duplication did not run. */
   dedup?: DedupRecord;
+  /**
+   * Where the corpus builds this block (usage mining, docs/usage.md): other blocks, builder functions and module
+   * code, by source, path and line, at most USED_BY_LIMITS.entries. Absent in catalogs built before it.
+   */
+  usedBy?: UsedBy[];
   provenance: Provenance;
   citation: Citation;
   /** Problems recorded for this block by any stage, ordered by stage then code. */
@@ -819,4 +824,61 @@ export interface SourceFigures {
   passRate: Proportion | null;
   /** The paper's block count for this repository (its Fig. 2), matched by repository URL; null when it has none. */
   paper: { repository: string; blocks: number } | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Used by (issue 15): where the corpus builds a block, as neutral facts (names, paths, lines, literal values)
+
+/** Entries per block (the first by source, path and line), and arguments per entry. */
+export const USED_BY_LIMITS = { entries: 50, args: 16 } as const;
+
+/**
+ * How the user builds the block: `call` (`Bottleneck(64, 64)`, also through an alias or a module), `partial`
+ * (`partial(Bottleneck, ...)`), `registry` (a dict of classes, or a config dict naming a registered class),
+ * `super` (a subclass's `super().__init__(...)`), `parameter` (a parameter the block is passed to is called:
+ * `block(...)`), `variable` (a local bound to it is called), `reference` (passed where a callable goes:
+ * `block=Bottleneck`), `builder` (a function returning a new one: `resnet50`).
+ */
+export const USED_BY_VIA = [
+  'call',
+  'partial',
+  'registry',
+  'super',
+  'parameter',
+  'variable',
+  'reference',
+  'builder',
+] as const;
+export type UsedByVia = (typeof USED_BY_VIA)[number];
+
+export interface UsedBy {
+  /** `block`: a method or the body of another block; `function`: any other function or method; `module`: module code. */
+  kind: 'block' | 'function' | 'module';
+  /** Qualified name of the user: `torchvision.models.resnet.ResNet._make_layer`, `torchvision.models.resnet.resnet50`. */
+  name: string;
+  /** The user's block id when `kind` is `block`: the site links to its page when it is in the catalog. */
+  blockId?: string;
+  sourceId: string;
+  /** Path relative to the source root. */
+  path: string;
+  /** 1-based line of the site (of the `def` line or its first decorator for a builder). */
+  line: number;
+  /** The upstream file at that line, pinned like the provenance permalink. */
+  permalink: string;
+  via: UsedByVia;
+  /** A builder callable with no arguments (every parameter has a default). */
+  zeroArg?: boolean;
+  /** The literal arguments and the classes or functions passed; other arguments are left out (never their text). */
+  args: UsedByArg[];
+}
+
+export interface UsedByArg {
+  /** Keyword name; absent for a positional argument. */
+  name?: string;
+  /** 0-based position of a positional argument. */
+  position?: number;
+  /** A literal value (capped like a recipe's: RUN_LIMITS). Exactly one of `value` and `ref` is set. */
+  value?: LiteralValue;
+  /** A class or function passed, by qualified name (TYPE_NAME_PATTERN): `torchvision.models.resnet.Bottleneck`. */
+  ref?: string;
 }

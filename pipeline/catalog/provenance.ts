@@ -26,18 +26,28 @@ export function licenseOf(s: SourceSnapshot): License {
   return { spdx, method };
 }
 
+/** The repository a source's files are cited from: its public repository, its URL, else the folder. */
+function repositoryOf(s: SourceSnapshot): string {
+  return s.repository ?? s.url ?? `file://${s.root}`;
+}
+
+/** A link to a file of a source pinned to its commit or tag, with a line anchor (`L10-L20`, `L10`). */
+export function permalinkOf(s: SourceSnapshot, path: string, lines: string): string {
+  const repository = repositoryOf(s);
+  const pin = s.commit ?? s.tag;
+  const github = /^https:\/\/(github\.com|gitlab\.com)\//.test(repository);
+  return pin && github
+    ? `${repository}/blob/${pin}/${path}#${lines}`
+    : `${repository}${pin ? `@${pin}` : ''}/${path}#${lines}`;
+}
+
 export function provenanceOf(p: ProvenanceInput): Provenance {
   const s = p.snapshot;
-  const repository = s.repository ?? s.url ?? `file://${s.root}`;
+  const repository = repositoryOf(s);
   const [a, b] = p.lines;
   const swhid = `swh:1:cnt:${p.blobSha1}`;
   const anchor = s.commit ? `;anchor=swh:1:rev:${s.commit}` : '';
-  const pin = s.commit ?? s.tag;
-  const github = /^https:\/\/(github\.com|gitlab\.com)\//.test(repository);
-  const permalink =
-    pin && github
-      ? `${repository}/blob/${pin}/${p.path}#L${a}-L${b}`
-      : `${repository}${pin ? `@${pin}` : ''}/${p.path}#L${a}-L${b}`;
+  const permalink = permalinkOf(s, p.path, `L${a}-L${b}`);
   const prov: Provenance = {
     sourceId: s.id,
     repository,

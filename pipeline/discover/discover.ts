@@ -99,7 +99,7 @@ function forwardOf(mro: MroEntry[]): ClassInfo['forward'] {
  *   Base = nn.Module   # `class A(Base)` is a Module subclass
  * Anything more (a call, a conditional, a second name) is not followed.
  */
-function aliasOf(mod: IndexedModule, stmt: number): string | null {
+export function aliasOf(mod: IndexedModule, stmt: number): string | null {
   const st = mod.facts.statements[stmt];
   if (!st || st.kind !== 'assign' || st.binds.length !== 1 || st.eager.length !== 1 || st.deferred.length) return null;
   const ref = st.eager[0];

@@ -13,6 +13,7 @@ import {
   type NameOccurrence,
   type NameRef,
   type TopStatement,
+  type UsageFacts,
 } from './facts.ts';
 import { stringSequence } from './literals.ts';
 import type { TextMap } from './text-map.ts';
@@ -134,6 +135,7 @@ export function buildFacts(
   diagnostics: Diagnostic[],
   errorRanges: [number, number][],
   dicts: (DictFact | undefined)[] = [],
+  usage: UsageFacts = { scopes: [''], calls: [], links: [] },
 ): ModuleFacts {
   const typeTests = w.typeRanges.slice();
   const reads = scanAttrReads(w, map, typeTests);
@@ -211,5 +213,6 @@ export function buildFacts(
     functions: w.functions,
     all: allFact(w),
     diagnostics,
+    usage,
   };
 }

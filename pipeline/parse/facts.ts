@@ -16,8 +16,9 @@ export type { LiteralValue, ParamKind };
  * 2: `rebinds` (names bound through `global` in deferred code), NFKC names, `nesting-too-deep`.
  * 3: `dict` (entries of a module-level dict literal) and `key` (a name read with a literal key).
  * 4: `attrReads` (attribute names read) of statements and methods, each method's `body` span, `typeOnly`.
+ * 5: `usage` (call sites and the values around them, for usage mining).
  */
-export const PARSER_VERSION = 4;
+export const PARSER_VERSION = 5;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -37,6 +38,8 @@ export interface ModuleFacts {
   all: AllFact | null;
   /** Syntax errors (tree-sitter ERROR/MISSING nodes), decoding notes, etc. Stage is `parse`, path unset. */
   diagnostics: Diagnostic[];
+  /** Call sites and the values around them, for usage mining (`pipeline/parse/calls.ts`, docs/usage.md). */
+  usage: UsageFacts;
 }
 
 export type StatementKind =
@@ -281,4 +284,86 @@ export interface AllFact {
   names: string[];
   /** True when some part of `__all__` couldn't be read statically (computed, or extended from a variable). */
   dynamic: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Usage facts (pipeline/parse/calls.ts): where things are called and what flows into the calls, by name only.
+// The usage index (pipeline/usage/) resolves the names across files; nothing here knows what a name refers to.
+
+/**
+ * How the first name of a dotted expression is bound where it is read (absent in a fact: `global`):
+ *   global  a module-level or builtin name (`Bottleneck`, `nn.Conv2d`, `partial`)
+ *   param   a parameter of the enclosing function (`block` in `def _make_layer(self, block, ...)`)
+ *   self    the first parameter of a method (`self.layer1`)
+ *   local   any other name bound in the enclosing function (`model = ResNet(...)`)
+ */
+export type NameHead = 'global' | 'param' | 'self' | 'local';
+
+/**
+ * What an argument, an assigned value or a returned value is, as far as the text says. Told apart by the key
+ * present (these records are the bulk of the usage facts, so they are kept short):
+ *   { lit: 64 }                          a literal (capped: strings of 200 characters, 64 items, 4 levels deep)
+ *   { name: 'block', head: 'param' }     a name or attribute chain (NFKC, no spaces); no head: module-level
+ *   { call: 3 }                          another recorded call, by index in `UsageFacts.calls` (`partial(...)`)
+ *   { list: [{ name: 'A' }, { lit: 1 }] }  a list or tuple display of names and literals, not all literal
+ *   { expr: 'planes * 2' }               anything else: its text, whitespace collapsed, at most 80 characters
+ */
+export type ValueFact =
+  | { lit: LiteralValue }
+  | { name: string; head?: Exclude<NameHead, 'global'> }
+  | { call: number }
+  | { list: ValueFact[] }
+  | { expr: string };
+
+/** An argument: its value, and `kw` for `f(kw=v)`, `star` for `*v` (1) or `**v` (2). */
+export type ArgFact = ValueFact & { kw?: string; star?: 1 | 2 };
+
+/**
+ * A call whose callee is a name or attribute chain rooted at a module-level name, a parameter, a local name or
+ * `self` (one attribute: `self.x(...)`), a name subscripted with a key (`BLOCKS['basic'](...)`), or a method's
+ * `super().__init__(...)` (callee `super().__init__`, head self). A dict literal that configures
+ * (`{'type': 'ResNet', 'depth': 50}`) or binds a module-level name (`BLOCKS = {'basic': Basic}`) is recorded like a
+ * call of `dict` with its string keys as keywords. Left out: a call of a lowercase module-level name whose value
+ * is dropped and whose arguments are all literals or text (`torch.manual_seed(0)`): nothing flows through it.
+ *   self.layer1 = Bottleneck(64, 64, stride=1)   # callee Bottleneck, assign self.layer1
+ */
+export interface CallFact {
+  /** Dotted callee as Python reads it: `Bottleneck`, `nn.Conv2d`, `self.layer1`, `block`, `BLOCKS`. */
+  callee: string;
+  /** How the callee's first name is bound; absent for a module-level or builtin name. */
+  head?: Exclude<NameHead, 'global'>;
+  /** For `BLOCKS['basic'](...)`: the literal key; null for a computed key (`BLOCKS[name](...)`). */
+  key?: string | null;
+  /** The enclosing function or class body, by index in `UsageFacts.scopes`. */
+  scope: number;
+  line: number;
+  /** Positional and keyword arguments in source order (at most 64). */
+  args: ArgFact[];
+  /** The call's value is bound to a name (`model`) or an attribute of self (`self.layer1`). */
+  assign?: string;
+  /** The call's value is returned (`return _resnet(Bottleneck, ...)`). */
+  returned?: true;
+}
+
+/**
+ * A name (not a call) returned or bound in a function: what joins a builder to the call it returns and a block's
+ * attribute to the parameter it is set from. Both branches of a conditional count, never its condition.
+ *   return model                                  # kind return, value model (local)
+ *   self.motion_encoder = motion_encoder          # kind assign, target self.motion_encoder, value (param)
+ */
+export interface LinkFact {
+  kind: 'return' | 'assign';
+  /** For `assign`: `self.x` or a local name. */
+  target?: string;
+  scope: number;
+  line: number;
+  value: ValueFact;
+}
+
+export interface UsageFacts {
+  /** Qualnames of the scopes calls and links sit in (`ResNet._make_layer`, `resnet50`); the first is '' (module). */
+  scopes: string[];
+  /** In source order of the call's start; at most 20,000 per file. */
+  calls: CallFact[];
+  links: LinkFact[];
 }

@@ -4,6 +4,7 @@ import { decodePython } from './decode.ts';
 import type { ModuleFacts } from './facts.ts';
 import { parseTree } from './grammar.ts';
 import { buildFacts } from './build-facts.ts';
+import { usageFacts } from './calls.ts';
 import { dictFacts } from './dict-entries.ts';
 import { syntaxErrors } from './syntax-errors.ts';
 import { TextMap } from './text-map.ts';
@@ -34,5 +35,6 @@ export function parseText(text: string, encoding = 'utf-8', opts: ParseOptions =
   walker.module();
   const errors = syntaxErrors(tree.rootNode, map);
   const dicts = dictFacts(tree.rootNode, walker.statements, text, map);
-  return buildFacts(walker, map, encoding, errors.diagnostics, errors.ranges, dicts);
+  const usage = usageFacts(tree, walker, text, map);
+  return buildFacts(walker, map, encoding, errors.diagnostics, errors.ranges, dicts, usage);
 }

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
+import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../catalog/contract.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { lookupPython } from '../config/python.ts';
@@ -14,6 +15,7 @@ import type { Diagnostic } from '../diagnostics.ts';
 import { classAt } from '../discover/discover.ts';
 import { sha256 } from '../index/hash.ts';
 import type { ClassFact } from '../parse/facts.ts';
+import { buildUsageIndex } from '../usage/usage-index.ts';
 import { dedupItemOf } from './dedup-items.ts';
 import { runExtraction } from './extract-step.ts';
 import { finishCatalog, PARTIAL_FILE, type BuildSummary } from './merge.ts';
@@ -58,6 +60,11 @@ export async function buildPartial(
   timings.validate = performance.now() - t;
 
   t = performance.now();
+  // Usage mining over the whole index (every shard sees the same corpus, so the same users of each block).
+  const usage = buildUsageIndex(p.program, p.discovered.blocks);
+  timings.usage = performance.now() - t;
+
+  t = performance.now();
   // Slugs from every discovered block, not just this shard's, so that shards agree on collisions.
   const slugs = slugsFor(
     p.discovered.blocks.filter((b) => !b.abstract).map((b) => b.id),
@@ -88,6 +95,7 @@ export async function buildPartial(
           sources: snapshots,
           extracted: ex,
           validation,
+          usedBy: usedByOf(usage.usageOf(b.id), snapshots),
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
         },
         { layers, from: tree ? 'validation' : 'static' },

@@ -15,6 +15,7 @@ const STAGES = [
   'index',
   'resolve',
   'discover',
+  'usage',
   'assemble',
   'validate',
   'dedup',

@@ -1,0 +1,360 @@
+// The usage index: for every block, where the corpus builds it (construction sites), which module-level functions
+// return a new one (builders) and where an instance's forward is called (forward calls), from the call facts the
+// parse stage stored per blob. Computed per build from the index in one pass over the calls plus memoized value
+// flow (flow.ts); nothing here reads files. docs/usage.md.
+import type { Block } from '../discover/discover.ts';
+import type { IndexedModule } from '../index/types.ts';
+import type { ArgFact, CallFact, ValueFact } from '../parse/facts.ts';
+import type { Program } from '../resolve/program.ts';
+import { qualifiedName, scopeOf, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
+import { bindArg, Flow } from './flow.ts';
+import type {
+  BlockUsage,
+  BuilderFn,
+  ConstructionSite,
+  ConstructionVia,
+  UsageArg,
+  UsageLocation,
+  UsageValue,
+} from './types.ts';
+
+const EMPTY: BlockUsage = { constructions: [], builders: [], forwardCalls: [] };
+/** `torch.randn(1, 3, 224, 224)`: factories whose positional integers (or one list of them) are the shape. */
+const TENSOR_FACTORIES = new Set(['torch.randn', 'torch.rand', 'torch.zeros', 'torch.ones', 'torch.empty']);
+
+export interface UsageIndex {
+  /** Every construction site, builder and forward call of a block; empty lists for a block never used. */
+  usageOf(blockId: string): BlockUsage;
+}
+
+/** Builds the usage index of the corpus for these blocks (`discoverBlocks(program).blocks`). */
+export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
+  const corpus = new UsageCorpus(program, blocks);
+  const flow = new Flow(corpus);
+  const miner = new Miner(corpus, flow);
+  for (const mod of program.modules) {
+    for (const call of mod.facts.usage.calls) miner.visit(mod, call);
+    miner.visitLinks(mod);
+  }
+  for (const fn of corpus.functions.values()) if (!fn.cls) miner.builders(fn);
+  return miner.finish();
+}
+
+/** One `<-` step of a builder: the class it ends at and the constructor's arguments in the builder's terms. */
+interface Built {
+  cls: ClassInfo;
+  args: UsageArg[];
+  through: string[];
+}
+
+class Miner {
+  private readonly out = new Map<string, BlockUsage>();
+  private readonly registered = new Map<string, ClassInfo[]>();
+  private readonly built = new Map<string, Built[]>();
+  private readonly busy = new Set<string>();
+
+  constructor(
+    private readonly corpus: UsageCorpus,
+    private readonly flow: Flow,
+  ) {
+    // `@MODELS.register_module()` registers the class under its name, or under `name='...'` when given.
+    for (const cls of corpus.classes.values()) {
+      for (const d of cls.fact.decorators) {
+        const m = /(?:^|\.)register(?:_module)?\s*(\(([\s\S]*)\))?$/.exec(d);
+        if (!m) continue;
+        const named = /\bname\s*=\s*['"]([^'"\n]+)['"]/.exec(m[2] ?? '');
+        const name = named ? named[1] : cls.fact.name;
+        const list = this.registered.get(name) ?? [];
+        list.push(cls);
+        this.registered.set(name, list);
+      }
+    }
+  }
+
+  private usage(cls: ClassInfo): BlockUsage | undefined {
+    if (!cls.block) return undefined;
+    let u = this.out.get(cls.key);
+    if (!u) this.out.set(cls.key, (u = { constructions: [], builders: [], forwardCalls: [] }));
+    return u;
+  }
+
+  private location(mod: IndexedModule, scope: string, line: number): UsageLocation {
+    const loc: UsageLocation = { sourceId: mod.sourceId, module: mod.module ?? '', path: mod.path, line, scope };
+    const owner = this.corpus.classOf(mod, scope)?.block;
+    if (owner) loc.inBlock = owner.id;
+    return loc;
+  }
+
+  private site(
+    cls: ClassInfo,
+    mod: IndexedModule,
+    at: { scope: string; line: number; callee: string; assign?: string },
+    via: ConstructionVia,
+    args: UsageArg[],
+    as?: string | number,
+  ): void {
+    const u = this.usage(cls);
+    if (!u) return;
+    const site: ConstructionSite = {
+      blockId: cls.key,
+      ...this.location(mod, at.scope, at.line),
+      via,
+      callee: at.callee,
+      args,
+    };
+    if (as !== undefined) site.as = as;
+    if (at.assign) site.assign = at.assign;
+    u.constructions.push(site);
+  }
+
+  /** `block = CNBlock` in a function (a default filled in, a choice made): a reference bound to a name. */
+  visitLinks(mod: IndexedModule): void {
+    for (const l of mod.facts.usage.links) {
+      if (l.kind !== 'assign' || !l.target || !('name' in l.value) || l.value.head) continue;
+      const r = this.corpus.resolve(mod, l.value.name);
+      const at = { scope: scopeOf(mod, l), line: l.line, callee: l.target };
+      if (r.kind === 'class') this.site(r.cls, mod, at, 'reference', [], l.target);
+    }
+  }
+
+  /** One call: a construction (direct, partial, registry, through a parameter or variable), a forward call, references. */
+  visit(mod: IndexedModule, call: CallFact): void {
+    const { flow } = this;
+    const sc = flow.staticCallee(mod, call);
+    const scope = scopeOf(mod, call);
+    const at = { scope, line: call.line, callee: call.callee, assign: call.assign };
+    const args = () => this.args(mod, scope, call.args, false);
+    if (sc.kind === 'class') this.site(sc.cls, mod, at, 'call', args());
+    else if (sc.kind === 'super') this.site(sc.cls, mod, at, 'super', args());
+    else if (sc.kind === 'registry') for (const cls of sc.classes) this.site(cls, mod, at, 'registry', args());
+    else if (sc.kind === 'config') {
+      const named = this.registered.get(sc.name) ?? [];
+      const own = named.filter((c) => c.mod.sourceId === mod.sourceId);
+      for (const cls of own.length ? own : named)
+        this.site(
+          cls,
+          mod,
+          at,
+          'registry',
+          args().filter((a) => a.name !== 'type'),
+        );
+    } else if (sc.kind === 'partial') {
+      const [first, ...rest] = call.args;
+      if (first && first.kw === undefined && !first.star)
+        for (const v of flow.valuesOf(mod, scope, first, 0))
+          if (v.kind === 'class') this.site(v.cls, mod, at, 'partial', this.args(mod, scope, rest, false));
+    } else if (sc.kind === 'dynamic') {
+      const via: ConstructionVia = call.head === 'param' ? 'parameter' : 'variable';
+      for (const v of flow.calledValues(mod, call)) {
+        if (v.kind === 'class') this.site(v.cls, mod, at, via, args());
+        else if (v.kind === 'partial' && v.of.kind === 'class')
+          this.site(
+            v.of.cls,
+            mod,
+            at,
+            via,
+            merge(this.args(v.mod, scopeOf(v.mod, v.call), v.call.args.slice(1), false), args()),
+          );
+        else if (v.kind === 'instance') this.forward(v.cls, mod, call);
+      }
+    }
+    // References: a block named where a value goes (`block=Bottleneck`, `_resnet(Bottleneck, ...)`).
+    const callee = call.callee === 'dict' && call.assign ? call.assign : call.callee;
+    call.args.forEach((a, i) => {
+      if (a.star || (sc.kind === 'partial' && i === 0)) return;
+      for (const v of 'list' in a ? a.list : [a]) {
+        if (!('name' in v) || v.head) continue;
+        const r = this.corpus.resolve(mod, v.name);
+        if (r.kind === 'class') this.site(r.cls, mod, { ...at, callee }, 'reference', [], a.kw ?? i);
+      }
+    });
+  }
+
+  private forward(cls: ClassInfo, mod: IndexedModule, call: CallFact): void {
+    const u = this.usage(cls);
+    if (!u) return;
+    const scope = scopeOf(mod, call);
+    const args = this.args(mod, scope, call.args, true);
+    u.forwardCalls.push({
+      blockId: cls.key,
+      ...this.location(mod, scope, call.line),
+      callee: call.callee,
+      args,
+      arity: call.args.filter((a) => !a.star && a.kw === undefined).length,
+      keywords: call.args.flatMap((a) => (a.kw !== undefined ? [a.kw] : [])),
+    });
+  }
+
+  /** A module-level function returning a new block (directly, or through helpers that do). */
+  builders(fn: FnInfo): void {
+    const seen = new Set<string>();
+    for (const b of this.builtBy(fn)) {
+      const u = this.usage(b.cls);
+      if (!u || seen.has(b.cls.key)) continue;
+      seen.add(b.cls.key);
+      const params = fn.fact.params.map((p) => ({
+        name: p.name,
+        kind: p.kind,
+        hasDefault: p.default !== undefined || p.kind === 'var-positional' || p.kind === 'var-keyword',
+      }));
+      const builder: BuilderFn = {
+        blockId: b.cls.key,
+        ...this.location(fn.mod, fn.fact.qualname, fn.fact.span.startLine),
+        name: fn.fact.name,
+        params,
+        zeroArg: params.every((p) => p.hasDefault),
+        args: b.args,
+        through: b.through,
+      };
+      u.builders.push(builder);
+    }
+  }
+
+  /** What a module-level function returns a new instance of, with the constructor's arguments in its own terms. */
+  private builtBy(fn: FnInfo): Built[] {
+    const hit = this.built.get(fn.key);
+    if (hit) return hit;
+    if (this.busy.has(fn.key) || fn.cls) return [];
+    this.busy.add(fn.key);
+    const scope = fn.fact.qualname;
+    const { calls, links } = this.corpus.inScope(fn.mod, scope);
+    const returned = new Set(links.flatMap((l) => (l.kind === 'return' && 'name' in l.value ? [l.value.name] : [])));
+    const out: Built[] = [];
+    for (const call of calls) {
+      if (!call.returned && !(call.assign !== undefined && returned.has(call.assign))) continue;
+      const sc = this.flow.staticCallee(fn.mod, call);
+      if (sc.kind === 'class') out.push({ cls: sc.cls, args: this.args(fn.mod, scope, call.args, false), through: [] });
+      else if (sc.kind === 'registry')
+        for (const cls of sc.classes) out.push({ cls, args: this.args(fn.mod, scope, call.args, false), through: [] });
+      else if (sc.kind === 'function' && !sc.bound && !sc.fn.cls) {
+        for (const b of this.builtBy(sc.fn))
+          out.push({
+            cls: b.cls,
+            args: this.substitute(b.args, sc.fn, fn, call),
+            through: [sc.fn.fact.name, ...b.through],
+          });
+      }
+    }
+    this.busy.delete(fn.key);
+    this.built.set(fn.key, out);
+    return out;
+  }
+
+  /** A helper's constructor arguments with its parameters replaced by what the caller passes for them. */
+  private substitute(args: UsageArg[], helper: FnInfo, caller: FnInfo, call: CallFact): UsageArg[] {
+    const out: UsageArg[] = [];
+    const named = new Set(helper.fact.params.filter((p) => p.kind !== 'var-keyword').map((p) => p.name));
+    for (const a of args) {
+      if (a.value.kind !== 'param') {
+        out.push(a);
+        continue;
+      }
+      const p = helper.fact.params.find((q) => q.name === (a.value as { name: string }).name);
+      if (p?.kind === 'var-keyword' && a.star === 2) {
+        // `**kwargs` passed on: the caller's keywords the helper does not name, and the caller's own `**`.
+        const rest = call.args.filter((c) => (c.kw !== undefined && !named.has(c.kw)) || c.star === 2);
+        out.push(...this.args(caller.mod, caller.fact.qualname, rest, false));
+        continue;
+      }
+      const bound = p && !a.star ? bindArg(helper.fact, false, call.args, p.name) : undefined;
+      if (bound) out.push({ ...a, value: this.value(caller.mod, caller.fact.qualname, bound, false) });
+      else if (p?.defaultLiteral !== undefined) out.push({ ...a, value: { kind: 'literal', value: p.defaultLiteral } });
+      else if (p?.default !== undefined) out.push({ ...a, value: { kind: 'expr', text: p.default.slice(0, 80) } });
+      else out.push(a);
+    }
+    return out;
+  }
+
+  private args(mod: IndexedModule, scope: string, args: ArgFact[], forward: boolean): UsageArg[] {
+    return args.map((a) => {
+      const u: UsageArg = { value: this.value(mod, scope, a, forward) };
+      if (a.kw !== undefined) u.name = a.kw;
+      if (a.star) u.star = a.star;
+      return u;
+    });
+  }
+
+  /** An argument as the API gives it: a literal, a reference, a partial, an instance, a tensor, a name or text. */
+  private value(mod: IndexedModule, scope: string, v: ValueFact, forward: boolean): UsageValue {
+    if ('lit' in v) return { kind: 'literal', value: v.lit };
+    if ('expr' in v) return { kind: 'expr', text: v.expr };
+    if ('list' in v) return { kind: 'list', items: v.list.map((item) => this.value(mod, scope, item, forward)) };
+    if ('name' in v) {
+      if (v.head === 'param' && !forward && !v.name.includes('.')) return { kind: 'param', name: v.name };
+      if (v.head === 'local' && forward) {
+        // `x = torch.rand(1, 3, 299, 299)` then `model(x)`: the input's shape, when one factory call made it.
+        const made = this.corpus.inScope(mod, scope).calls.filter((c) => c.assign === v.name);
+        const t =
+          made.length === 1 ? this.value(mod, scope, { call: mod.facts.usage.calls.indexOf(made[0]) }, true) : null;
+        if (t?.kind === 'tensor') return t;
+      }
+      if (v.head) return { kind: 'name', name: v.name };
+      const r = this.corpus.resolve(mod, v.name);
+      if (r.kind === 'class') return ref(r.cls);
+      if (r.kind === 'function') return { kind: 'ref', name: qualifiedName(r.fn) };
+      if (r.kind === 'external') return { kind: 'ref', name: r.qualified };
+      return { kind: 'name', name: v.name };
+    }
+    const call = mod.facts.usage.calls[v.call];
+    const sc = this.flow.staticCallee(mod, call);
+    if (sc.kind === 'external' && TENSOR_FACTORIES.has(sc.qualified)) {
+      const shape = shapeOf(call.args);
+      if (shape) return { kind: 'tensor', factory: sc.qualified, shape };
+    }
+    if (sc.kind === 'class') return { ...ref(sc.cls), kind: 'instance' };
+    if (sc.kind === 'partial' && call.args[0] && call.args[0].kw === undefined) {
+      const [first, ...rest] = call.args;
+      const of = this.value(mod, scope, first, false);
+      if (of.kind === 'ref') return { ...of, kind: 'partial', args: this.args(mod, scope, rest, forward) };
+    }
+    return { kind: 'expr', text: `${call.callee}(...)` };
+  }
+
+  finish(): { usageOf(blockId: string): BlockUsage } {
+    for (const u of this.out.values()) {
+      u.constructions.sort(byPlace);
+      u.builders.sort(byPlace);
+      u.forwardCalls.sort(byPlace);
+    }
+    const out = this.out;
+    return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY };
+  }
+}
+
+/** `partial(Norm, eps=1e-3)(64)` is `Norm(64, eps=1e-3)`: positional arguments first, then keywords, partial's first. */
+function merge(bound: UsageArg[], passed: UsageArg[]): UsageArg[] {
+  const positional = (a: UsageArg) => a.name === undefined && a.star !== 2;
+  return [
+    ...bound.filter(positional),
+    ...passed.filter(positional),
+    ...bound.filter((a) => !positional(a)),
+    ...passed.filter((a) => !positional(a)),
+  ];
+}
+
+function ref(cls: ClassInfo): Extract<UsageValue, { kind: 'ref' }> {
+  const r: Extract<UsageValue, { kind: 'ref' }> = { kind: 'ref', name: qualifiedName(cls) };
+  if (cls.block) r.blockId = cls.block.id;
+  return r;
+}
+
+/** `torch.randn(1, 3, 224, 224)` or `torch.zeros((2, 8))`: the literal shape, else undefined. */
+function shapeOf(args: ArgFact[]): number[] | undefined {
+  const positional = args.filter((a) => a.kw === undefined);
+  const values: unknown[] = [];
+  for (const a of positional) {
+    if (a.star || !('lit' in a)) return undefined;
+    values.push(a.lit);
+  }
+  const dims = values.length === 1 && Array.isArray(values[0]) ? values[0] : values;
+  return dims.length > 0 && dims.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)
+    ? (dims as number[])
+    : undefined;
+}
+
+function byPlace(a: UsageLocation, b: UsageLocation): number {
+  const ka = [a.sourceId, a.path];
+  const kb = [b.sourceId, b.path];
+  for (let i = 0; i < 2; i++) if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
+  return a.line - b.line || (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0);
+}
