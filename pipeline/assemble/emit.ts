@@ -27,6 +27,8 @@ export interface EmittedDefinition {
 export interface Assembled {
   code: string;
   className: string;
+  /** The extra roots' names in the emitted module (a clash may rename one), in the closure's order. */
+  rootNames: string[];
   /** Internal statements copied, in emitted order (the block's own class included). */
   definitions: EmittedDefinition[];
   diagnostics: Diagnostic[];
@@ -140,7 +142,13 @@ export function emitModule(
   if (stdlib.length) parts.push(stdlib.join('\n'));
   if (thirdParty.length) parts.push(thirdParty.join('\n'));
   parts.push(body.join('\n\n\n'));
-  return { code: parts.join('\n\n') + '\n', className: nameOf(c.blockKey), definitions, diagnostics };
+  return {
+    code: parts.join('\n\n') + '\n',
+    className: nameOf(c.blockKey),
+    rootNames: c.rootKeys.map(nameOf),
+    definitions,
+    diagnostics,
+  };
 }
 
 /**

@@ -32,7 +32,17 @@ export interface ManifestEntry {
 
 export interface ExtractedBlock {
   entry: ManifestEntry;
+  /**
+   * The emitted names of the builders the module holds besides the block (`resnet50`), in the order given: what
+   * validation may build the block through.
+   */
+  builders: string[];
   code: string;
+  /**
+   * The module without the builders, when it holds any: what de-duplication compares (a block's definition, not
+   * the set of configurations its source happens to offer).
+   */
+  coreCode?: string;
   definitions: EmittedDefinition[];
   diagnostics: Diagnostic[];
   ms: number;
@@ -45,6 +55,11 @@ export interface ExtractOptions {
   isolated?: ReadonlySet<string>;
   /** Write files (false: assemble in memory only, e.g. for dedup/spec). */
   write?: boolean;
+  /**
+   * Zero-argument builder functions of a block's own module (`resnet50` for ResNet) the emitted module holds too,
+   * from usage mining: validation builds the block through them and counts their configurations.
+   */
+  builders?: (block: Block) => string[];
   onDone?: () => void;
 }
 
@@ -127,11 +142,33 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let className = block.name;
     let definitions: EmittedDefinition[] = [];
     let requires: Requirement[] = [];
+    let builders: string[] = [];
+    let coreCode: string | undefined;
     try {
-      const closure = computeClosure(program, lookupFor(block.sourceId), mod, block.stmt, block.name);
+      // A builder's statement in the block's module: module-level functions only (`def resnet50(...)`).
+      const roots = (opts.builders?.(block) ?? []).flatMap((name) => {
+        const fn = mod.facts.functions.find((f) => f.qualname === name);
+        return fn ? [{ stmt: fn.statementIndex, name }] : [];
+      });
+      const lookup = lookupFor(block.sourceId);
+      // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
+      // builders, the module written and validated also holds them and what they need.
+      const closure = computeClosure(program, lookup, mod, block.stmt, block.name);
       const emitted = emitModule(block.id, closure, readText, opts.labels);
       code = emitted.code;
       className = emitted.className;
+      if (roots.length > 0) {
+        const withBuilders = emitModule(
+          block.id,
+          computeClosure(program, lookup, mod, block.stmt, block.name, roots),
+          readText,
+          opts.labels,
+        );
+        coreCode = code;
+        code = withBuilders.code;
+        className = withBuilders.className;
+        builders = withBuilders.rootNames;
+      }
       definitions = emitted.definitions;
       diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);
       requires = [...closure.externals]
@@ -152,7 +189,9 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     if (opts.write !== false && code) writeFileSync(file, code);
     out.push({
       entry: { id: block.id, file, importRoot, module: moduleName, className, requires, sha256: sha256(code) },
+      builders,
       code,
+      ...(coreCode !== undefined ? { coreCode } : {}),
       definitions,
       diagnostics,
       ms: performance.now() - t0,

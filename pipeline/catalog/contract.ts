@@ -475,6 +475,8 @@ export interface ValidationRecipe {
   builder?: string;
   /** Where the recipe came from (docs/validate.md, "Recipes"). */
   origin?: 'override' | 'builder' | 'usage' | 'inference';
+  /** Config objects passed as kwargs: a class of the block's module (`.MBConvConfig`) called with literal kwargs. */
+  calls?: { name: string; target: string; kwargs: { name: string; value: LiteralValue }[] }[];
   /** Constructor keyword arguments, in constructor order. A list, since names are upstream names. */
   kwargs: { name: string; value: LiteralValue }[];
   /**
@@ -721,6 +723,8 @@ export interface SandboxReport {
   device: string;
   /** Size cap of each block's private /tmp, in bytes; null without a sandbox. */
   tmpBytes: number | null;
+  /** Compiled op libraries of installed distributions loaded before blocks ran (`torchvision/_C...so`). */
+  nativeLibraries?: string[];
 }
 
 /** A block's status as listings, the API and the change feed name it. */

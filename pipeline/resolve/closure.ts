@@ -84,6 +84,8 @@ export interface Binding {
 
 export interface Closure {
   blockKey: BindingKey;
+  /** Bindings of the extra roots (`computeClosure`'s `roots`), in order. */
+  rootKeys: BindingKey[];
   stmts: Map<string, IncludedStmt>;
   namespaces: Map<BindingKey, NamespaceNode>;
   bindings: Map<BindingKey, Binding>;
@@ -102,9 +104,15 @@ export function computeClosure(
   mod: IndexedModule,
   stmt: number,
   name: string,
+  /**
+   * Other definitions of the block's module the emitted module must hold under their names: the zero-argument
+   * builders that build the block (`resnet50`), which validation may build it through (docs/validate.md, "Recipes").
+   */
+  roots: { stmt: number; name: string }[] = [],
 ): Closure {
   const c: Closure = {
     blockKey: defKey(mod, stmt, name),
+    rootKeys: roots.map((r) => defKey(mod, r.stmt, r.name)),
     stmts: new Map(),
     namespaces: new Map(),
     bindings: new Map(),
@@ -274,6 +282,10 @@ export function computeClosure(
   // The block is what its user instantiates (with every class its statement defines).
   for (const k of classesOf(mod, stmt)) methods.instantiate(mod, stmt, k.qualname.split('.')[0]);
   c.bindings.set(c.blockKey, { key: c.blockKey, name, by: stmtKey(mod, stmt), kind: 'def' });
+  roots.forEach((r, i) => {
+    const key = c.rootKeys[i];
+    if (!c.bindings.has(key)) c.bindings.set(key, { key, name: r.name, by: include(mod, r.stmt), kind: 'def' });
+  });
   while (queue.length || reached.length) {
     if (!queue.length) {
       followMethod(reached.shift()!);

@@ -15,7 +15,6 @@ import type { Diagnostic } from '../diagnostics.ts';
 import { classAt } from '../discover/discover.ts';
 import { sha256 } from '../index/hash.ts';
 import type { ClassFact } from '../parse/facts.ts';
-import { buildUsageIndex } from '../usage/usage-index.ts';
 import { dedupItemOf } from './dedup-items.ts';
 import { runExtraction } from './extract-step.ts';
 import { finishCatalog, PARTIAL_FILE, type BuildSummary } from './merge.ts';
@@ -59,10 +58,7 @@ export async function buildPartial(
   if (v) diagnostics.push(...v.diagnostics);
   timings.validate = performance.now() - t;
 
-  t = performance.now();
-  // Usage mining over the whole index (every shard sees the same corpus, so the same users of each block).
-  const usage = buildUsageIndex(p.program, p.discovered.blocks);
-  timings.usage = performance.now() - t;
+  const usage = p.usage();
 
   t = performance.now();
   // Slugs from every discovered block, not just this shard's, so that shards agree on collisions.

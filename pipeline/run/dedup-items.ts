@@ -19,7 +19,7 @@ export function dedupItemOf(
     path: block.path,
     priority: snapshot.priority,
     validated: validation?.passed ?? false,
-    code: ownCode(extracted.code),
+    code: ownCode(extracted.coreCode ?? extracted.code),
     moduleTree: validation?.tree ?? null,
   };
 }

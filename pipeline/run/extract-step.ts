@@ -26,6 +26,7 @@ export function runExtraction(
     labels: sourceLabels(p.snapshots),
     isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
     write: opts.write,
+    builders: (b) => zeroArgBuilders(p, b),
     onDone: () => progress.tick(),
   });
   if (opts.versions !== false) {
@@ -45,4 +46,20 @@ export function extractToFolder(
 ): { manifest: string; extracted: ExtractedBlock[] } {
   const extracted = runExtraction(ctx, p, blocks, { outDir });
   return { manifest: writeManifest(outDir, extracted), extracted };
+}
+
+/** Most builder configurations a block's module holds (ResNet has 9 builders: resnet18 ... wide_resnet101_2). */
+const MAX_BUILDERS = 8;
+
+/**
+ * The zero-argument builders of a block that live in its own module (`resnet50` beside ResNet), in source order:
+ * the emitted module holds them, and validation builds the block through them (docs/validate.md, "Recipes").
+ */
+export function zeroArgBuilders(p: Prepared, block: Block): string[] {
+  const own = p
+    .usage()
+    .usageOf(block.id)
+    .builders.filter((f) => f.zeroArg && f.sourceId === block.sourceId && f.path === block.path && !f.scope.includes('.'))
+    .sort((a, b) => a.line - b.line);
+  return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
 }

@@ -7,6 +7,7 @@ import { indexSources } from '../index/index.ts';
 import { Store } from '../index/store.ts';
 import type { IndexResult } from '../index/types.ts';
 import { Program } from '../resolve/program.ts';
+import { buildUsageIndex, type UsageIndex } from '../usage/usage-index.ts';
 import { loadConfig } from '../config/load.ts';
 import type { CorpusConfig } from '../config/types.ts';
 import { fetchSources } from '../sources/fetch.ts';
@@ -26,6 +27,11 @@ export interface Prepared {
   discovered: DiscoverResult;
   diagnostics: Diagnostic[];
   timings: Record<string, number>;
+  /**
+   * Usage mining over the whole index (docs/usage.md), computed on first use: extraction takes builders from it,
+   * validation its recipe candidates, the catalog `usedBy`. Every shard sees the same corpus, so the same users.
+   */
+  usage(): UsageIndex;
 }
 
 /** Loads the config and opens the index; the caller closes `store`. Quiet unless given a terminal's context. */
@@ -51,6 +57,7 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
   for (const s of usable) if (s.symbols?.length) symbols.set(s.id, s.symbols);
   const discovered = discoverBlocks(program, { symbols });
   timings.discover = performance.now() - t;
+  let usage: UsageIndex | undefined;
   return {
     snapshots: sources.snapshots,
     index,
@@ -58,6 +65,14 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
     discovered,
     diagnostics: [...sources.diagnostics, ...index.diagnostics, ...discovered.diagnostics],
     timings,
+    usage: () => {
+      if (!usage) {
+        const t0 = performance.now();
+        usage = buildUsageIndex(program, discovered.blocks);
+        timings.usage = performance.now() - t0;
+      }
+      return usage;
+    },
   };
 }
 

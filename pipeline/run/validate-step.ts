@@ -5,6 +5,10 @@ import type { IndexedModule } from '../index/types.ts';
 import { lookupPython } from '../config/python.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
+import { classAt } from '../discover/discover.ts';
+import type { ClassFact } from '../parse/facts.ts';
+import { nativeLibraries } from './native-libraries.ts';
+import { initParams, usageRecipes } from './recipe-candidates.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
 import {
@@ -82,12 +86,21 @@ export async function runValidation(
   const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
   const blockedPackages = corpusPackages(p.index.modules);
   const overrides = ctx.config.validate?.overrides ?? {};
+  const usage = p.usage();
+  const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
+  const classIndex = new Map<string, ClassFact>();
+  for (const m of p.index.modules)
+    for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
   const items: ValidateItem[] = extracted
     .filter((e) => e.code && (!opts.only || opts.only(e.entry.id)))
     .map((e) => {
       const b = blocks.get(e.entry.id)!;
       const snap = snapshots.get(b.sourceId)!;
       const o = overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
+      const mod = modules.get(`${b.sourceId}\0${b.path}`);
+      const own = mod ? classAt(mod, b.stmt, b.name) : undefined;
+      const positional = initParams([own, ...b.baseChain.map((q) => classIndex.get(q))]);
+      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional);
       return {
         id: b.id,
         importRoot: e.entry.importRoot,
@@ -96,6 +109,8 @@ export async function runValidation(
         blockedPackages,
         moduleHash: e.entry.sha256,
         ...(o ? { overrides: o } : {}),
+        ...(recipes.candidates.length ? { usage: recipes.candidates } : {}),
+        ...(recipes.inputs.length ? { usageInputs: recipes.inputs } : {}),
         // The original is importable from its source's import root (installed distribution or checkout).
         ...(b.qualname.includes('.')
           ? {}
@@ -115,6 +130,7 @@ export async function runValidation(
     // Every source's packages, so a missing one is told apart from a distribution that is not installed.
     corpusPackages: blockedPackages,
     nativeModules: corpusExtensions(p.snapshots),
+    nativeLibraries: nativeLibraries(p.snapshots, p.index.modules),
     cache: {
       get: (k) => ctx.store.kvGet('validate', k),
       put: (k, val) => {
@@ -201,11 +217,22 @@ export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = 
 
 /** A runner recipe in the catalog's form: kwargs as an ordered list (upstream names are never object keys). */
 function catalogRecipe(r: Recipe): ValidationRecipe {
+  const calls = new Set(r.calls ?? []);
+  const pairs = (o: Record<string, unknown>) =>
+    Object.entries(o).map(([name, value]) => ({ name, value: value as LiteralValue }));
   return {
     seed: r.seed,
     ...(r.builder ? { builder: r.builder } : {}),
     origin: r.origin,
-    kwargs: Object.entries(r.kwargs).map(([name, value]) => ({ name, value: value as LiteralValue })),
+    kwargs: pairs(Object.fromEntries(Object.entries(r.kwargs).filter(([name]) => !calls.has(name)))),
+    ...(calls.size
+      ? {
+          calls: [...calls].map((name) => {
+            const call = r.kwargs[name] as { call: string; kwargs: Record<string, unknown> };
+            return { name, target: call.call, kwargs: pairs(call.kwargs) };
+          }),
+        }
+      : {}),
     ...(r.refs?.length ? { refs: r.refs } : {}),
     inputs: r.inputs,
   };

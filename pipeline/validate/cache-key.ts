@@ -13,6 +13,8 @@ export interface CacheKeyParts {
   sandbox: boolean;
   /** The corpus's packages and declared extensions, sorted: they decide missing-module vs missing-dependency. */
   corpus?: { packages: string[]; native: string[] };
+  /** Compiled op libraries the workers loaded: they decide whether `torch.ops` calls work. */
+  nativeLibraries?: string[];
 }
 
 /**
@@ -23,14 +25,14 @@ export interface CacheKeyParts {
  */
 export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
   const material = [
-    'nnblocks-validate/1',
+    'nnblocks-validate/2',
     item.moduleHash,
     item.module,
     item.className,
     [...item.blockedPackages].sort(),
     item.overrides ?? null,
     item.usage ?? [],
-    item.canonical ?? [],
+    item.usageInputs ?? [],
     item.original ?? null,
     parts.runnerVersion,
     parts.torchVersion,
@@ -39,6 +41,7 @@ export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
     parts.memoryBytes,
     parts.sandbox,
     ...(parts.corpus ? [parts.corpus] : []),
+    ...(parts.nativeLibraries?.length ? [parts.nativeLibraries] : []),
   ];
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }

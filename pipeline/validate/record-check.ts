@@ -39,6 +39,22 @@ const INPUT = {
   },
 };
 
+/** A config object a kwarg is built as: a class of the block's module called with literal kwargs. */
+const CALL = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['call', 'kwargs'],
+  properties: {
+    call: { type: 'string', maxLength: RUN_LIMITS.typeNameChars },
+    kwargs: {
+      type: 'object',
+      maxProperties: ITEMS,
+      propertyNames: { pattern: KWARG_NAME_PATTERN },
+      additionalProperties: literal(RUN_LIMITS.literalDepth),
+    },
+  },
+};
+
 /** A recipe: how the block was (or was first tried to be) built and fed. */
 const RECIPE = {
   type: 'object',
@@ -52,9 +68,10 @@ const RECIPE = {
       type: 'object',
       maxProperties: ITEMS,
       propertyNames: { pattern: KWARG_NAME_PATTERN },
-      additionalProperties: literal(RUN_LIMITS.literalDepth),
+      additionalProperties: { anyOf: [literal(RUN_LIMITS.literalDepth), CALL] },
     },
     refs: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
+    calls: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
     inputs: { type: 'array', maxItems: ITEMS, items: INPUT },
   },
 };
@@ -233,6 +250,18 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
       if (!isKwargName(name)) return { ok: false, why: `recipe kwarg ${name} is a reserved word` };
     for (const name of r.refs ?? [])
       if (!isRefTarget(r.kwargs[name])) return { ok: false, why: `recipe reference ${name} is not a dotted name` };
+    const calls = new Set(r.calls ?? []);
+    for (const [name, value] of Object.entries(r.kwargs)) {
+      const isCall = typeof value === 'object' && value !== null && !Array.isArray(value);
+      if (isCall !== calls.has(name)) return { ok: false, why: `recipe kwarg ${name}: a call where none is named` };
+      if (isCall) {
+        const call = value as { call: unknown; kwargs: Record<string, unknown> };
+        if (!isRefTarget(call.call)) return { ok: false, why: `recipe call ${name} is not a dotted name` };
+        for (const inner of Object.keys(call.kwargs))
+          if (!isKwargName(inner)) return { ok: false, why: `recipe call ${name}: kwarg ${inner} is a reserved word` };
+      }
+    }
+    for (const name of calls) if (!(name in r.kwargs)) return { ok: false, why: `recipe call ${name} has no kwarg` };
   }
   for (const name of rec.uninferred ?? [])
     if (!isKwargName(name)) return { ok: false, why: `uninferred ${name} is a reserved word` };

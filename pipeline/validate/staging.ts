@@ -2,9 +2,19 @@
 // and one inbox per worker, into which the block being run, and only it, is placed. Blocks never see the cache,
 // the project, other sources or other blocks' modules: only the inbox is bound, and it holds one block at a time.
 // Everything is world-readable on purpose: when nnblocks runs as root the sandbox runs as uid 65534.
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { seccompFds } from './sandbox.ts';
 import type { ValidateItem } from './types.ts';
 
@@ -21,7 +31,8 @@ export interface Staging {
 
 /** Makes everything under `path` readable (and folders traversable) by every uid, whatever the umask was. */
 function openUp(path: string): void {
-  const st = statSync(path);
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return; // a link to an installed library: its target's modes are its own
   chmodSync(path, st.isDirectory() ? 0o755 : 0o644);
   if (st.isDirectory()) for (const name of readdirSync(path)) openUp(join(path, name));
 }
@@ -58,13 +69,21 @@ function moduleFile(item: ValidateItem): string | null {
  * imports as namespace packages) and returns that folder; `release` removes it. A module that isn't there gives
  * an empty folder: the runner reports it as not found.
  */
-export function placeBlock(inbox: string, seq: number, item: ValidateItem): { root: string; release: () => void } {
+export function placeBlock(
+  inbox: string,
+  seq: number,
+  item: ValidateItem,
+  nativeLibraries: readonly string[] = [],
+): { root: string; release: () => void } {
   const root = join(inbox, String(seq));
   mkdirSync(root);
   const rel = moduleFile(item);
   if (rel) {
     mkdirSync(join(root, dirname(rel)), { recursive: true });
     cpSync(join(item.importRoot, rel), join(root, rel));
+    // Inlined loaders find a compiled library beside their module (torchvision's `_get_extension_path('_C')`):
+    // the installed one, by link, where the block's module now is (docs/validate.md, "Compiled ops").
+    for (const lib of nativeLibraries) symlinkSync(lib, join(root, dirname(rel), basename(lib)));
   }
   openUp(root);
   return { root, release: () => rmSync(root, { recursive: true, force: true }) };

@@ -25,8 +25,8 @@ export interface ValidateItem {
    * assembled module (the assemble stage includes them).
    */
   usage?: RecipeCandidate[];
-  /** Zero-argument builders whose configurations get a parameter count (`resnet50`: 25,557,032). */
-  canonical?: string[];
+  /** Forward inputs the corpus calls the block with (literal tensor shapes), tried before probing. */
+  usageInputs?: InputSpec[][];
   /** The original class, for fidelity; imported with its package unblocked. */
   original?: { importRoot: string; module: string; className: string };
 }
@@ -51,6 +51,11 @@ export interface ValidateOptions {
   tmpBytes?: number;
   /** Default os.availableParallelism(). */
   workers?: number;
+  /**
+   * Compiled op libraries of installed distributions (`.../torchvision/_C*.so`) each worker loads before any block
+   * runs: the runtime the assembled Python calls into through `torch.ops` (docs/validate.md, "Compiled ops").
+   */
+  nativeLibraries?: string[];
   cache?: ValidateCache;
   onProgress?: (done: number, total: number) => void;
   /**
@@ -105,6 +110,8 @@ export interface RecipeCandidate {
   builder?: string;
   kwargs?: Record<string, unknown>;
   refs?: string[];
+  /** The site left some arguments unknown: inference fills the required parameters `kwargs` lacks. */
+  fill?: boolean;
 }
 
 /** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */
@@ -112,6 +119,11 @@ export interface Recipe {
   seed: number;
   /** Set when the block was built by calling this function of its module with `kwargs`, not the class. */
   builder?: string;
+  /**
+   * Kwargs whose value is a config object to build, `{ call: '.MBConvConfig', kwargs: {...} }`: a class of the
+   * block's module called with literal kwargs before the block is built. Absent when there are none.
+   */
+  calls?: string[];
   origin: RecipeOrigin;
   kwargs: Record<string, unknown>;
   /**

@@ -120,7 +120,7 @@ function toJob(
     blocked: item.blockedPackages,
     overrides: item.overrides ?? null,
     usage: item.usage ?? [],
-    canonical: item.canonical ?? [],
+    usageInputs: item.usageInputs ?? [],
     original: item.original ?? null,
     seed: DEFAULT_SEED,
     timeoutMs,
@@ -205,7 +205,12 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
   const staging = createStaging(RUNNER_DIR);
   const hostWork = opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
   const gpu = opts.device !== 'cpu' && hasGpuDevices();
-  const helloIn = { device: opts.device, workRoot: hostWork ?? SANDBOX_WORK_ROOT, sandboxed: opts.sandbox };
+  const helloIn = {
+    device: opts.device,
+    workRoot: hostWork ?? SANDBOX_WORK_ROOT,
+    sandboxed: opts.sandbox,
+    nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
+  };
   const workers: RunnerWorker[] = [];
   /** Starts a worker whose sandbox shows `root` (an original's import root) besides the block it runs. */
   const start = async (root: string) => {
@@ -243,6 +248,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       seccomp: hello.identity.seccomp,
       device: hello.device,
       tmpBytes: opts.sandbox ? tmpBytes : null,
+      nativeLibraries: hello.nativeLibraries,
     };
     const refused = opts.sandbox ? privilegeProblem(hello) : null;
     if (refused) {
@@ -261,6 +267,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       memoryBytes,
       sandbox: opts.sandbox,
       corpus,
+      nativeLibraries: hello.nativeLibraries,
     };
     // An original the sandbox's user can't read would stop its sandbox from starting: no fidelity for it.
     const visible = (it: ValidateItem): ValidateItem =>
@@ -283,7 +290,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       while (pending.length > 0) {
         const i = pending.shift()!;
         if (!worker.worker.alive) worker = await start(root); // the last block killed it, crashed it, or left a process
-        const placed = placeBlock(worker.inbox, ++seq, runnable[i]);
+        const placed = placeBlock(worker.inbox, ++seq, runnable[i], hello.nativeLibraries);
         const importRoot = opts.sandbox ? `${SANDBOX_INBOX}/${basename(placed.root)}` : placed.root;
         try {
           const job = toJob(runnable[i], importRoot, timeoutMs, memoryBytes, corpus);

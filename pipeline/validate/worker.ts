@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { NnblocksError } from '../diagnostics.ts';
 import { checkRunnerRecord } from './record-check.ts';
-import type { RecipeCandidate, RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
+import type { InputSpec, RecipeCandidate, RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
 
 /** Who the worker runs as, measured by itself from /proc/self/status. */
 export interface WorkerIdentity {
@@ -27,6 +27,8 @@ export interface WorkerHello {
   /** Set when the requested device cannot be used (cuda without CUDA). */
   error: string | null;
   identity: WorkerIdentity;
+  /** Compiled op libraries the worker loaded (ValidateOptions.nativeLibraries that exist and load). */
+  nativeLibraries: string[];
 }
 
 export interface WorkerJob {
@@ -37,7 +39,7 @@ export interface WorkerJob {
   blocked: string[];
   overrides: ValidateOverride | null;
   usage: RecipeCandidate[];
-  canonical: string[];
+  usageInputs: InputSpec[][];
   original: ValidateItem['original'] | null;
   seed: number;
   timeoutMs: number;
@@ -124,7 +126,7 @@ export class RunnerWorker {
   /** Starts a worker and waits for its `ready` line (it imports torch first). Throws when it never gets there. */
   static async start(
     cmd: WorkerCommand,
-    hello: { device: string; workRoot: string; sandboxed: boolean },
+    hello: { device: string; workRoot: string; sandboxed: boolean; nativeLibraries: string[] },
     timeoutMs = 120_000,
   ): Promise<{ worker: RunnerWorker; hello: WorkerHello }> {
     const nonce = randomBytes(16).toString('hex');
@@ -275,6 +277,9 @@ function readHello(msg: Record<string, unknown>): WorkerHello | null {
     torchVersion: msg.torchVersion.slice(0, 64),
     python: str(msg.python) ?? 'unknown',
     error: str(msg.error),
+    nativeLibraries: Array.isArray(msg.nativeLibraries)
+      ? msg.nativeLibraries.filter((p): p is string => typeof p === 'string').map((p) => p.slice(0, 500))
+      : [],
     identity: {
       uid: id.uid,
       gid: id.gid,

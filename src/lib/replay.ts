@@ -86,7 +86,7 @@ function refSource(target: string): string {
 export function replayPlan(spec: BlockSpec): ReplayPlan | null {
   const v = spec.validation;
   if (!v || typeof v !== 'object' || v.status !== 'passed' || !v.recipe || typeof v.recipe !== 'object') return null;
-  const { seed, kwargs, refs = [], inputs, builder } = v.recipe;
+  const { seed, kwargs, refs = [], inputs, builder, calls = [] } = v.recipe;
   if (!isInt(seed, 0) || typeof spec.id !== 'string' || typeof v.device !== 'string' || !DEVICE.test(v.device))
     return null;
   if (builder !== undefined && !isKwargName(builder)) return null;
@@ -110,6 +110,20 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     const source = refs.includes(k.name) ? (isRefTarget(k.value) ? refSource(k.value) : null) : pyLiteral(k.value);
     if (source === null) return null;
     plan.kwargs.push({ name: k.name, source });
+  }
+  // Config objects: a checked dotted class called with checked literal kwargs, e.g. `getattr(module, 'Cfg')(a=1)`.
+  if (!Array.isArray(calls) || calls.length > RUN_LIMITS.recipeItems) return null;
+  for (const c of calls) {
+    if (!c || !isKwargName(c.name) || names.has(c.name) || !isRefTarget(c.target) || !Array.isArray(c.kwargs))
+      return null;
+    names.add(c.name);
+    const args: string[] = [];
+    for (const k of c.kwargs) {
+      const value = k && isKwargName(k.name) ? pyLiteral(k.value) : null;
+      if (value === null) return null;
+      args.push(`${k.name}=${value}`);
+    }
+    plan.kwargs.push({ name: c.name, source: `${refSource(c.target)}(${args.join(', ')})` });
   }
   for (const i of inputs) {
     if (!i || !isShape(i.shape) || !isTorchDtype(i.dtype)) return null;

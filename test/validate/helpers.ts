@@ -17,7 +17,6 @@ export function fixtureItems(
         overrides?: ValidateItem['overrides'];
         original?: ValidateItem['original'];
         usage?: ValidateItem['usage'];
-        canonical?: ValidateItem['canonical'];
       }
   >,
   root?: string,
@@ -37,7 +36,6 @@ export function fixtureItems(
       ...(spec.overrides ? { overrides: spec.overrides } : {}),
       ...(spec.original ? { original: spec.original } : {}),
       ...(spec.usage ? { usage: spec.usage } : {}),
-      ...(spec.canonical ? { canonical: spec.canonical } : {}),
     };
   });
   return { root: dir, items };

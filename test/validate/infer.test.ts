@@ -85,6 +85,23 @@ const fixtures = {
         def forward(self, x):
             return drop(x, self.mode) * self.scale
   `,
+  // Built from a config object of its own module (torchvision's MBConv and MBConvConfig shape).
+  configured: py`
+    import torch.nn as nn
+    class BlockConfig:
+        def __init__(self, expand_ratio: float, kernel: int, input_channels: int, out_channels: int, use_se: bool):
+            self.expand_ratio, self.kernel = expand_ratio, kernel
+            self.input_channels, self.out_channels, self.use_se = input_channels, out_channels, use_se
+    class Block(nn.Module):
+        def __init__(self, cnf: BlockConfig, stochastic_depth_prob: float):
+            super().__init__()
+            hidden = int(cnf.input_channels * cnf.expand_ratio)
+            self.expand = nn.Conv2d(cnf.input_channels, hidden, 1)
+            self.dw = nn.Conv2d(hidden, hidden, cnf.kernel, padding=cnf.kernel // 2, groups=hidden)
+            self.project = nn.Conv2d(hidden, cnf.out_channels, 1)
+        def forward(self, x):
+            return self.project(self.dw(self.expand(x)))
+  `,
   // A detector: separate [C, H, W] images in a list, and a training mode that wants targets.
   detector: py`
     from typing import List, Optional
@@ -172,6 +189,31 @@ describe('inference of forward inputs', () => {
     expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'float32', list: 2 }]);
     expect(r.outputs[0].shape).toEqual([2, 2 * 3 * 32 * 32]);
     expect(r.gradients).toEqual({ withGrad: 4, without: 0, mode: 'train' });
+  });
+});
+
+describe('config objects', () => {
+  it('builds a config object of its own module for a parameter annotated with it, and records the call', () => {
+    const r = rec.configured;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.calls).toEqual(['cnf']);
+    expect(r.recipe?.kwargs.cnf).toEqual({
+      call: '.BlockConfig',
+      kwargs: { expand_ratio: 2, kernel: 3, input_channels: 3, out_channels: 16, use_se: false },
+    });
+    expect(toCatalog(r).recipe?.calls).toEqual([
+      {
+        name: 'cnf',
+        target: '.BlockConfig',
+        kwargs: [
+          { name: 'expand_ratio', value: 2 },
+          { name: 'kernel', value: 3 },
+          { name: 'input_channels', value: 3 },
+          { name: 'out_channels', value: 16 },
+          { name: 'use_se', value: false },
+        ],
+      },
+    ]);
   });
 });
 

@@ -183,9 +183,9 @@ const fixtures = {
     className: 'Net',
     usage: [
       { origin: 'builder' as const, builder: 'not_a_net' },
+      { origin: 'builder' as const, builder: 'net_large' },
       { origin: 'builder' as const, builder: 'net_small' },
     ],
-    canonical: ['net_small', 'net_large', 'not_a_net'],
   },
   stem: {
     code: STEM,
@@ -283,13 +283,13 @@ describe('validateBlocks on ordinary blocks', () => {
   it('builds through a builder of its source before guessing, and counts the params of every builder configuration', () => {
     const r = rec.builder;
     expect(r.status).toBe('passed');
-    // not_a_net() builds a Linear, not this block: skipped; net_small() is the recipe.
+    // not_a_net() builds a Linear, not this block: skipped; net_small() is the smallest configuration, tried first.
     expect(r.recipe).toMatchObject({ origin: 'builder', builder: 'net_small', kwargs: {} });
     const conv = (i: number, o: number) => i * o * 9 + o;
     expect(r.params).toBe(conv(3, 8) + conv(8, 16) + 16 * 10 + 10);
     expect(r.canonical).toEqual([
-      { builder: 'net_small', params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10 },
       { builder: 'net_large', params: conv(3, 32) + conv(32, 64) + conv(64, 128) + 128 * 10 + 10 },
+      { builder: 'net_small', params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10 },
     ]);
   });
 

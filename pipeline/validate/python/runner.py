@@ -54,6 +54,21 @@ def probe_device(requested):
     return "cpu", None, None
 
 
+def load_native(paths):
+    """Loads the compiled op libraries of installed distributions (torchvision's `_C`) before any block runs:
+    a block's assembled Python calls `torch.ops.torchvision.nms`, and the library that registers it is part of the
+    runtime like torch itself, not code a block could carry. Nothing of the distribution's Python is imported (its
+    package stays refused). Returns the paths that loaded; docs/validate.md ("Compiled ops")."""
+    loaded = []
+    for path in paths:
+        try:
+            torch.ops.load_library(path)
+            loaded.append(path)
+        except Exception:
+            pass
+    return loaded
+
+
 def main():
     # No other process of the sandbox (a block's, all running as the same uid) may open this one's /proc entries:
     # its fd 3 (the result pipe) or its memory.
@@ -66,8 +81,9 @@ def main():
     nonce, sandboxed = hello["nonce"], bool(hello.get("sandboxed"))
     emit = lambda obj: write_all(3, (json.dumps(sanitize({"nonce": nonce, **obj})) + "\n").encode())
     device, gpu, error = probe_device(hello.get("device", "auto"))
+    native = load_native(hello.get("nativeLibraries") or [])
     emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
-          "python": sys.version.split()[0], "identity": identity()})
+          "python": sys.version.split()[0], "identity": identity(), "nativeLibraries": native})
     count = 0
     while (line := stdin.line()) is not None:
         job = json.loads(line)

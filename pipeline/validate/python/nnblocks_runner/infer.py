@@ -29,12 +29,47 @@ FIXED = {
 # Norm layers to try for a required `norm_layer`, in order: 2-d feature maps first, then token sequences, video.
 NORMS = ("torch.nn.BatchNorm2d", "torch.nn.LayerNorm", "torch.nn.BatchNorm3d")
 INT_SEQ = re.compile(r"^(List|Sequence|Tuple|list|tuple)\[int")
+CHANNEL_STATS = re.compile(r"(^|_)(mean|std)s?$")
 LISTY_NAMES = re.compile(r"(_list|layers|depths|repeats|rates|_sizes|channels_per_stage)$")
 
 
 class Ref(str):
     """A kwarg value that names an object instead of being one: `torch.nn.BatchNorm2d`, or `.BasicBlock` for an
     attribute of the block's own module (so the same recipe replays on the original class in its own package)."""
+
+
+class Construct(dict):
+    """A kwarg value built by calling a class of the block's module with literal kwargs: a config object, e.g.
+    `cnf: MBConvConfig` -> {"call": ".MBConvConfig", "kwargs": {"expand_ratio": 2, ...}}. JSON as it is; the recipe
+    names such kwargs in `calls`, resolved at build time like refs."""
+
+
+def config_class(ann, cls):
+    """A plain (non-Module) class of the block's module that the annotation names: a config object the block is
+    built from (`cnf: MBConvConfig`, `cfg: "_MBConvConfig"`), or None."""
+    mod = sys.modules.get(cls.__module__)
+    for word in re.findall(r"[A-Za-z_]\w*", ann or ""):
+        obj = getattr(mod, word, None) if mod else None
+        if isinstance(obj, type) and not issubclass(obj, torch.nn.Module) and obj.__module__ == cls.__module__:
+            return obj
+    return None
+
+
+def construct(cfg, c):
+    """A Construct of config class `cfg` with its required parameters guessed like a block's, or None."""
+    try:
+        params = list(inspect.signature(cfg).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    kwargs = {}
+    for p in params:
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or p.default is not inspect.Parameter.empty:
+            continue
+        value = guess(p, cfg, c, depth=1)
+        if value is None or isinstance(value, (Ref, Construct)):
+            return None
+        kwargs[p.name] = value
+    return Construct(call="." + cfg.__name__, kwargs=kwargs)
 
 
 def ann_text(annotation):
@@ -117,11 +152,14 @@ def layer_ref(name, ann, cls, norm):
     return Ref("." + hit.__name__) if hit is not None else None
 
 
-def guess(p, cls, c):
-    """One value for a required constructor parameter; None when nothing sensible (JSON or a Ref) exists.
-
-    `c` is the candidate's choices: in_ch, base (widths), n (list length), norm (index into NORMS), strings."""
+def guess(p, cls, c, depth=0):
+    """One value for a required constructor parameter; None when nothing sensible (JSON, a Ref or a Construct)
+    exists. `c` is the candidate's choices: in_ch, base (widths), n (list length), norm (index into NORMS), strings.
+    At depth 0 a parameter annotated with a config class of the block's module gets one built (Construct)."""
     name, ann = p.name.lower(), ann_text(p.annotation)
+    cfg = config_class(ann, cls) if depth == 0 else None
+    if cfg is not None:
+        return construct(cfg, c)
     if ann.startswith(("Callable", "Type[")) or (not ann and name.endswith(("_layer", "norm_layer", "activation"))):
         return layer_ref(name, ann, cls, c["norm"])
     if ann == "dtype":
@@ -133,8 +171,10 @@ def guess(p, cls, c):
         return [scalar(name, "int", c)] * (3 if pair.group(1) else 2)
     if INT_SEQ.match(ann) or (not ann and LISTY_NAMES.search(name)):
         return [element(name, c)] * c["n"]
-    if re.match(r"(List|Sequence|Tuple)\[float", ann):  # e.g. per-layer stochastic-depth probabilities
-        return [scalar(name, "float", c)] * c["n"]
+    if re.match(r"(List|Sequence|Tuple)\[float", ann) or (not ann and CHANNEL_STATS.search(name)):
+        if CHANNEL_STATS.search(name):  # per-channel image statistics: one value per RGB channel
+            return [0.25 if "std" in name else 0.5] * 3
+        return [scalar(name, "float", c)] * c["n"]  # e.g. per-layer stochastic-depth probabilities
     return scalar(name, ann, c)
 
 
@@ -172,11 +212,12 @@ def scalar(name, ann, c):
 WIDTHS = ((3, 16), (16, 16), (64, 16), (3, 8), (8, 8), (3, 32), (32, 32), (64, 64))
 
 
-def candidate(kwargs, refs=(), origin="inference", builder=None):
-    """One way to build the block: keyword arguments (names in `refs` hold dotted names), and the builder function
-    of the block's module to call with them instead of the class (`resnet50`), if any. `origin` is recorded with
-    the recipe: override, builder, usage or inference."""
-    return {"kwargs": kwargs, "refs": list(refs), "origin": origin, **({"builder": builder} if builder else {})}
+def candidate(kwargs, refs=(), origin="inference", builder=None, calls=None):
+    """One way to build the block: keyword arguments (names in `refs` hold dotted names, names in `calls` config
+    objects to build), and the builder function of the block's module to call with them instead of the class
+    (`resnet50`), if any. `origin` is recorded with the recipe: override, builder, usage or inference."""
+    calls = calls_of(kwargs) if calls is None else list(calls)
+    return {"kwargs": kwargs, "refs": list(refs), "calls": calls, "origin": origin, **({"builder": builder} if builder else {})}
 
 
 def build_candidates(cls, overrides, usage=()):
@@ -184,9 +225,19 @@ def build_candidates(cls, overrides, usage=()):
     usage candidates (zero-argument builders of the block's source, then literal construction sites, as the
     TypeScript side mined them from the index), then inference."""
     if overrides.get("kwargs") is not None or overrides.get("builder"):
-        return [candidate(overrides.get("kwargs") or {}, overrides.get("refs") or (), "override", overrides.get("builder"))]
-    return [candidate(c.get("kwargs") or {}, c.get("refs") or (), c["origin"], c.get("builder")) for c in usage] + [
-        candidate(kw, refs) for kw, refs in inferred_kwargs(cls)]
+        return [candidate(overrides.get("kwargs") or {}, overrides.get("refs") or (), "override", overrides.get("builder"), [])]
+    inferred = inferred_kwargs(cls)
+    out = []
+    for c in usage:
+        kwargs, refs = dict(c.get("kwargs") or {}), list(c.get("refs") or ())
+        if c.get("fill") and inferred:  # a site that left arguments unknown: inference's first guess fills them
+            guess, guess_refs = inferred[0]
+            for name, value in guess.items():
+                if name not in kwargs:
+                    kwargs[name] = value
+                    refs += [name] if name in guess_refs else []
+        out.append(candidate(kwargs, refs, c["origin"], c.get("builder")))
+    return out + [candidate(kw, refs) for kw, refs in inferred]
 
 
 def uninferred(cls):
@@ -222,16 +273,28 @@ def inferred_kwargs(cls):
     return out or [({}, [])]
 
 
-def resolve_refs(kwargs, refs, cls):
-    """kwargs with each name in `refs` replaced by the object its dotted name denotes (see Ref)."""
+def calls_of(kwargs):
+    """Names of kwargs whose value is a Construct (a config object to build)."""
+    return [k for k, v in kwargs.items() if isinstance(v, Construct)]
+
+
+def resolve_name(target, cls):
+    """The object a dotted name denotes: `.X` in the block's own module, else `module.attr`."""
+    if target.startswith("."):
+        return getattr(sys.modules[cls.__module__], target[1:])
+    module, attr = target.rsplit(".", 1)
+    return getattr(importlib.import_module(module), attr)
+
+
+def resolve_refs(kwargs, refs, cls, calls=()):
+    """kwargs with each name in `refs` replaced by the object its dotted name denotes (see Ref), and each name in
+    `calls` ({"call": dotted, "kwargs": {...}}) by the object that call builds (see Construct)."""
     out = dict(kwargs)
     for name in refs or ():
-        target = str(kwargs[name])
-        if target.startswith("."):
-            out[name] = getattr(sys.modules[cls.__module__], target[1:])
-        else:
-            module, attr = target.rsplit(".", 1)
-            out[name] = getattr(importlib.import_module(module), attr)
+        out[name] = resolve_name(str(kwargs[name]), cls)
+    for name in calls or ():
+        value = kwargs[name]
+        out[name] = resolve_name(str(value["call"]), cls)(**value.get("kwargs", {}))
     return out
 
 
@@ -283,14 +346,20 @@ def probe_shapes(m):
     return unique[:10]
 
 
-def input_candidates(m, overrides, kwargs):
-    """Lists of input specs: one spec per required positional forward argument; masks get 0/1 integer tokens.
+def input_candidates(m, overrides, kwargs, usage_inputs=()):
+    """Lists of input specs: a config override alone; else the inputs the corpus calls the block with (literal
+    tensor shapes, from usage mining), then those read off the forward signature and the built module."""
+    if overrides.get("inputs") is not None:
+        return [overrides["inputs"]]
+    return list(usage_inputs) + probed_inputs(m, kwargs)
+
+
+def probed_inputs(m, kwargs):
+    """One spec per required positional forward argument; masks get 0/1 integer tokens.
 
     An argument annotated `List[Tensor]` (detection heads over feature levels) gets a `list` spec: as many tensors
     as the constructor's list arguments are long (one per level). An unannotated single argument gets list specs
     after the plain ones, for heads written without annotations."""
-    if overrides.get("inputs") is not None:
-        return [overrides["inputs"]]
     try:
         params = list(inspect.signature(m.forward).parameters.values())
     except (TypeError, ValueError):

@@ -23,12 +23,12 @@ def make_inputs(specs, seed, device):
     return out
 
 
-def build(cls, kwargs, seed, device, refs=(), builder=None):
+def build(cls, kwargs, seed, device, refs=(), builder=None, calls=()):
     """Names in `refs` are dotted names resolved first (relative to `cls`'s module when they start with a dot, so
     fidelity resolves them in the original package); then seed, construct (through `builder`, a function of the
     block's own module such as `resnet50`, when given), move, eval. A builder that returns something other than
     the block's class built another block: not this one's recipe."""
-    kwargs = infer.resolve_refs(kwargs, refs, cls)
+    kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
     torch.manual_seed(seed)
     if builder is None:
         m = cls(**kwargs)

@@ -1,0 +1,158 @@
+// Recipe candidates from usage mining (docs/validate.md, "Recipes"): how the corpus itself builds and feeds a
+// block, turned into what the runner tries before its own inference. Order: the zero-argument builders the emitted
+// module holds (`resnet50`), then literal construction sites, smallest first (`Bottleneck(64, 64, stride=1)` before
+// `Bottleneck(512, 2048)`); arguments a site does not give as literals are filled by inference. Forward calls made
+// with literal tensor shapes (`model(torch.randn(1, 3, 224, 224))`) become input candidates.
+import type { ClassFact, LiteralValue } from '../parse/facts.ts';
+import type { BlockUsage, UsageArg, UsageValue } from '../usage/types.ts';
+import type { InputSpec, RecipeCandidate } from '../validate/index.ts';
+
+/** Construction sites tried per block, after its builders. */
+const MAX_SITES = 6;
+
+/** A literal the runner can pass as a kwarg (JSON): literals and lists of them; null for anything else. */
+function literalOf(v: UsageValue): LiteralValue | undefined {
+  if (v.kind === 'literal') return v.value;
+  if (v.kind === 'list') {
+    const items = v.items.map(literalOf);
+    return items.every((x) => x !== undefined) ? (items as LiteralValue[]) : undefined;
+  }
+  return undefined;
+}
+
+/** Sum of the magnitudes of a value's numbers: how big a configuration a site asks for (widths, depths). */
+function magnitude(v: LiteralValue): number {
+  if (typeof v === 'number') return Math.abs(v);
+  if (Array.isArray(v)) return v.reduce((s: number, x) => s + magnitude(x), 0);
+  return 0;
+}
+
+/**
+ * The positional parameters of the constructor the block runs (`__init__` of the first class of its MRO, own
+ * class first, that defines one), without `self`; null when none is known (then only keyword arguments are used).
+ */
+export function initParams(classes: (ClassFact | undefined)[]): string[] | null {
+  for (const c of classes) {
+    const init = c?.methods.find((m) => m.name === '__init__');
+    if (!init) continue;
+    const out: string[] = [];
+    for (const p of init.params.slice(1)) {
+      if (p.kind !== 'positional' && p.kind !== 'positional-only') break;
+      out.push(p.name);
+    }
+    return out;
+  }
+  return null;
+}
+
+/** A site's arguments as kwargs: literal ones kept, positions named by the constructor; null when unusable. */
+function siteKwargs(
+  args: UsageArg[],
+  positional: string[] | null,
+): { kwargs: Record<string, LiteralValue>; skipped: number } | null {
+  const kwargs: Record<string, LiteralValue> = {};
+  let skipped = 0;
+  let pos = 0;
+  for (const a of args) {
+    if (a.star) return null; // `*args` / `**cfg`: which parameters they fill is unknown
+    const name = a.name ?? positional?.[pos++];
+    if (!name) return null;
+    const value = literalOf(a.value);
+    if (value === undefined) skipped += 1;
+    else kwargs[name] = value;
+  }
+  return { kwargs, skipped };
+}
+
+/** Float tensor factories whose literal shape is the whole input (`torch.randn(1, 3, 224, 224)`). */
+const FLOAT_FACTORY = /(^|\.)(randn|rand|zeros|ones|empty)$/;
+
+/**
+ * Keyword arguments that keep a builder offline and quiet: pretrained weights off (`weights=None`,
+ * `weights_backbone=None`, `pretrained=False`, `pretrained_backbone=False`), no download progress bar. Validation
+ * has no network, and a block's random initialisation is what it checks; the builder's configuration is the same.
+ */
+export function offline(params: { name: string; hasDefault: boolean }[]): Record<string, LiteralValue> {
+  const kwargs: Record<string, LiteralValue> = {};
+  for (const p of params) {
+    if (!p.hasDefault) continue;
+    if (/^weights(_\w+)?$|_weights$/.test(p.name)) kwargs[p.name] = null;
+    else if (/^pretrained(_\w+)?$/.test(p.name)) kwargs[p.name] = false;
+    else if (p.name === 'progress') kwargs[p.name] = false;
+  }
+  return kwargs;
+}
+
+/** The side images are resized to, for a model that resizes its inputs itself (a detector's `min_size`). */
+const SMALL_IMAGE = 160;
+
+/**
+ * A detector resizes every image to `min_size`..`max_size` (800..1333 pixels in torchvision) before its backbone:
+ * when the block's constructor takes them and the builder passes `**kwargs` on, ask for small images, so the check
+ * fits a CPU's time budget. Recorded in the recipe like any argument; the parameter count does not depend on it.
+ */
+function smallImages(
+  params: { name: string; kind: string }[],
+  positional: string[] | null,
+): Record<string, LiteralValue> {
+  if (!params.some((p) => p.kind === 'var-keyword') || !positional) return {};
+  const out: Record<string, LiteralValue> = {};
+  for (const name of ['min_size', 'max_size']) if (positional.includes(name)) out[name] = SMALL_IMAGE;
+  return out;
+}
+
+/** Input specs from a forward call made only with float tensors of literal shapes; null otherwise. */
+function callInputs(args: UsageArg[]): InputSpec[] | null {
+  const out: InputSpec[] = [];
+  for (const a of args) {
+    if (a.name || a.star || a.value.kind !== 'tensor' || !FLOAT_FACTORY.test(a.value.factory)) return null;
+    out.push({ shape: a.value.shape, dtype: 'float32' });
+  }
+  return out.length ? out : null;
+}
+
+export interface UsageRecipes {
+  candidates: RecipeCandidate[];
+  /** Input specs lists from forward calls with literal tensor shapes, tried before probing. */
+  inputs: InputSpec[][];
+}
+
+/**
+ * Candidates for one block: its module's builders (emitted names, as the extract step wrote them), then up to
+ * MAX_SITES literal construction sites of the whole corpus.
+ */
+export function usageRecipes(usage: BlockUsage, builders: string[], positional: string[] | null): UsageRecipes {
+  const candidates: RecipeCandidate[] = builders.map((builder) => {
+    const params = usage.builders.find((b) => b.name === builder)?.params ?? [];
+    const kwargs = { ...offline(params), ...smallImages(params, positional) };
+    return { origin: 'builder' as const, builder, ...(Object.keys(kwargs).length ? { kwargs } : {}) };
+  });
+  const seen = new Set<string>();
+  const sites: { kwargs: Record<string, LiteralValue>; fill: boolean; size: number; order: string }[] = [];
+  for (const s of usage.constructions) {
+    if (s.via === 'reference' || s.args.length === 0) continue;
+    const k = siteKwargs(s.args, positional);
+    if (!k || Object.keys(k.kwargs).length === 0) continue;
+    const key = JSON.stringify(k.kwargs);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    sites.push({
+      kwargs: k.kwargs,
+      fill: k.skipped > 0,
+      size: Object.values(k.kwargs).reduce((n: number, v) => n + magnitude(v), 0),
+      order: `${s.sourceId}\0${s.path}\0${String(s.line).padStart(8, '0')}`,
+    });
+  }
+  sites.sort((a, b) => a.size - b.size || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  for (const s of sites.slice(0, MAX_SITES))
+    candidates.push({ origin: 'usage', kwargs: s.kwargs, ...(s.fill ? { fill: true } : {}) });
+  const inputs: InputSpec[][] = [];
+  const seenInputs = new Set<string>();
+  for (const call of usage.forwardCalls) {
+    const specs = callInputs(call.args);
+    if (!specs || seenInputs.has(JSON.stringify(specs))) continue;
+    seenInputs.add(JSON.stringify(specs));
+    inputs.push(specs);
+  }
+  return { candidates, inputs: inputs.slice(0, 4) };
+}

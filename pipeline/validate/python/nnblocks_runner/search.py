@@ -1,0 +1,160 @@
+# The recipe search: build candidates x input candidates, in the documented order (docs/validate.md, "Recipes"),
+# until one builds, runs forward *and* back-propagates; that candidate is the recipe, so every published recipe
+# replays whole. Candidates the corpus suggests (its builders, its construction sites) may be big: each of their
+# attempts runs under a time share and they all share less than half of the block's time, so the smaller
+# configurations inference guesses still get their turn. Also: the parameter counts of builder configurations.
+import gc, signal, time
+from typing import NamedTuple, Optional
+
+import torch
+
+from . import infer
+from .classify import classify
+from .containment import VIOLATIONS, Violation
+from .measure import count
+from .replay import backward, build, forward
+
+# Forward attempts per candidate origin (overrides and inference keep the historical budget of 40).
+ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40}
+# Input candidates tried per suggested candidate: its configuration is the point, not the probing.
+SPECS_PER_SUGGESTION = 4
+GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together
+GUIDED_ATTEMPT_S = 15.0  # at most, per build, forward or backward of a builder or usage candidate
+CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
+CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
+MAX_CANONICAL = 8
+
+
+class OverBudget(BaseException):
+    """A suggested candidate ran past its time share. A BaseException, so upstream `except Exception` can't eat it."""
+
+
+def budgeted(seconds, fn):
+    """`fn()`, interrupted by OverBudget after `seconds` (None: no share, the block's own deadline applies).
+    Python runs the handler between bytecodes: a long C++ op finishes first, then the attempt stops."""
+    if seconds is None:
+        return fn()
+    if seconds <= 0:
+        raise OverBudget("no time left in its share")
+
+    def ring(signum, frame):
+        raise OverBudget(f"over its {seconds:.1f} s share of the block's time")
+
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+class Found(NamedTuple):
+    module: torch.nn.Module
+    candidate: dict  # infer.candidate: kwargs, refs, origin, builder
+    specs: list
+    outputs: list
+    gradients: Optional[dict]  # None: forward ran, no backward did
+
+
+def recipe_of(cand, seed, specs):
+    """The recipe record of a candidate and its input specs (the replay protocol's fields)."""
+    return {"seed": seed, "kwargs": cand["kwargs"], **({"refs": cand["refs"]} if cand["refs"] else {}),
+            **({"calls": cand["calls"]} if cand.get("calls") else {}),
+            **({"builder": cand["builder"]} if cand.get("builder") else {}), "origin": cand["origin"], "inputs": specs}
+
+
+def canonical(cls, builders, seed, deadline):
+    """Parameter counts of the block at its source's builder configurations (`resnet50`: 25,557,032), each built
+    fresh within a short share and dropped. A builder that fails, runs long or builds another class is left out:
+    these are figures about this block, labelled with the builder's name."""
+    out = []
+    for c in builders[:MAX_CANONICAL]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            m = budgeted(min(CANONICAL_BUILD_S, left), lambda: build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"]))
+            out.append({"builder": c["builder"], "params": count(m, "_parameters")})
+        except BaseException:
+            pass
+        m = None
+        gc.collect()
+    return out
+
+
+def search(cls, job, st, started):
+    """The first candidate and input that pass build, forward and backward (`Found` with gradients); else the
+    `Failure` of the furthest stage reached, with the first forward that ran (`Found` without gradients) when one
+    did. Times are summed over attempts; the first error of each stage is kept (the first candidate is the likeliest).
+    A refused escape stops the search; so does memory exhaustion while inferring (more guesses would repeat it)."""
+    seed, device = job["seed"], job["device"]
+    overrides, usage_inputs = job.get("overrides") or {}, job.get("usageInputs") or []
+    timeout_s = job["timeoutMs"] / 1000
+    guided_until = started + GUIDED_SHARE * timeout_s
+    spent = {"build": 0.0, "forward": 0.0, "backward": 0.0}
+    first = {"build": None, "forward": None, "backward": None}
+    fatal, tries, built_any, ran = None, {k: 0 for k in ATTEMPTS}, False, None
+
+    def attempt(name, fn, share):
+        nonlocal fatal
+        st.begin(name)
+        t0 = time.perf_counter()
+        try:
+            return True, budgeted(share() if share else None, fn)
+        except BaseException as exc:
+            first[name] = first[name] or exc
+            if isinstance(exc, Violation) or (share is None and classify(exc, name, VIOLATIONS)[0] == "memory"):
+                fatal = (name, exc)
+            return False, None
+        finally:
+            spent[name] += (time.perf_counter() - t0) * 1000
+
+    for cand in infer.build_candidates(cls, overrides, job.get("usage") or []):
+        origin = cand["origin"]
+        guided = origin in ("builder", "usage")
+        if fatal or (guided and time.monotonic() >= guided_until) or tries[origin] >= ATTEMPTS[origin]:
+            if fatal:
+                break
+            continue
+        share = (lambda: min(GUIDED_ATTEMPT_S, guided_until - time.monotonic())) if guided else None
+        if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
+            st.tried = recipe_of(cand, seed, [])
+        make = lambda: build(cls, cand["kwargs"], seed, device, cand["refs"], cand.get("builder"), cand.get("calls") or ())
+        ok, m = attempt("build", make, share)
+        if not ok:
+            continue
+        built_any = True
+        ok, specs_list = attempt("forward", lambda: infer.input_candidates(m, overrides, cand["kwargs"], usage_inputs), share)
+        specs_list = (specs_list or [])[: SPECS_PER_SUGGESTION if guided else None]
+        if not (st.tried and st.tried["inputs"]) and specs_list:
+            st.tried = recipe_of(cand, seed, specs_list[0])
+        for n, specs in enumerate(specs_list):
+            tries[origin] += 1
+            if fatal or tries[origin] > ATTEMPTS[origin]:
+                break
+            if n > 0:  # fresh module: a failed forward or backward may have changed it (lazy layers, caches)
+                ok, m = attempt("build", make, share)
+                if not ok:
+                    break
+            ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
+            if not ok:
+                continue
+            ran = ran or Found(m, cand, specs, out, None)
+            ok, grads = attempt("backward", lambda: backward(m, specs, seed, device), share)
+            if ok:
+                st.passed("build", spent["build"])
+                st.passed("forward", spent["forward"])
+                st.passed("backward", spent["backward"])
+                return Found(m, cand, specs, out, grads), None
+    if ran is not None:  # something ran forward; nothing back-propagated
+        st.passed("build", spent["build"])
+        st.passed("forward", spent["forward"])
+        why = fatal[1] if fatal and fatal[0] == "backward" else first["backward"]
+        return ran, st.failed("backward", spent["backward"], why or RuntimeError("no backward was tried"))
+    if (fatal and fatal[0] == "build") or not built_any:
+        why = fatal[1] if fatal else first["build"] or TypeError("no constructor arguments could be inferred")
+        return None, st.failed("build", spent["build"], why)
+    st.passed("build", spent["build"])
+    why = fatal[1] if fatal else first["forward"] or RuntimeError("no input candidate was tried")
+    return None, st.failed("forward", spent["forward"], why)
