@@ -59,7 +59,9 @@ export function zeroArgBuilders(p: Prepared, block: Block): string[] {
   const own = p
     .usage()
     .usageOf(block.id)
-    .builders.filter((f) => f.zeroArg && f.sourceId === block.sourceId && f.path === block.path && !f.scope.includes('.'))
+    .builders.filter(
+      (f) => f.zeroArg && f.sourceId === block.sourceId && f.path === block.path && !f.scope.includes('.'),
+    )
     .sort((a, b) => a.line - b.line);
   return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
 }
