@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxReport } from '../catalog/contract.ts';
 import { cacheKey, type CacheKeyParts } from './cache-key.ts';
@@ -248,7 +248,10 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       seccomp: hello.identity.seccomp,
       device: hello.device,
       tmpBytes: opts.sandbox ? tmpBytes : null,
-      nativeLibraries: hello.nativeLibraries,
+      // Published as `<package>/<file>`: the host path would tell readers where this machine keeps its packages.
+      ...(hello.nativeLibraries.length > 0
+        ? { nativeLibraries: hello.nativeLibraries.map((p) => `${basename(dirname(p))}/${basename(p)}`) }
+        : {}),
     };
     const refused = opts.sandbox ? privilegeProblem(hello) : null;
     if (refused) {
