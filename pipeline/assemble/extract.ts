@@ -60,6 +60,12 @@ export interface ExtractOptions {
    * from usage mining: validation builds the block through them and counts their configurations.
    */
   builders?: (block: Block) => string[];
+  /**
+   * Classes of a block's own module the emitted module holds too, for constructor parameters that take a class
+   * (`conv_builder: Callable[..., nn.Module]` → `Conv3DSimple`): the runner fills such a parameter with one of the
+   * module's classes (docs/validate.md, "Recipes"). Not the block's dependencies: the core module omits them.
+   */
+  layers?: (block: Block) => string[];
   onDone?: () => void;
 }
 
@@ -146,10 +152,15 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let coreCode: string | undefined;
     try {
       // A builder's statement in the block's module: module-level functions only (`def resnet50(...)`).
-      const roots = (opts.builders?.(block) ?? []).flatMap((name) => {
+      const builderRoots = (opts.builders?.(block) ?? []).flatMap((name) => {
         const fn = mod.facts.functions.find((f) => f.qualname === name);
         return fn ? [{ stmt: fn.statementIndex, name }] : [];
       });
+      const layerRoots = (opts.layers?.(block) ?? []).flatMap((name) => {
+        const cls = mod.facts.classes.find((c) => c.qualname === name);
+        return cls ? [{ stmt: cls.statementIndex, name }] : [];
+      });
+      const roots = [...builderRoots, ...layerRoots];
       const lookup = lookupFor(block.sourceId);
       // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
       // builders, the module written and validated also holds them and what they need.
@@ -167,7 +178,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         coreCode = code;
         code = withBuilders.code;
         className = withBuilders.className;
-        builders = withBuilders.rootNames;
+        builders = withBuilders.rootNames.slice(0, builderRoots.length);
       }
       definitions = emitted.definitions;
       diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);

@@ -106,7 +106,8 @@ export function computeClosure(
   name: string,
   /**
    * Other definitions of the block's module the emitted module must hold under their names: the zero-argument
-   * builders that build the block (`resnet50`), which validation may build it through (docs/validate.md, "Recipes").
+   * builders that build the block (`resnet50`), which validation may build it through, and classes its
+   * class-valued parameters may take (`Conv3DSimple` for `conv_builder`) (docs/validate.md, "Recipes").
    */
   roots: { stmt: number; name: string }[] = [],
 ): Closure {
@@ -285,6 +286,8 @@ export function computeClosure(
   roots.forEach((r, i) => {
     const key = c.rootKeys[i];
     if (!c.bindings.has(key)) c.bindings.set(key, { key, name: r.name, by: include(mod, r.stmt), kind: 'def' });
+    // A class root (a layer class the runner may pass to the block) is instantiated like the block itself.
+    if (classesOf(mod, r.stmt).some((k) => k.qualname === r.name)) methods.instantiate(mod, r.stmt, r.name);
   });
   while (queue.length || reached.length) {
     if (!queue.length) {

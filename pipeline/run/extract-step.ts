@@ -3,7 +3,7 @@
 import { extractBlocks, writeManifest, type ExtractedBlock } from '../assemble/extract.ts';
 import { attachRequirementVersions } from '../assemble/requirements.ts';
 import { lookupPython } from '../config/python.ts';
-import type { Block } from '../discover/discover.ts';
+import { classAt, type Block } from '../discover/discover.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
 export interface ExtractStepOptions {
@@ -27,6 +27,7 @@ export function runExtraction(
     isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
     write: opts.write,
     builders: (b) => zeroArgBuilders(p, b),
+    layers: (b) => layerClasses(p, b),
     onDone: () => progress.tick(),
   });
   if (opts.versions !== false) {
@@ -64,4 +65,41 @@ export function zeroArgBuilders(p: Prepared, block: Block): string[] {
     )
     .sort((a, b) => a.line - b.line);
   return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
+}
+
+/** Classes offered per class-valued parameter (the first in source order are tried first by the runner). */
+const MAX_LAYERS_PER_PARAM = 2;
+
+/** Parameters that take a class by name when they carry no annotation: `block`, `conv_builder`, `stem_constructor`. */
+const CLASS_PARAM = /(^|_)(block|builder|constructor|maker)$/;
+/** Words of a parameter's name that say nothing about which class it takes. */
+const GENERIC_WORDS = new Set(['layer', 'type', 'builder', 'constructor', 'maker', 'class', 'func', 'module']);
+
+/**
+ * The classes of a block's own module that may fill its required class-valued constructor parameters: for
+ * `conv_builder: Callable[..., nn.Module]` in torchvision's video `BasicBlock`, `Conv3DSimple` and `Conv2Plus1D`
+ * (a class named in the annotation, else one whose name holds a word of the parameter's: `conv`). The emitted
+ * module holds them, so the runner's inference can pick one (docs/validate.md, "Recipes").
+ */
+export function layerClasses(p: Prepared, block: Block): string[] {
+  const mod = p.index.modules.find((m) => m.sourceId === block.sourceId && m.path === block.path);
+  const own = mod ? classAt(mod, block.stmt, block.name) : undefined;
+  const init = own?.methods.find((m) => m.name === '__init__');
+  if (!mod || !init) return [];
+  const siblings = mod.facts.classes.filter((c) => !c.qualname.includes('.') && c.qualname !== block.qualname);
+  const out: string[] = [];
+  for (const param of init.params.slice(1)) {
+    if (param.default !== undefined || param.kind === 'var-positional' || param.kind === 'var-keyword') continue;
+    const ann = param.annotation ?? '';
+    if (!(/^(typing\.)?(Callable|Type)\b/.test(ann) || (!ann && CLASS_PARAM.test(param.name)))) continue;
+    const named = siblings.filter((c) => new RegExp(`\\b${c.qualname}\\b`).test(ann));
+    const words = param.name
+      .toLowerCase()
+      .split('_')
+      .filter((w) => w.length >= 4 && !GENERIC_WORDS.has(w));
+    const worded = siblings.filter((c) => words.some((w) => c.qualname.toLowerCase().includes(w)));
+    for (const c of (named.length ? named : worded).slice(0, MAX_LAYERS_PER_PARAM))
+      if (!out.includes(c.qualname)) out.push(c.qualname);
+  }
+  return out;
 }

@@ -1,20 +1,23 @@
 // Issues 7 and 9: end-to-end `nnblocks build` of the default corpus (installed torchvision), cold (empty cache)
-// and warm (nothing changed), with each stage's share of the time, block count, pass rate and uniqueness.
-import { mkdtempSync } from 'node:fs';
+// and warm (nothing changed), with each stage's share of the time, block count, pass rate and uniqueness; issue 15:
+// where passing recipes came from, fidelity, published reasons and validation throughput.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { buildCatalog } from '../../pipeline/run/build.ts';
 import type { BuildSummary } from '../../pipeline/run/merge.ts';
 import { openRun } from '../../pipeline/run/prepare.ts';
 import { benchConfig } from './corpora.ts';
 import { round, type Figure } from './harness.ts';
 
-async function timedBuild(config: string): Promise<{ s: number; summary: BuildSummary }> {
+async function timedBuild(config: string): Promise<{ s: number; summary: BuildSummary; outDir: string }> {
   const run = openRun(config);
   const t = performance.now();
   try {
-    const summary = await buildCatalog(run, { outDir: mkdtempSync(join(tmpdir(), 'nnb-bench-cat-')) });
-    return { s: (performance.now() - t) / 1000, summary };
+    const outDir = mkdtempSync(join(tmpdir(), 'nnb-bench-cat-'));
+    const summary = await buildCatalog(run, { outDir });
+    return { s: (performance.now() - t) / 1000, summary, outDir };
   } finally {
     run.store.close();
   }
@@ -34,7 +37,49 @@ export async function run(): Promise<Figure[]> {
   const warm = await timedBuild(config);
   const c = cold.summary;
   const rate = c.validated ? (100 * c.passed) / c.validated : 0;
+  const specs = readdirSync(join(cold.outDir, 'blocks')).map(
+    (f) => JSON.parse(readFileSync(join(cold.outDir, 'blocks', f), 'utf8')) as BlockSpec,
+  );
+  const passed = specs.filter((b) => b.validation?.status === 'passed');
+  const origins = new Map<string, number>();
+  for (const b of passed) {
+    const o = b.validation?.recipe?.origin ?? 'inference';
+    origins.set(o, (origins.get(o) ?? 0) + 1);
+  }
+  const failed = specs.filter((b) => b.validation?.status === 'failed' || b.validation?.status === 'blocked');
+  const withReason = failed.filter((b) => b.validation?.reason);
+  const compared = passed.filter((b) => b.validation?.fidelity !== 'not-compared');
+  const identical = compared.filter((b) => b.validation?.fidelity === 'exact');
+  const validateS = (c.timings.validate ?? 0) / 1000;
   return [
+    {
+      issue: 15,
+      figure: `passed, recipes by origin (${[...origins].map(([k, n]) => `${k} ${n}`).join(', ')})`,
+      value: `${passed.length}/${specs.length}`,
+      target: '>= 190',
+      ok: passed.length >= 190,
+    },
+    {
+      issue: 15,
+      figure: 'failed or blocked blocks with a published reason',
+      value: `${withReason.length}/${failed.length}`,
+      ok: withReason.length === failed.length,
+    },
+    {
+      issue: 15,
+      figure: 'fidelity exact (bit-identical to the original), of passed blocks whose original imports',
+      value: `${identical.length}/${compared.length}`,
+      target: '>= 99%',
+      ok: identical.length >= 0.99 * compared.length,
+    },
+    {
+      issue: 15,
+      figure: 'validation throughput, cold (blocks / validate stage seconds)',
+      value: validateS ? round(c.validated / validateS, 2) : 'n/a',
+      unit: 'blocks/s',
+      target: '>= 4',
+      ok: validateS > 0 && c.validated / validateS >= 4,
+    },
     {
       issue: 7,
       figure: `cold build, default corpus (${c.blocks} blocks; stages: ${shares(c.timings)})`,

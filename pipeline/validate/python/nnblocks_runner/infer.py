@@ -152,6 +152,11 @@ def layer_ref(name, ann, cls, norm):
     return Ref("." + hit.__name__) if hit is not None else None
 
 
+# Unannotated parameters that take a class by their name (`block`, `conv_builder`, `block_constructor`); the build
+# step assembles the module's matching classes with the block (run/extract-step.ts, layerClasses).
+CLASS_PARAM = re.compile(r"(^|_)(block|builder|constructor|maker)$")
+
+
 def guess(p, cls, c, depth=0):
     """One value for a required constructor parameter; None when nothing sensible (JSON, a Ref or a Construct)
     exists. `c` is the candidate's choices: in_ch, base (widths), n (list length), norm (index into NORMS), strings.
@@ -160,7 +165,8 @@ def guess(p, cls, c, depth=0):
     cfg = config_class(ann, cls) if depth == 0 else None
     if cfg is not None:
         return construct(cfg, c)
-    if ann.startswith(("Callable", "Type[")) or (not ann and name.endswith(("_layer", "norm_layer", "activation"))):
+    if ann.startswith(("Callable", "Type[")) or (not ann and (name.endswith(("_layer", "norm_layer", "activation"))
+                                                               or CLASS_PARAM.search(name))):
         return layer_ref(name, ann, cls, c["norm"])
     if ann == "dtype":
         return Ref("torch.float32")

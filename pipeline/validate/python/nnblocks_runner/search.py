@@ -3,7 +3,7 @@
 # replays whole. Candidates the corpus suggests (its builders, its construction sites) may be big: each of their
 # attempts runs under a time share and they all share less than half of the block's time, so the smaller
 # configurations inference guesses still get their turn. Also: the parameter counts of builder configurations.
-import gc, signal, time
+import contextlib, gc, signal, time
 from typing import NamedTuple, Optional
 
 import torch
@@ -64,17 +64,43 @@ def recipe_of(cand, seed, specs):
             **({"builder": cand["builder"]} if cand.get("builder") else {}), "origin": cand["origin"], "inputs": specs}
 
 
+# Random fills a count never reads: skipped while builder configurations are counted (vgg16's 138 M parameters take
+# a second to initialise and nothing to allocate). Only the count comes out of these builds.
+INIT_TENSOR_METHODS = ("normal_", "uniform_", "random_", "exponential_", "geometric_", "log_normal_", "cauchy_",
+                       "bernoulli_", "erfinv_")
+
+
+@contextlib.contextmanager
+def without_init():
+    """Makes torch.nn.init's fills and the Tensor random fills no-ops for the duration; restores them after."""
+    init_names = [n for n in dir(torch.nn.init) if n.endswith("_") and not n.startswith("_")]
+    saved = [(torch.nn.init, n, getattr(torch.nn.init, n)) for n in init_names]
+    saved += [(torch.Tensor, n, getattr(torch.Tensor, n)) for n in INIT_TENSOR_METHODS if hasattr(torch.Tensor, n)]
+
+    def keep(t, *args, **kwargs):
+        return t
+
+    try:
+        for owner, name, _ in saved:
+            setattr(owner, name, keep)
+        yield
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+
+
 def canonical(cls, builders, seed, deadline):
     """Parameter counts of the block at its source's builder configurations (`resnet50`: 25,557,032), each built
-    fresh within a short share and dropped. A builder that fails, runs long or builds another class is left out:
-    these are figures about this block, labelled with the builder's name."""
+    fresh within a short share, without random initialisation, and dropped. A builder that fails, runs long or
+    builds another class is left out: these are figures about this block, labelled with the builder's name."""
     out = []
     for c in builders[:MAX_CANONICAL]:
         left = deadline - time.monotonic()
         if left <= 0:
             break
         try:
-            m = budgeted(min(CANONICAL_BUILD_S, left), lambda: build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"]))
+            with without_init():
+                m = budgeted(min(CANONICAL_BUILD_S, left), lambda: build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"]))
             out.append({"builder": c["builder"], "params": count(m, "_parameters")})
         except BaseException:
             pass

@@ -1,0 +1,76 @@
+// Class-valued constructor parameters (docs/validate.md, "Recipes"): a block that takes a class
+// (`conv_builder: Callable[..., nn.Module]`, as torchvision's video BasicBlock does) gets its module's matching
+// classes assembled with it, and the runner passes one of them; the module de-duplication compares leaves them out.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import { runCli } from '../../pipeline/cli/main.ts';
+import { openRun, prepare } from '../../pipeline/run/prepare.ts';
+import { layerClasses } from '../../pipeline/run/extract-step.ts';
+import { writeConfig } from '../helpers/run.ts';
+import { gitRepo, py, tempDir } from '../helpers/tree.ts';
+
+const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, json: true });
+
+const TREE = {
+  'pkg/__init__.py': '',
+  'pkg/video.py': py`
+    from typing import Callable
+    import torch.nn as nn
+
+    class Conv3DSimple(nn.Conv3d):
+        def __init__(self, in_planes, out_planes, stride=1):
+            super().__init__(in_planes, out_planes, kernel_size=3, stride=stride, padding=1, bias=False)
+
+    class Unrelated(nn.Module):
+        def forward(self, x):
+            return x
+
+    class BasicBlock(nn.Module):
+        def __init__(self, inplanes: int, planes: int, conv_builder: Callable[..., nn.Module], stride: int = 1):
+            super().__init__()
+            self.conv = conv_builder(inplanes, planes, stride)
+            self.relu = nn.ReLU()
+        def forward(self, x):
+            return self.relu(self.conv(x))
+
+    class Stage(nn.Module):
+        def __init__(self, width, block_constructor):
+            super().__init__()
+            self.block = block_constructor(width, width, Conv3DSimple)
+        def forward(self, x):
+            return self.block(x)
+  `,
+};
+
+describe('class-valued constructor parameters', () => {
+  let config: string;
+  let out: string;
+  const spec = (name: string): BlockSpec =>
+    JSON.parse(readFileSync(join(out, 'blocks', `fx.pkg.video.${name.toLowerCase()}.json`), 'utf8'));
+
+  beforeAll(async () => {
+    config = writeConfig([{ id: 'fx', kind: 'path', path: gitRepo(TREE).dir }]);
+    out = tempDir('nnb-layers-');
+    expect(await runCli(['build', '--config', config, '--out', out, '--json'], quiet)).toBe(0);
+  }, 120_000);
+
+  it('offers the classes the annotation or the parameter name points to, in source order', async () => {
+    const run = openRun(config);
+    const p = await prepare(run);
+    run.store.close();
+    const block = (name: string) => p.discovered.blocks.find((b) => b.name === name)!;
+    // `conv_builder` → a class with `conv` in its name; `block_constructor` (no annotation) → `BasicBlock`.
+    expect(layerClasses(p, block('BasicBlock'))).toEqual(['Conv3DSimple']);
+    expect(layerClasses(p, block('Stage'))).toEqual(['BasicBlock']);
+    expect(layerClasses(p, block('Conv3DSimple'))).toEqual([]);
+  });
+
+  it('builds the block with one of them and records it in the recipe', () => {
+    const s = spec('BasicBlock');
+    expect(s.validation?.status).toBe('passed');
+    expect(s.validation?.recipe?.kwargs).toContainEqual({ name: 'conv_builder', value: '.Conv3DSimple' });
+    expect(spec('Stage').validation?.status).toBe('passed');
+  });
+});

@@ -1,0 +1,76 @@
+// Canonical configurations (docs/validate.md, "Recipes"): the parameter count the catalog publishes "at resnet50"
+// is the one the original builder's model has. The build runs the real pipeline on the installed torchvision
+// (builders assembled into the block's module and called in the sandbox); the reference is the installed package's
+// own builder, called on the host in a plain python, `sum(p.numel())`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../pipeline/cli/main.ts';
+import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import { writeConfig } from '../helpers/run.ts';
+import { tempDir } from '../helpers/tree.ts';
+
+const ROOT = '/usr/lib/python3/dist-packages/torchvision';
+const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, json: true });
+
+/** Parameter counts of the original builders' models, from the installed package itself. */
+function originalCounts(builders: string[]): Record<string, number> {
+  const script = [
+    'import json, sys, torchvision.models as m',
+    'print(json.dumps({b: sum(p.numel() for p in getattr(m, b)(weights=None).parameters()) for b in sys.argv[1:]}))',
+  ].join('\n');
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, ...builders], { encoding: 'utf8' }));
+}
+
+describe.runIf(existsSync(ROOT))('canonical parameter counts on the installed torchvision', () => {
+  const blocks = new Map<string, BlockSpec>();
+  let buildInfo: { sandbox?: { nativeLibraries?: string[] } };
+
+  beforeAll(async () => {
+    const config = writeConfig([
+      {
+        id: 'torchvision',
+        kind: 'python',
+        distribution: 'torchvision',
+        include: [
+          'torchvision/models/resnet.py',
+          'torchvision/models/swin_transformer.py',
+          'torchvision/models/efficientnet.py',
+        ],
+        symbols: ['ResNet', 'SwinTransformer', 'EfficientNet'],
+      },
+    ]);
+    const out = tempDir('nnb-canonical-');
+    expect(await runCli(['build', '--config', config, '--out', out, '--json'], quiet)).toBe(0);
+    buildInfo = JSON.parse(readFileSync(join(out, 'build-info.json'), 'utf8'));
+    for (const f of readdirSync(join(out, 'blocks'))) {
+      const spec = JSON.parse(readFileSync(join(out, 'blocks', f), 'utf8')) as BlockSpec;
+      blocks.set(spec.name, spec);
+    }
+  }, 300_000);
+
+  it.each([
+    ['ResNet', ['resnet18', 'resnet50', 'resnext50_32x4d']],
+    ['SwinTransformer', ['swin_t', 'swin_v2_t']],
+    ['EfficientNet', ['efficientnet_b0', 'efficientnet_b3']],
+  ])('%s: the count at each builder equals the original builder model', (name, builders) => {
+    const canonical = blocks.get(name)?.validation?.canonical ?? [];
+    const published = Object.fromEntries(
+      canonical.filter((c) => builders.includes(c.builder)).map((c) => [c.builder, c.params]),
+    );
+    expect(published).toEqual(originalCounts(builders));
+  });
+
+  it('publishes the figures the issue names: resnet50 25,557,032, swin_t 28,288,354, efficientnet_b0 5,288,548', () => {
+    const at = (block: string, builder: string) =>
+      blocks.get(block)?.validation?.canonical?.find((c) => c.builder === builder)?.params;
+    expect(at('ResNet', 'resnet50')).toBe(25_557_032);
+    expect(at('SwinTransformer', 'swin_t')).toBe(28_288_354);
+    expect(at('EfficientNet', 'efficientnet_b0')).toBe(5_288_548);
+  });
+
+  it("loads torchvision's compiled ops as runtime and publishes them as <package>/<file>, no host path", () => {
+    expect(buildInfo.sandbox?.nativeLibraries).toEqual([expect.stringMatching(/^torchvision\/_C\.[\w.-]+\.so$/)]);
+  });
+});
