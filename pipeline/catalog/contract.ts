@@ -499,7 +499,12 @@ export interface InputSpec {
   dtype: string;
   /** Exclusive upper bound for integer inputs (token ids, class indices). */
   high?: number;
+  /** Pass this many tensors of the spec as one list argument (feature levels). */
   list?: number;
+  /** Pass a dict of tensors of the spec under these keys as one argument (`Dict[str, Tensor]` feature maps). */
+  keys?: string[];
+  /** Pass this whole number instead of a tensor (an `int` forward argument: a window size); shape is []. */
+  value?: number;
 }
 
 export interface DedupRecord {

@@ -36,6 +36,8 @@ const INPUT = {
     dtype: { enum: TORCH_DTYPES },
     high: { type: 'integer', minimum: 1 },
     list: { type: 'integer', minimum: 1, maximum: ITEMS },
+    keys: { type: 'array', minItems: 1, maxItems: 16, items: { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' } },
+    value: { type: 'integer', minimum: 0, maximum: 4096 },
   },
 };
 

@@ -66,9 +66,20 @@ interface ReplayPlan {
   device: string;
   /** Python source per kwarg: a literal, or an expression resolving a checked dotted name. */
   kwargs: { name: string; source: string }[];
-  inputs: { shape: number[]; dtype: TorchDtype; high: number; list: number | null }[];
+  /** `list`: that many tensors as one list; `keys`: a dict of tensors under checked keys; `value`: a plain int. */
+  inputs: {
+    shape: number[];
+    dtype: TorchDtype;
+    high: number;
+    list: number | null;
+    keys: string[] | null;
+    value: number | null;
+  }[];
   outputs: { shape: number[]; dtype: TorchDtype; checksum: string }[];
 }
+
+/** A dict input's key: the catalog schema's pattern (letters, digits, underscores). */
+const isInputKey = (k: unknown): k is string => typeof k === 'string' && /^[A-Za-z0-9_]{1,32}$/.test(k);
 
 const isInt = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
 
@@ -129,7 +140,18 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     if (!i || !isShape(i.shape) || !isTorchDtype(i.dtype)) return null;
     if (i.high !== undefined && !isInt(i.high, 1)) return null;
     if (i.list !== undefined && !(isInt(i.list, 1) && i.list <= RUN_LIMITS.recipeItems)) return null;
-    plan.inputs.push({ shape: i.shape, dtype: i.dtype, high: i.high ?? 2, list: i.list ?? null });
+    if (i.value !== undefined && !(isInt(i.value, 0) && i.value <= 4096)) return null;
+    const keys = i.keys;
+    if (keys !== undefined && !(Array.isArray(keys) && keys.length > 0 && keys.length <= 16 && keys.every(isInputKey)))
+      return null;
+    plan.inputs.push({
+      shape: i.shape,
+      dtype: i.dtype,
+      high: i.high ?? 2,
+      list: i.list ?? null,
+      keys: keys ?? null,
+      value: i.value ?? null,
+    });
   }
   for (const o of v.outputs) {
     if (!o || !isShape(o.shape) || !isTorchDtype(o.dtype) || !isChecksum(o.checksum)) return null;
@@ -146,6 +168,8 @@ function renderPlan(p: ReplayPlan): string {
       ? `torch.randn(${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`
       : `torch.randint(0, ${inp.high}, ${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`;
     const one = `${draw}.to(device)`;
+    if (inp.value !== null) return `x${i} = ${inp.value}`;
+    if (inp.keys !== null) return `x${i} = {k: ${one} for k in ${pyLiteral(inp.keys)}}`;
     return `x${i} = ${inp.list === null ? one : `[${one} for _ in range(${inp.list})]`}`;
   });
   return [

@@ -75,6 +75,10 @@ describe('replay script', () => {
       ['high', (s) => Object.assign(s.validation!.recipe!.inputs[0], { high: '2); import os' })],
       ['device', (s) => (s.validation!.device = FORGED.device)],
       ['value', (s) => s.validation!.recipe!.kwargs.push({ name: 'v', value: { toString: 'x' } as never })],
+      ['dict key', (s) => Object.assign(s.validation!.recipe!.inputs[0], { keys: ["0'): import os #"] })],
+      ['empty keys', (s) => Object.assign(s.validation!.recipe!.inputs[0], { keys: [] })],
+      ['int input', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: '2; import os' })],
+      ['negative int input', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: -1 })],
     ];
     for (const [what, edit] of edits) {
       const spec = read(catalog.forgeable.slug);
@@ -129,5 +133,34 @@ describe('replay script', () => {
       norm_layer: 'torch.nn.modules.normalization.LayerNorm',
       block: 'pkg.standin.Helper',
     });
+  });
+
+  it('draws a dict input and passes an int input exactly as the runner does (same seed, same tensors)', () => {
+    const spec = read(catalog.forgeable.slug);
+    spec.validation!.recipe!.inputs = [
+      { shape: [2, 4, 3, 3], dtype: 'float32', keys: ['0', 'high'] },
+      { shape: [], dtype: 'int64', value: 2 },
+    ];
+    const script = replayScript(spec)!;
+    expect(script).toContain(
+      "x0 = {k: torch.randn((2, 4, 3, 3), generator=g, dtype=torch.float32).to(device) for k in ('0', 'high')}",
+    );
+    expect(script).toContain('x1 = 2');
+    // The runner's make_inputs on the same specs and seed: the same dict (key order, values) and the same int.
+    const runner = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
+    const draws = script.split('\n').filter((l) => /^(g|x\d) = /.test(l) || l.startsWith('device ='));
+    const code = [
+      'import json, sys, torch',
+      `sys.path.insert(0, ${JSON.stringify(runner)})`,
+      'from nnblocks_runner.replay import make_inputs',
+      ...draws,
+      `ours = make_inputs(json.loads(sys.argv[1]), ${spec.validation!.recipe!.seed}, "cpu")`,
+      'same = list(ours[0]) == list(x0) and all(torch.equal(ours[0][k], x0[k]) for k in x0) and ours[1] == x1',
+      'print(json.dumps(same))',
+    ].join('\n');
+    const out = execFileSync(testPython(), ['-c', code, JSON.stringify(spec.validation!.recipe!.inputs)], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out.trim())).toBe(true);
   });
 });

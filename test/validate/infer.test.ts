@@ -69,6 +69,28 @@ const fixtures = {
         def forward(self, x: List[torch.Tensor]) -> torch.Tensor:
             return torch.cat([h(f).flatten(1) for h, f in zip(self.heads, x)], 1)
   `,
+  // Feature maps by name, as torchvision's FeaturePyramidNetwork takes them: one per entry of in_channels_list.
+  named: py`
+    from typing import Dict, List
+    import torch
+    import torch.nn as nn
+    from torch import Tensor
+    class Block(nn.Module):
+        def __init__(self, in_channels_list: List[int], out_channels: int):
+            super().__init__()
+            self.inner = nn.ModuleList(nn.Conv2d(c, out_channels, 1) for c in in_channels_list)
+        def forward(self, x: Dict[str, Tensor]) -> Dict[str, Tensor]:
+            return {k: m(v) for m, (k, v) in zip(self.inner, x.items())}
+  `,
+  // An int forward argument (maxvit's WindowPartition): the input is cut into p x p windows.
+  window: py`
+    import torch.nn as nn
+    from torch import Tensor
+    class Block(nn.Module):
+        def forward(self, x: Tensor, p: int) -> Tensor:
+            B, C, H, W = x.shape
+            return x.reshape(B, C, H // p, p, W // p, p).permute(0, 2, 4, 3, 5, 1).reshape(B, -1, p * p, C)
+  `,
   // A string parameter whose valid values only appear in a comparison elsewhere in the module.
   mode: py`
     import torch
@@ -189,6 +211,20 @@ describe('inference of forward inputs', () => {
     expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'float32', list: 2 }]);
     expect(r.outputs[0].shape).toEqual([2, 2 * 3 * 32 * 32]);
     expect(r.gradients).toEqual({ withGrad: 4, without: 0, mode: 'train' });
+  });
+});
+
+describe('named and integer inputs', () => {
+  it('feeds a Dict[str, Tensor] argument one tensor per level under the keys "0", "1"...', () => {
+    const r = rec.named;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([{ shape: [2, 16, 32, 32], dtype: 'float32', keys: ['0', '1'] }]);
+  });
+
+  it('passes a plain int for an int argument, with an input its windows divide', () => {
+    const r = rec.window;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs[1]).toEqual({ shape: [], dtype: 'int64', value: 2 });
   });
 });
 

@@ -376,11 +376,21 @@ def probed_inputs(m, kwargs):
         return [[]]
     levels = next((len(v) for v in kwargs.values() if isinstance(v, list) and v), 2)
     shapes, out = probe_shapes(m), []
+    anns = [ann_text(p.annotation) for p in positional]
+    if "int" in anns:
+        # Window partitions: `x` of (batch, windows, window area, channels) with every int argument INT_INPUT.
+        shapes = [spec([2, INT_INPUT ** 2, INT_INPUT ** 2, 8])] + shapes
     for s in shapes:
         args = []
         for p in (positional or [None])[:n]:
             ann = ann_text(p.annotation) if p is not None else ""
-            if p is not None and "mask" in p.name:
+            if ann == "int":
+                args.append({"shape": [], "dtype": "int64", "value": INT_INPUT})
+            elif re.match(r"(Dict|Mapping|dict)\[str, Tensor\]", ann):
+                # Feature maps by name (FeaturePyramidNetwork): one per level, keyed "0", "1"... as torchvision's
+                # IntermediateLayerGetter names them.
+                args.append({**s, "keys": [str(i) for i in range(levels)]})
+            elif p is not None and "mask" in p.name:
                 args.append(spec(s["shape"][:2], "int64", 2))
             elif re.match(r"(List|Sequence|list)\[Tensor\]", ann):
                 # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
@@ -398,6 +408,8 @@ def probed_inputs(m, kwargs):
 
 
 IMAGE_LIST_NAMES = {"images", "imgs", "image_list", "img_list"}
+# The value of an `int` forward argument (a window or partition size): small, and a divisor of the probe sizes.
+INT_INPUT = 2
 
 
 def says_uint8(m):

@@ -12,14 +12,20 @@ from .protocol import error_text
 
 def make_inputs(specs, seed, device):
     """One CPU generator seeded once, drawn in order; a spec with `list: n` draws n tensors of its shape in turn
-    and passes them as one list argument."""
+    and passes them as one list argument, one with `keys` a dict of them in key order; `value` is a plain int."""
     g = torch.Generator().manual_seed(seed)
     out = []
     for s in specs:
+        if "value" in s:
+            out.append(int(s["value"]))
+            continue
         dtype = getattr(torch, s["dtype"])
         draw = (lambda: torch.randn(s["shape"], generator=g, dtype=dtype).to(device)) if dtype.is_floating_point else (
             lambda: torch.randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype).to(device))
-        out.append([draw() for _ in range(s["list"])] if "list" in s else draw())
+        if "keys" in s:
+            out.append({k: draw() for k in s["keys"]})
+        else:
+            out.append([draw() for _ in range(s["list"])] if "list" in s else draw())
     return out
 
 
