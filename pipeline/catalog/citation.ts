@@ -128,5 +128,13 @@ export function citationOf(c: CitationInput): Citation {
   ].join('\n');
   const at = version ? `, version ${version}` : prov.commit ? `, commit ${prov.commit.slice(0, 12)}` : '';
   const text = `${owner} contributors (${when?.year ?? 'n.d.'}). ${title}${at}. ${prov.path}, lines ${prov.lines[0]}-${prov.lines[1]}. ${prov.license.spdx}. ${prov.swhidQualified}`;
-  return { key, bibtex, codefragment, cff, text };
+  return {
+    key,
+    bibtex,
+    codefragment,
+    cff,
+    text,
+    ...(version ? { version } : {}),
+    ...(when ? { date: when.date } : {}),
+  };
 }

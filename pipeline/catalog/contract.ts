@@ -597,6 +597,10 @@ export interface Citation {
   bibtex: string;
   /** The same as a biblatex-software `@codefragment` with swhid and repository. Absent in older catalogs. */
   codefragment?: string;
+  /** The version the entries cite (a release's public version, never a local label); absent for a git commit. */
+  version?: string;
+  /** The date the entries cite, `YYYY-MM-DD` (the commit's, in its committer's time zone); absent when unknown. */
+  date?: string;
   /** CITATION.cff fragment (YAML text). */
   cff: string;
   /** Plain-text citation. */

@@ -86,6 +86,7 @@ describe('citationOf', () => {
     expect(field(c.codefragment!, 'swhid')).toBe(base.swhidQualified);
     expect(c.text).toMatch(/^pytorch\/vision contributors \(2022\)\./);
     expect(c.cff).toContain('date-released: "2022-12-08"');
+    expect([c.date, c.version]).toEqual(['2022-12-08', undefined]);
   });
 
   it('an installed release: the public version, and no year rather than a guessed one', () => {
@@ -94,6 +95,7 @@ describe('citationOf', () => {
     expect(field(c.codefragment!, 'version')).toBe('0.14.1');
     expect(field(c.bibtex, 'year')).toBeUndefined();
     expect(c.text).toContain('(n.d.)');
+    expect([c.date, c.version]).toEqual([undefined, '0.14.1']);
   });
 
   it('escapes braces and backslashes so an entry stays balanced', () => {
