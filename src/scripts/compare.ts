@@ -43,7 +43,7 @@ function blockLink(spec: BlockSpec, slug: string): HTMLElement {
 }
 
 /** A table: label column, then A and B; differing rows marked (class and a visually hidden word). */
-function table(caption: string, rows: Row[], heads: [string, string], id: string): HTMLElement {
+function table(caption: string, rows: Row[], heads: [string, string], id: string, codeLabels = false): HTMLElement {
   const section = el('section');
   section.setAttribute('aria-labelledby', id);
   const h = el('h2', caption);
@@ -57,7 +57,7 @@ function table(caption: string, rows: Row[], heads: [string, string], id: string
   wrap.tabIndex = 0;
   wrap.setAttribute('role', 'region');
   wrap.setAttribute('aria-label', `${caption} (scrolls)`);
-  const t = el('table', null, 'compare-table');
+  const t = el('table', null, codeLabels ? 'compare-table code-labels' : 'compare-table');
   const head = el('tr');
   for (const text of ['', heads[0], heads[1]]) {
     const th = el('th', text);
@@ -138,9 +138,9 @@ async function main(): Promise<void> {
   out.replaceChildren(
     title,
     simText,
-    table('Interface', interfaceRows(a, b), heads, 'cmp-interface'),
+    table('Interface', interfaceRows(a, b), heads, 'cmp-interface', true),
     table('Size and status', sizeRows(a, b), heads, 'cmp-size'),
-    table('Composition', compositionRows(a, b), heads, 'cmp-composition'),
+    table('Composition', compositionRows(a, b), heads, 'cmp-composition', true),
     provenanceTable(a, b, heads),
   );
   status.textContent = `${a.name} and ${b.name}: differing rows are marked.`;
