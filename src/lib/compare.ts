@@ -100,7 +100,9 @@ export function similarity(a: BlockSpec, b: BlockSpec): { score: number | null; 
 export function provenanceRows(a: BlockSpec, b: BlockSpec): Row[] {
   const pin = (s: BlockSpec) =>
     s.provenance.commit ??
-    (s.provenance.release ? `${s.provenance.release.distribution} ${s.provenance.release.version}` : null);
+    (s.provenance.release
+      ? `${s.provenance.release.distribution} ${s.provenance.release.version}${s.provenance.release.tag ? ` (tag ${s.provenance.release.tag})` : ''}`
+      : null);
   const lines = (s: BlockSpec) => `${s.provenance.path}:${s.provenance.lines[0]}-${s.provenance.lines[1]}`;
   return [
     row('Source', a.sourceId, b.sourceId),

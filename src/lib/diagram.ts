@@ -95,7 +95,9 @@ export function layoutDiagram(input: {
   let shown = 0;
   const modules = countNodes(input.tree);
   const draw = (node: ModuleTreeSpec, depth: number): DiagramBox => {
-    const label = depth === 0 ? `${input.name}: ${lastSegment(node.type)}` : `${node.name}: ${lastSegment(node.type)}`;
+    const type = lastSegment(node.type);
+    // The root is the block itself: its name, and its class only when that says more (a subclass built in its place).
+    const label = depth > 0 ? `${node.name}: ${type}` : type === input.name ? input.name : `${input.name}: ${type}`;
     const total = sumParams(node);
     const inside = depth >= DIAGRAM_LIMITS.depth ? countNodes(node) - 1 : 0;
     const notes = [

@@ -32,7 +32,7 @@ describe('layoutDiagram', () => {
     const d = layoutDiagram({ name: 'SqueezeExcitation', tree, ...io });
     expect(d.boxes.map((b) => b.label)).toEqual([
       'input 2×16×8×8 float32',
-      'SqueezeExcitation: SqueezeExcitation',
+      'SqueezeExcitation',
       'avgpool: AdaptiveAvgPool2d',
       'fc1: Conv2d',
       'fc2: Conv2d',
