@@ -1,6 +1,7 @@
 // Machine-readable citation metadata for a block page: Highwire Press `citation_*` meta tags (what Zotero's
 // "Embedded Metadata" translator and Google Scholar read) and a schema.org `SoftwareSourceCode` JSON-LD record.
-// Every value comes from the block's spec (the citation's date and version are the pipeline's, citation.ts); tags with nothing real to say are left out (no year without a date).
+// Every value comes from the block's spec (the citation's date and version are the pipeline's, citation.ts); tags
+// with nothing real to say are left out (no year without a date).
 import type { BlockSpec } from './catalog.ts';
 
 /** An absolute URL for a site path (`/nnblocks/blocks/x/`), or null when the site's URL is not configured. */
@@ -24,7 +25,8 @@ export const citeTitle = (spec: BlockSpec) => `${spec.name} (${spec.module})`;
 /** Highwire tags, in the order Zotero documents them; `pageUrl` is the block page's absolute URL when known. */
 export function citationMetaTags(spec: BlockSpec, pageUrl: string | null): MetaTag[] {
   const p = spec.provenance;
-  const { date, version } = spec.citation;
+  // No version tag: Highwire has none for software, and citation_technical_report_number makes Zotero file a report.
+  const { date } = spec.citation;
   const tags: MetaTag[] = [
     { name: 'citation_title', content: citeTitle(spec) },
     { name: 'citation_author', content: authorOf(spec) },
@@ -35,7 +37,6 @@ export function citationMetaTags(spec: BlockSpec, pageUrl: string | null): MetaT
     tags.push({ name: 'citation_date', content: date.replace(/-/g, '/') });
   }
   tags.push({ name: 'citation_publisher', content: p.repository });
-  if (version) tags.push({ name: 'citation_technical_report_number', content: `version ${version}` });
   if (pageUrl) tags.push({ name: 'citation_public_url', content: pageUrl });
   tags.push({ name: 'citation_abstract_html_url', content: p.permalink });
   tags.push({ name: 'citation_keywords', content: `${spec.category}; PyTorch; neural-network block` });
