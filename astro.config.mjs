@@ -4,11 +4,12 @@
 //   NNBLOCKS_CATALOG   catalog directory (default content/catalog)
 //   NNBLOCKS_OUT_DIR   output directory (default dist)
 //   NNBLOCKS_BASE      base path for GitHub Pages project sites, e.g. /nnblocks (default /)
-//   NNBLOCKS_SITE      absolute site URL, used for canonical links (optional)
+//   NNBLOCKS_SITE      absolute site URL: canonical links, OpenGraph, citation URLs, sitemap.xml (optional)
 import { resolve } from 'node:path';
 import { defineConfig } from 'astro/config';
 import cleanOutput from './src/integrations/clean-output.ts';
 import pagefind from './src/integrations/pagefind.ts';
+import sitemap from './src/integrations/sitemap.ts';
 
 const root = process.cwd();
 const outDir = resolve(root, process.env.NNBLOCKS_OUT_DIR || 'dist');
@@ -28,5 +29,5 @@ export default defineConfig({
   build: { format: 'directory', concurrency: 4, inlineStylesheets: 'never' },
   devToolbar: { enabled: false },
   // Order matters: clean first, then index what is left.
-  integrations: [cleanOutput(), pagefind()],
+  integrations: [cleanOutput(), sitemap(), pagefind()],
 });

@@ -1,7 +1,7 @@
 // Builds one block's neutral spec (blocks/<slug>.json) from the stage records: interface facts, composition,
 // dependencies, validation, de-duplication, provenance and citation. No function bodies, docstrings or comments.
 import type { ExtractedBlock } from '../assemble/extract.ts';
-import type { BlockDedup } from '../dedup/types.ts';
+import type { BlockDedup, ModuleTreeNode } from '../dedup/types.ts';
 import type { Block } from '../discover/discover.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
@@ -11,8 +11,10 @@ import type { BlockSpec, Composition, DedupRecord, UsedBy, ValidationRecord } fr
 import { CATALOG_FORMAT_VERSION, capText, isTypeName, RUN_LIMITS } from './contract.ts';
 import { categorize } from './category.ts';
 import { interfaceOf } from './interface.ts';
+import { publishedTree } from './module-tree.ts';
 import { dependencySources } from './license-mix.ts';
-import { citationOf, licenseOf, provenanceOf } from './provenance.ts';
+import { citationOf } from './citation.ts';
+import { licenseOf, provenanceOf } from './provenance.ts';
 
 export interface SpecInput {
   block: Block;
@@ -28,6 +30,8 @@ export interface SpecInput {
   dedup?: BlockDedup;
   /** Where the corpus builds the block (`usedByOf`, used-by.ts). */
   usedBy?: UsedBy[];
+  /** The module tree validation built (absent when it never built): published as `composition.tree`. */
+  tree?: ModuleTreeNode;
   /** Diagnostics recorded for this block by any stage. */
   diagnostics: Diagnostic[];
 }
@@ -152,11 +156,19 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
       ),
     },
     provenance,
-    citation: citationOf(block.name, block.module, input.slug, provenance),
+    citation: citationOf({
+      id: block.id,
+      name: block.name,
+      module: block.module,
+      sourceId: block.sourceId,
+      provenance,
+    }),
     diagnostics: diagnostics.sort((a, b) =>
       a.stage < b.stage ? -1 : a.stage > b.stage ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0,
     ),
   };
+  const tree = input.tree ? publishedTree(input.tree) : null;
+  if (tree) spec.composition = { ...spec.composition, tree };
   if (input.validation) spec.validation = publishedValidation(input.validation);
   if (input.dedup) spec.dedup = dedupRecord(input.dedup);
   if (input.usedBy) spec.usedBy = input.usedBy;

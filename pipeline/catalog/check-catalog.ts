@@ -70,6 +70,7 @@ export function checkCatalog(dir: string): { errors: string[] } {
 
   const sourceIds = new Set((sources?.sources ?? []).map((s) => s.id));
   const ids = new Set<string>();
+  const citeKeys = new Set<string>();
   const nearestRefs: { from: string; to: string }[] = [];
   const blockDir = join(dir, 'blocks');
   const files = existsSync(blockDir)
@@ -96,6 +97,10 @@ export function checkCatalog(dir: string): { errors: string[] } {
     if (`${block.slug}.json` !== file) errors.push(`${label}: slug '${block.slug}' does not match the file name`);
     if (ids.has(block.id)) errors.push(`${label}: duplicate id '${block.id}'`);
     ids.add(block.id);
+    // A key is a hash prefix: unique in practice, and a collision would make one block's citation name another.
+    const key = block.citation.key;
+    if (key && citeKeys.has(key)) errors.push(`${label}: duplicate citation key '${key}'`);
+    if (key) citeKeys.add(key);
     if (sources && !sourceIds.has(block.sourceId)) errors.push(`${label}: unknown source '${block.sourceId}'`);
     if (block.provenance.sourceId !== block.sourceId)
       errors.push(`${label}: provenance.sourceId differs from sourceId`);

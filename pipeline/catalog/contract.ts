@@ -360,6 +360,32 @@ export interface Composition {
   layers: LayerCount[];
   /** `validation`: counted on the instantiated module; `static`: read from `__init__` assignments. */
   from: 'validation' | 'static';
+  /**
+   * The module tree the validation run built (`named_children()`, registration order), capped breadth first at
+   * MODULE_TREE_LIMITS (pipeline/catalog/module-tree.ts). Absent when the block never built, and in older catalogs.
+   */
+  tree?: ModuleTreeSpec;
+}
+
+/** Caps on a published module tree: nodes in all (the root included), and levels below the root. */
+export const MODULE_TREE_LIMITS = { nodes: 200, depth: 6 } as const;
+
+/** A child's attribute name as `named_children()` reports it: `conv1`, `0` (an ASCII word). */
+export const TREE_CHILD_NAME_PATTERN = '^[A-Za-z0-9_]{1,100}$';
+const TREE_CHILD_NAME = new RegExp(TREE_CHILD_NAME_PATTERN);
+export const isTreeChildName = (v: unknown): v is string => typeof v === 'string' && TREE_CHILD_NAME.test(v);
+
+export interface ModuleTreeSpec {
+  /** The attribute name under its parent (TREE_CHILD_NAME_PATTERN); absent on the root. */
+  name?: string;
+  /** Qualified class, TYPE_NAME_PATTERN: `torch.nn.modules.conv.Conv2d`. */
+  type: string;
+  /** Parameter elements registered directly on this module (not its children's). */
+  params: number;
+  /** Direct submodules, in registration order. */
+  children: ModuleTreeSpec[];
+  /** Set when children were left out: past the caps, or not a dotted type or plain name. */
+  truncated?: true;
 }
 
 export interface InternalDependency {
@@ -540,6 +566,11 @@ export interface Provenance {
   repository: string;
   /** Full commit SHA when the source is a git checkout. */
   commit?: string;
+  /**
+   * The commit's committer date, ISO 8601 with its offset (`2022-12-08T17:19:36+01:00`), as `git show --format=%cI`
+   * gives it; a citation's year and date. Absent without a commit, and in catalogs built before it.
+   */
+  commitDate?: string;
   /** Set when the source is an installed distribution rather than a checkout. */
   release?: PackageRelease;
   /** Path relative to the repository root. */
@@ -558,9 +589,23 @@ export interface Provenance {
   license: License;
 }
 
+/** Citation keys: `<source><year><name>` cut, `-`, 5 hex digits of the id's SHA-256 (pipeline/catalog/citation.ts). */
+export const CITE_KEY_PATTERN = '^[a-z0-9]{1,24}-[0-9a-f]{5}$';
+
 export interface Citation {
-  /** biblatex-software `@codefragment` entry with swhid, repository, license. */
+  /** The entries' key, ≤ 30 characters, unique in the catalog: `torchvision2022squeezeexc-3f9a1`. Absent in older catalogs. */
+  key?: string;
+  /**
+   * BibTeX `@software` entry (biblatex and plain BibTeX styles): title, author, year and date (from the commit date,
+   * when known), version (the public release, no local label), url, license. Older catalogs: a `@codefragment`.
+   */
   bibtex: string;
+  /** The same as a biblatex-software `@codefragment` with swhid and repository. Absent in older catalogs. */
+  codefragment?: string;
+  /** The version the entries cite (a release's public version, never a local label); absent for a git commit. */
+  version?: string;
+  /** The date the entries cite, `YYYY-MM-DD` (the commit's, in its committer's time zone); absent when unknown. */
+  date?: string;
   /** CITATION.cff fragment (YAML text). */
   cff: string;
   /** Plain-text citation. */

@@ -1,7 +1,7 @@
-// Provenance and citation records for one block: where it lives (repository, commit or release, path, lines),
-// content hashes (git blob SHA-1 → SWHID, SHA-256), a pinned permalink, the license, and ready-made citations.
+// Provenance records for one block: where it lives (repository, commit with its date, or release, path, lines),
+// content hashes (git blob SHA-1 → SWHID, SHA-256), a pinned permalink and the license. Citations: citation.ts.
 import type { SourceSnapshot } from '../sources/types.ts';
-import type { Citation, License, Provenance } from './contract.ts';
+import type { License, Provenance } from './contract.ts';
 
 export interface ProvenanceInput {
   snapshot: SourceSnapshot;
@@ -61,54 +61,9 @@ export function provenanceOf(p: ProvenanceInput): Provenance {
     license: licenseOf(s),
   };
   if (s.commit) prov.commit = s.commit;
+  if (s.commit && s.commitDate) prov.commitDate = s.commitDate;
   if (s.distribution && s.version) {
     prov.release = { distribution: s.distribution, version: s.version, ...(s.tag ? { tag: s.tag } : {}) };
   }
   return prov;
-}
-
-/** BibTeX values are brace-delimited: balance-breaking braces and backslashes are escaped. */
-function bib(value: string): string {
-  return value.replace(/[\\{}]/g, (c) => `\\${c}`);
-}
-
-/** YAML double-quoted scalar. */
-function yaml(value: string): string {
-  return JSON.stringify(value);
-}
-
-export function citationOf(name: string, module: string, slug: string, prov: Provenance): Citation {
-  const owner = prov.repository.replace(/^https?:\/\/[^/]+\//, '');
-  const version = prov.release ? prov.release.version : prov.commit ? prov.commit.slice(0, 12) : '';
-  const title = `${name} (${module})`;
-  const bibtex = [
-    `@codefragment{nnblocks-${slug.replace(/[^a-z0-9]/g, '-')},`,
-    `  title = {${bib(title)}},`,
-    `  author = {{${bib(owner)} contributors}},`,
-    `  swhid = {${bib(prov.swhidQualified)}},`,
-    `  repository = {${bib(prov.repository)}},`,
-    `  url = {${bib(prov.permalink)}},`,
-    `  license = {${bib(prov.license.spdx)}},`,
-    ...(version ? [`  version = {${bib(version)}},`] : []),
-    `  note = {Lines ${prov.lines[0]}--${prov.lines[1]} of ${bib(prov.path)}; catalogued by nnblocks},`,
-    `}`,
-  ].join('\n');
-  const cff = [
-    'cff-version: 1.2.0',
-    `message: ${yaml('If you use this block, please cite it as below.')}`,
-    `title: ${yaml(title)}`,
-    'type: software',
-    'authors:',
-    `  - name: ${yaml(`${owner} contributors`)}`,
-    `repository-code: ${yaml(prov.repository)}`,
-    `url: ${yaml(prov.permalink)}`,
-    `license: ${yaml(prov.license.spdx)}`,
-    ...(prov.commit ? [`commit: ${yaml(prov.commit)}`] : []),
-    ...(version ? [`version: ${yaml(version)}`] : []),
-    'identifiers:',
-    '  - type: swh',
-    `    value: ${yaml(prov.swhid)}`,
-  ].join('\n');
-  const text = `${title}. ${owner}, ${prov.path}, lines ${prov.lines[0]}-${prov.lines[1]}${version ? `, ${prov.commit ? 'commit' : 'version'} ${version}` : ''}. ${prov.license.spdx}. ${prov.swhidQualified}`;
-  return { bibtex, cff, text };
 }

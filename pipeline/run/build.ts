@@ -92,6 +92,7 @@ export async function buildPartial(
           extracted: ex,
           validation,
           usedBy: usedByOf(usage.usageOf(b.id), snapshots),
+          ...(tree ? { tree } : {}),
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
         },
         { layers, from: tree ? 'validation' : 'static' },

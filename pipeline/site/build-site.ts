@@ -19,6 +19,12 @@ export interface BuildSiteOptions {
   outDir: string;
   /** Base path for hosting under a sub-path, e.g. `/nnblocks` on GitHub Pages. Default `/`. */
   base?: string;
+  /**
+   * Absolute URL the site is published at (`https://example.org`, the origin only; `base` adds the path): canonical
+   * links, OpenGraph and citation URLs, and sitemap.xml, which is written only when this is known. Default:
+   * `$NNBLOCKS_SITE` when set.
+   */
+  site?: string;
   /** Receives Astro's output lines (progress); default: discarded. */
   log?: (line: string) => void;
 }
@@ -42,6 +48,7 @@ export async function buildSite(opts: BuildSiteOptions): Promise<BuildSiteResult
     NNBLOCKS_CATALOG: resolve(opts.catalogDir),
     NNBLOCKS_OUT_DIR: resolve(opts.outDir),
     NNBLOCKS_BASE: opts.base ?? '/',
+    ...(opts.site ? { NNBLOCKS_SITE: opts.site } : {}),
     ASTRO_TELEMETRY_DISABLED: '1',
   };
   const tail: string[] = [];

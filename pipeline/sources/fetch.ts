@@ -9,7 +9,7 @@ import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
 import { lookupPython, type PythonLookup } from '../config/python.ts';
-import { checkoutInfo, syncGit, type GitState } from './git.ts';
+import { checkoutInfo, commitDateOf, syncGit, type GitState } from './git.ts';
 import {
   isRealDir,
   licenseFromDebianCopyright,
@@ -80,12 +80,15 @@ async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | un
   const url = stripCredentials(src.url).url;
   // A mirror names the public repository it copies: provenance must cite that, not a path on this machine.
   const repository = src.repository ? (normalizeRepoUrl(src.repository) ?? src.repository) : normalizeRepoUrl(url);
+  // Read from the copy each run (not kept in the state): the commit is always in it, even in a depth-1 fetch.
+  const commitDate = out.state ? await commitDateOf(out.state.commit, { cwd: out.root }) : undefined;
   return {
     status: out.status,
     root: out.root,
     url,
     ref: src.ref,
     ...(out.state ? { commit: out.state.commit, git: out.state } : {}),
+    ...(commitDate ? { commitDate } : {}),
     ...(repository ? { repository } : {}),
     license: scan.license ?? NO_LICENSE,
     diagnostics: [...out.diagnostics, ...ofSource(src.id, scan)],
@@ -175,6 +178,7 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
     status: 'fetched', // decided after listing files (see fetchOne)
     root: src.path,
     ...(info?.commit ? { commit: info.commit } : {}),
+    ...(info?.commitDate ? { commitDate: info.commitDate } : {}),
     ...(info ? { dirty: info.dirty } : {}),
     ...(repository ? { repository } : {}),
     license: scan.license ?? NO_LICENSE,

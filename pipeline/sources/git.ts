@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { GitSource } from '../config/types.ts';
 import { literalPrefix } from '../util/glob.ts';
-import { disarmFilters, gitError, runGit } from './git-run.ts';
+import { disarmFilters, gitError, runGit, type GitCall } from './git-run.ts';
 import type { SourceStatus } from './types.ts';
 import { credentialsDiagnostic, stripCredentials } from './url.ts';
 
@@ -272,7 +272,7 @@ const RM_TREE = { recursive: true, force: true } as const;
  */
 export async function checkoutInfo(
   folder: string,
-): Promise<{ commit?: string; dirty: boolean; origin?: string } | null> {
+): Promise<{ commit?: string; commitDate?: string; dirty: boolean; origin?: string } | null> {
   const local = { cwd: folder, timeoutMs: 60_000 };
   try {
     await runGit(['rev-parse', '--show-toplevel'], local);
@@ -284,5 +284,22 @@ export async function checkoutInfo(
   const status = ['status', '--porcelain', '--ignore-submodules=all', '--', '.'];
   const dirty = (await runGit(status, git).catch(() => '')) !== '';
   const origin = await runGit(['remote', 'get-url', 'origin'], git).catch(() => undefined);
-  return { ...(commit ? { commit } : {}), dirty, ...(origin ? { origin } : {}) };
+  const commitDate = commit ? await commitDateOf(commit, git) : undefined;
+  return {
+    ...(commit ? { commit } : {}),
+    ...(commitDate ? { commitDate } : {}),
+    dirty,
+    ...(origin ? { origin } : {}),
+  };
+}
+
+/**
+ * The committer date of `commit` in strict ISO 8601 (`git show -s --format=%cI`): what a citation's year comes from.
+ * Undefined when git cannot tell (a shallow copy always has its own commit, so this is rare); never a guess.
+ */
+export async function commitDateOf(commit: string, call: GitCall): Promise<string | undefined> {
+  const out = await runGit(['show', '-s', '--format=%cI', commit, '--'], { ...call, timeoutMs: 60_000 }).catch(
+    () => '',
+  );
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2}|Z)$/.test(out) ? out : undefined;
 }

@@ -61,6 +61,8 @@ export interface SourceSnapshot {
   ref?: string;
   /** git and git-checkout path sources: the checked-out commit. */
   commit?: string;
+  /** The commit's committer date, ISO 8601 with offset (`git show -s --format=%cI`): a citation's year and date. */
+  commitDate?: string;
   /** path sources in a git checkout: uncommitted changes under the folder. */
   dirty?: boolean;
   /** python: distribution name and installed version. */

@@ -13,7 +13,7 @@ import { FIXTURE_SANDBOX, FORGED, HOSTILE_KWARG_VALUE, ODD_LAYER_TYPES } from '.
 import { REMOVED_NAME } from './fixtures/make-changes.ts';
 import { parseHtml, type Page } from './helpers/html.ts';
 import { auditPython, REPLAY_ATTRIBUTES, REPLAY_NAMES } from './helpers/python-audit.ts';
-import { BASE, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
+import { BASE, SITE, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
 
 let site: SiteFixture;
 const pages = new Map<string, Page>();
@@ -59,7 +59,10 @@ describe('catalog site, built files', () => {
       );
     }
     const slug = site.catalog.attention.slug;
-    expect(page(`blocks/${slug}/`).one('head link[rel="canonical"]').attr('href')).toBe(`${BASE}blocks/${slug}/`);
+    // Absolute: the fixture site is configured with its URL (SITE), as a published one is.
+    expect(page(`blocks/${slug}/`).one('head link[rel="canonical"]').attr('href')).toBe(
+      `${SITE}${BASE}blocks/${slug}/`,
+    );
     expect(page(`blocks/${slug}/`).one('head title').text()).toBe(`${site.catalog.attention.name} · nnblocks`);
   });
 

@@ -91,6 +91,9 @@ describe('git sources', () => {
     expect(existsSync(join(s.root, 'weights', 'model.bin'))).toBe(false);
     expect(existsSync(join(s.root, 'README.md'))).toBe(true);
     expect(gitIn(s.root, 'rev-parse', '--is-shallow-repository')).toBe('true');
+    // The commit's own date, as the origin repository tells it: a citation's year comes from it.
+    expect(s.commitDate).toBe(gitIn(repo.dir, 'show', '-s', '--format=%cI', repo.commit));
+    expect(s.commitDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2}|Z)$/);
   });
 
   it('a mirror names the public repository it copies: provenance cites that, not the local path', async () => {

@@ -99,6 +99,7 @@ describe('path sources', () => {
     const cache = tempDir('nnb-cache-');
     const clean = await snapshotOf({ path: repo.dir }, {}, cache);
     expect(clean).toMatchObject({ status: 'fetched', commit: repo.commit, dirty: false });
+    expect(clean.commitDate).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect((await snapshotOf({ path: repo.dir }, {}, cache)).status).toBe('unchanged');
     writeFileSync(join(repo.dir, 'pkg', 'm.py'), 'A = 2\n');
     expect(await snapshotOf({ path: repo.dir }, {}, cache)).toMatchObject({

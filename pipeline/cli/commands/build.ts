@@ -52,6 +52,9 @@ export const registerBuild: RegisterCommand = (program, env) => {
               catalogDir: s.catalogDir,
               outDir: dir,
               base: opts.base ?? process.env.NNBLOCKS_BASE ?? run.config.site?.base ?? '/',
+              ...(process.env.NNBLOCKS_SITE || run.config.site?.url
+                ? { site: process.env.NNBLOCKS_SITE || run.config.site?.url }
+                : {}),
             });
             site = { dir, ...r };
             s.timings.site = r.ms;

@@ -11,6 +11,8 @@ import { forgeBlock, makeCatalog, type MadeCatalog } from '../fixtures/make-cata
 import { makeChanges, type MadeChanges } from '../fixtures/make-changes.ts';
 
 export const BASE = '/nnblocks/';
+/** Where the fixture site says it is published: canonical links, citation URLs and sitemap.xml need one. */
+export const SITE = 'https://nnblocks.example.org';
 const FIXTURE_DIR = join(import.meta.dirname, '..', '..', '..', 'test-artifacts', 'site-fixture');
 /** Screenshots, for people: not compared by any test. */
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', '..', 'test-artifacts', 'site');
@@ -61,7 +63,7 @@ export async function siteFixture(): Promise<SiteFixture> {
         // Last, past every schema check: the site must hold up against a forged record the checks missed.
         forgeBlock(catalog);
         const dist = join(FIXTURE_DIR, 'dist');
-        await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE });
+        await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE, site: SITE });
         const built: Stamp = { runId, fixture: { dist, catalog, changes, buildMs: Date.now() - started } };
         writeFileSync(STAMP, JSON.stringify(built));
         return built;

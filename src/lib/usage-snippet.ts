@@ -1,0 +1,79 @@
+// "Use it": the install line and the plain import of a block from its upstream package, shown first on a block page
+// (issue 16). Same defence as replay.ts: every value that becomes shell or Python text is checked against a pattern
+// first (module and class names are ASCII identifiers, not keywords; a distribution is a PEP 508 name; a version a
+// PEP 440 public version; a git URL plain https without credentials; a commit 40 hex digits). A value that fails
+// gives no line at all, never an escaped one; the page then says what to do in words.
+import { isDistributionName, isKwargName, type BlockSpec } from '../../pipeline/catalog/contract.ts';
+import { pyLiteral } from './replay.ts';
+
+/** PEP 440 public versions in normal form (`0.14.1`, `2.0rc1`, `1.0.post2.dev3`, `1!2.0`). */
+const PUBLIC_VERSION = /^([0-9]+!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$/;
+/** An https URL pip can fetch: host and path of URL-safe characters, no user-info, query or fragment. */
+const HTTPS_REPO = /^https:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._~-]+)+\/?$/;
+const COMMIT = /^[0-9a-f]{40}$/;
+
+export type Install =
+  /** `pip install torchvision==0.14.1` */
+  | { kind: 'pip'; command: string }
+  /** `pip install git+https://github.com/x/y@<sha>`, and the clone commands as an alternative */
+  | { kind: 'git'; command: string; clone: string }
+  /** Nothing safe to write: the page points at the repository in words. */
+  | { kind: 'none' };
+
+export interface Usage {
+  install: Install;
+  /** `from torchvision.ops.misc import SqueezeExcitation`, or null when a name is not a plain identifier. */
+  importLine: string | null;
+  /** `block = SqueezeExcitation(dim=64)`: the configuration validation built, when it was plain literals. */
+  construct: string | null;
+}
+
+const isIdentifier = (s: string) => isKwargName(s);
+const isDottedModule = (s: string) => s.split('.').every(isIdentifier);
+
+/** How to install the block's package. */
+export function installOf(spec: BlockSpec): Install {
+  const p = spec.provenance;
+  if (p.release) {
+    const version = spec.citation.version ?? p.release.version.split('+')[0];
+    if (!isDistributionName(p.release.distribution) || !PUBLIC_VERSION.test(version)) return { kind: 'none' };
+    return { kind: 'pip', command: `pip install ${p.release.distribution}==${version}` };
+  }
+  if (p.commit && COMMIT.test(p.commit) && HTTPS_REPO.test(p.repository)) {
+    const url = p.repository.replace(/\/$/, '');
+    const dir = url
+      .split('/')
+      .pop()!
+      .replace(/\.git$/, '');
+    return {
+      kind: 'git',
+      command: `pip install git+${url}@${p.commit}`,
+      clone: `git clone ${url} && git -C ${dir} checkout ${p.commit}`,
+    };
+  }
+  return { kind: 'none' };
+}
+
+/** `block = Name(k=v, ...)` from a passed block's recipe, when the class built from literals alone. */
+function constructLine(spec: BlockSpec, top: string, path: string): string | null {
+  const r = spec.validation?.status === 'passed' ? spec.validation.recipe : undefined;
+  if (!r || r.builder || r.refs?.length || r.calls?.length) return null;
+  const args: string[] = [];
+  for (const k of r.kwargs) {
+    const value = pyLiteral(k.value);
+    if (!isKwargName(k.name) || value === null) return null;
+    args.push(`${k.name}=${value}`);
+  }
+  return isIdentifier(top) ? `block = ${path}(${args.join(', ')})` : null;
+}
+
+export function usageOf(spec: BlockSpec): Usage {
+  const parts = spec.qualname.split('.');
+  const top = parts[0];
+  const ok = isDottedModule(spec.module) && parts.every(isIdentifier);
+  return {
+    install: installOf(spec),
+    importLine: ok ? `from ${spec.module} import ${top}` : null,
+    construct: ok ? constructLine(spec, top, parts.join('.')) : null,
+  };
+}
