@@ -10,6 +10,9 @@ import type { SourceSnapshot } from '../sources/types.ts';
 import type { BlockSpec, Composition, DedupRecord, UsedBy, ValidationRecord } from './contract.ts';
 import { CATALOG_FORMAT_VERSION, capText, isTypeName, RUN_LIMITS } from './contract.ts';
 import { categorize } from './category.ts';
+import { kindOf } from './kind.ts';
+import { blockPapers, type PaperIds } from './papers.ts';
+import { matchMethods, taxonomy } from './taxonomy.ts';
 import { interfaceOf } from './interface.ts';
 import { publishedTree } from './module-tree.ts';
 import { dependencySources } from './license-mix.ts';
@@ -34,6 +37,8 @@ export interface SpecInput {
   tree?: ModuleTreeNode;
   /** Diagnostics recorded for this block by any stage. */
   diagnostics: Diagnostic[];
+  /** Paper ids written in the block's class (`paperIdsIn`, papers.ts): ids only, never the text. */
+  sourcePapers?: PaperIds;
 }
 
 /** Layer constructors named in the class body (`nn.Conv2d(`): the static composition when validation didn't build it. */
@@ -100,11 +105,26 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     });
   }
   const iface = interfaceOf(input.classes, block.baseChain);
-  const { category, rule } = categorize({
+  const layers = composition.layers.map((l) => l.type);
+  const kind = kindOf({ name: block.name, module: block.module, bases: block.baseChain });
+  const tax = taxonomy();
+  // Transforms and losses implement no network method, whatever their names say.
+  const methods =
+    kind.kind === 'block'
+      ? matchMethods({ name: block.name, module: block.module, bases: block.baseChain, layers })
+      : [];
+  const { categories, rules } = categorize({
     name: block.name,
     bases: block.baseChain,
-    layers: composition.layers.map((l) => l.type),
+    layers,
+    kind: kind.kind,
+    methods: methods.map((m) => ({ slug: m.slug, categories: tax.methods.find((x) => x.slug === m.slug)!.categories })),
   });
+  const papers = blockPapers(
+    input.sourcePapers ?? { arxiv: [], doi: [] },
+    methods.map((m) => m.slug),
+    tax,
+  );
   const provenance = provenanceOf({
     snapshot,
     // Installed distributions keep the repository's layout under site-packages (`torchvision/ops/misc.py`).
@@ -139,8 +159,12 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     qualname: block.qualname,
     module: block.module,
     sourceId: block.sourceId,
-    category,
-    categoryRule: rule,
+    kind: kind.kind,
+    kindRule: kind.rule,
+    categories,
+    categoryRules: rules,
+    ...(methods.length ? { methods } : {}),
+    ...(papers.length ? { papers } : {}),
     interface: iface,
     composition,
     dependencies: {

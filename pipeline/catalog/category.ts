@@ -1,7 +1,9 @@
-// Category assignment: an ordered list of documented rules over a block's name, bases and composition. The first
-// rule that fires wins and its id is recorded on the block (`categoryRule`), so every verdict can be reviewed.
-// The same table is in docs/catalog.md ("Categories"), checked against `categoryRulesMarkdown` by a test.
-import type { Category } from './contract.ts';
+// Category assignment (multi-label): an ordered list of documented rules over a block's kind, the taxonomy methods it
+// implements, its name, bases and composition. Every *strong* rule that fires adds its category; the *weak* ones
+// (composition alone) only speak when no strong rule fired, so a squeeze-and-excitation block is attention, not
+// "convolution" because it holds a Conv2d. Every rule that fired is recorded on the block (`categoryRules`), so every
+// verdict can be reviewed. The table is in docs/catalog.md ("Categories"), checked against `categoryRulesMarkdown`.
+import type { BlockKind, Category, CategoryHit } from './contract.ts';
 
 export interface CategoryInput {
   name: string;
@@ -9,12 +11,18 @@ export interface CategoryInput {
   bases: string[];
   /** Layer types the block contains (`torch.nn.Conv2d`), from validation or static reading. */
   layers: string[];
+  /** From kind.ts; absent means `block`. */
+  kind?: BlockKind;
+  /** Taxonomy methods the block implements, with their categories (taxonomy.ts). */
+  methods?: { slug: string; categories: Category[] }[];
 }
 
 interface Rule {
   id: string;
   category: Category;
   description: string;
+  /** Weak rules (composition) fire only when no strong rule did. */
+  weak?: boolean;
   test: (b: CategoryInput) => boolean;
 }
 
@@ -23,12 +31,26 @@ const base = (re: RegExp) => (b: CategoryInput) => b.bases.some((x) => re.test(x
 const layer = (re: RegExp) => (b: CategoryInput) => b.layers.some((x) => re.test(x));
 
 export const CATEGORY_RULES: Rule[] = [
-  { id: 'name:loss', category: 'loss', description: 'name contains Loss or Criterion', test: name(/Loss|Criterion/) },
   {
-    id: 'base:loss',
-    category: 'loss',
-    description: 'a base is a torch loss (`_Loss`, `*Loss`)',
-    test: base(/\._?Loss$|Loss$/),
+    id: 'kind:transform',
+    category: 'transform',
+    description: 'the kind is `transform`',
+    test: (b) => b.kind === 'transform',
+  },
+  { id: 'kind:loss', category: 'loss', description: 'the kind is `loss`', test: (b) => b.kind === 'loss' },
+  {
+    id: 'name:network',
+    category: 'network',
+    description: 'name is a whole network (Net, ResNet, VGG, ViT, Transformer, RCNN, FPN, UNet, Backbone, *Model...)',
+    test: name(
+      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d+|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD|SSDLite|FCOS|DETR|YOLO(v\d+|X)?|Raft|RAFT|MaxVit|MViT|S3D|Model)$/,
+    ),
+  },
+  {
+    id: 'name:stage',
+    category: 'network',
+    description: 'name is a stage of a network (`AnyStage`, `ResStage`)',
+    test: name(/Stage$/),
   },
   {
     id: 'name:transformer-block',
@@ -45,7 +67,8 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'layer:attention',
     category: 'attention',
-    description: 'contains nn.MultiheadAttention',
+    description: 'contains nn.MultiheadAttention (weak)',
+    weak: true,
     test: layer(/MultiheadAttention$/),
   },
   { id: 'name:normalization', category: 'normalization', description: 'name contains Norm', test: name(/Norm/) },
@@ -84,14 +107,6 @@ export const CATEGORY_RULES: Rule[] = [
     test: name(/MLP|Mlp|FeedForward|FFN/),
   },
   {
-    id: 'name:network',
-    category: 'network',
-    description: 'name is a whole network (Net, ResNet, VGG, ViT, Transformer, RCNN, FPN, UNet, Backbone...)',
-    test: name(
-      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d*|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD|SSDLite|FCOS|DETR|YOLO(v\d+|X)?|Raft|RAFT)$/,
-    ),
-  },
-  {
     id: 'name:convolution',
     category: 'convolution',
     description: 'name contains Conv as a word or Convolution (not Convert, Convex)',
@@ -106,35 +121,88 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'layer:convolution',
     category: 'convolution',
-    description: 'contains convolutions and no attention',
+    description: 'contains convolutions (weak)',
+    weak: true,
     test: layer(/Conv[123]d$/),
   },
   {
     id: 'layer:mlp',
     category: 'mlp',
-    description: 'contains Linear layers and otherwise only activations, dropout or identity',
+    description: 'contains Linear layers and otherwise only activations, dropout or identity (weak)',
+    weak: true,
     test: (b) =>
       b.layers.some((l) => /Linear$/.test(l)) &&
       b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
   },
   {
+    id: 'name:residual',
+    category: 'residual',
+    description: 'name is a residual unit (Residual, Bottleneck, BasicBlock, ResBlock)',
+    test: name(/Residual|Bottleneck|BasicBlock|ResBlock/),
+  },
+  {
+    id: 'name:regularization',
+    category: 'regularization',
+    description: 'name is a regularizer (Dropout, DropPath, DropBlock, StochasticDepth)',
+    test: name(/^\w*(Dropout|DropPath|DropBlock|StochasticDepth)\w*$/),
+  },
+  {
+    id: 'name:reshape',
+    category: 'reshape',
+    description: 'name reshapes a tensor (Permute, SwapAxes, Reshape, Flatten, WindowPartition, PatchMerging)',
+    test: name(/Permute|SwapAxes|Reshape|Flatten|Window(De)?[Pp]artition|PatchMerging|PixelShuffle/),
+  },
+  {
+    id: 'name:detection',
+    category: 'detection',
+    description:
+      'name is a detection or segmentation part (RoI, RPN, Anchor, BoxGenerator, Predictor, detection heads)',
+    test: name(
+      /RoI|ROI|RPN|RegionProposal|Anchor|Box(Coder|Generator)|Predictor|RCNNHeads?$|(Detection|Segmentation|Classification|Regression|Scoring)Head$|Matcher|Sampler/,
+    ),
+  },
+  {
     id: 'name:utility',
     category: 'utility',
-    description: 'name is a wrapper or helper (Wrapper, Identity, Permute, Reshape, Flatten, Sequential, Lambda...)',
-    test: name(
-      /Wrapper|Identity|Permute|Reshape|Flatten|Sequential|Lambda|Frozen|Transform(?!er)|Matcher|Sampler|Anchor|Head/,
-    ),
+    description: 'name is a wrapper or helper (Wrapper, Identity, Sequential, Lambda, Frozen, *Getter, *Head...)',
+    test: name(/Wrapper|Identity|Sequential|Lambda|Frozen|Transform(?!er)|Getter|Head$/),
   },
   { id: 'fallback', category: 'other', description: 'no rule above fired', test: () => true },
 ];
 
-export function categorize(b: CategoryInput): { category: Category; rule: string } {
-  const rule = CATEGORY_RULES.find((r) => r.test(b))!;
-  return { category: rule.category, rule: rule.id };
+/** Where taxonomy methods enter the order: after the kind rules, before the name rules. */
+const METHOD_AT = 2;
+
+/**
+ * Every category rule that fires, in order: kind rules, then `method:<slug>` (the categories the taxonomy gives a
+ * method the block implements), then the name and base rules, then, only if none of those fired, the weak
+ * composition rules, and `fallback` (other) when nothing did. Categories keep the order of their first rule.
+ */
+export function categorize(b: CategoryInput): { categories: Category[]; rules: CategoryHit[] } {
+  const strong = CATEGORY_RULES.filter((r) => !r.weak && r.id !== 'fallback');
+  const kindRule = strong.slice(0, METHOD_AT).find((r) => r.test(b));
+  // A transform or a loss is that and nothing else: `Normalize` is not a normalization layer.
+  if (kindRule) return { categories: [kindRule.category], rules: [{ category: kindRule.category, rule: kindRule.id }] };
+  const hits: CategoryHit[] = [];
+  for (const [i, r] of strong.entries()) {
+    if (i === METHOD_AT)
+      for (const m of b.methods ?? [])
+        for (const c of m.categories) hits.push({ category: c, rule: `method:${m.slug}` });
+    if (r.test(b)) hits.push({ category: r.category, rule: r.id });
+  }
+  if (hits.length === 0)
+    for (const r of CATEGORY_RULES) if (r.weak && r.test(b)) hits.push({ category: r.category, rule: r.id });
+  if (hits.length === 0) hits.push({ category: 'other', rule: 'fallback' });
+  return { categories: [...new Set(hits.map((h) => h.category))], rules: hits };
 }
 
 /** The rule table for docs/catalog.md: order, id, category, condition. */
 export function categoryRulesMarkdown(): string {
   const rows = CATEGORY_RULES.map((r, i) => `| ${i + 1} | \`${r.id}\` | ${r.category} | ${r.description} |`);
+  rows.splice(
+    METHOD_AT,
+    0,
+    "| – | `method:<slug>` | the method's categories | the block implements a taxonomy method ([taxonomy.md](taxonomy.md)) |",
+  );
   return ['| # | rule | category | fires when |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }

@@ -6,12 +6,19 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { isRefTarget, type BlockSpec, type ClustersFile, type SourcesFile, type StatsFile } from './contract.ts';
+import {
+  isRefTarget,
+  type BlockSpec,
+  type ClustersFile,
+  type MethodsFile,
+  type SourcesFile,
+  type StatsFile,
+} from './contract.ts';
 
 const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
 
 /** The catalog files with a schema each; `blocks/*.json` use `block`. */
-export const CATALOG_SCHEMAS = ['block', 'sources', 'clusters', 'stats', 'build-info'] as const;
+export const CATALOG_SCHEMAS = ['block', 'sources', 'clusters', 'stats', 'methods', 'build-info'] as const;
 export type CatalogSchemaName = (typeof CATALOG_SCHEMAS)[number];
 
 let validators: Map<CatalogSchemaName, ValidateFunction> | undefined;
@@ -67,6 +74,8 @@ export function checkCatalog(dir: string): { errors: string[] } {
   const clusters = load('clusters.json', 'clusters', true) as ClustersFile | undefined;
   const stats = load('stats.json', 'stats', true) as StatsFile | undefined;
   load('build-info.json', 'build-info', false);
+  // Optional like build-info: a catalog written by an older build or a hand-made fixture has no methods.
+  const methods = load('methods.json', 'methods', false) as MethodsFile | undefined;
 
   const sourceIds = new Set((sources?.sources ?? []).map((s) => s.id));
   const ids = new Set<string>();
@@ -128,8 +137,15 @@ export function checkCatalog(dir: string): { errors: string[] } {
     for (const m of c.members) if (!ids.has(m)) errors.push(`clusters.json: ${c.id} has unknown member '${m}'`);
     if (!c.members.includes(c.representative)) errors.push(`clusters.json: ${c.id} representative is not a member`);
   }
+  for (const m of methods?.methods ?? []) {
+    for (const x of m.members)
+      if (!ids.has(x.blockId)) errors.push(`methods.json: ${m.slug} has unknown member '${x.blockId}'`);
+  }
   if (stats && stats.blocks !== files.length) {
     errors.push(`stats.json: blocks is ${stats.blocks} but blocks/ holds ${files.length} files`);
+  }
+  if (stats?.byKind && stats.byKind.reduce((n, k) => n + k.count, 0) !== stats.blocks) {
+    errors.push(`stats.json: byKind adds up to ${stats.byKind.reduce((n, k) => n + k.count, 0)}, not ${stats.blocks}`);
   }
   if (stats && sources && stats.sources !== sources.sources.length) {
     errors.push(`stats.json: sources is ${stats.sources} but sources.json lists ${sources.sources.length}`);

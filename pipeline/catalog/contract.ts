@@ -23,9 +23,12 @@ export type ParamKind = 'positional-only' | 'positional' | 'var-positional' | 'k
 export type LiteralValue = number | string | boolean | null | LiteralValue[];
 
 /** Bump on any incompatible change; every file carries it and the schemas pin it. */
-export const CATALOG_FORMAT_VERSION = 1;
+export const CATALOG_FORMAT_VERSION = 2;
 
-/** Categories, assigned by the documented rules (docs/catalog.md "Categories", from pipeline/catalog/category.ts); the rule that fired is recorded per block. */
+/**
+ * Categories, assigned by the documented rules (docs/catalog.md "Categories", from pipeline/catalog/category.ts).
+ * A block has one or more (multi-label, format 2); every rule that fired is recorded per block.
+ */
 export const CATEGORIES = [
   'attention',
   'convolution',
@@ -36,9 +39,14 @@ export const CATEGORIES = [
   'pooling',
   'activation',
   'embedding',
-  'loss',
+  'residual',
+  'regularization',
+  'reshape',
+  'detection',
   'network',
   'utility',
+  'transform',
+  'loss',
   'other',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -54,11 +62,69 @@ export const CATEGORY_LABELS: ReadonlyMap<Category, string> = new Map<Category, 
   ['pooling', 'Pooling'],
   ['activation', 'Activation'],
   ['embedding', 'Embedding'],
-  ['loss', 'Loss'],
+  ['residual', 'Residual'],
+  ['regularization', 'Regularization'],
+  ['reshape', 'Reshape'],
+  ['detection', 'Detection and segmentation'],
   ['network', 'Network architecture'],
   ['utility', 'Utility'],
+  ['transform', 'Data transform'],
+  ['loss', 'Loss'],
   ['other', 'Other'],
 ]);
+
+/**
+ * What a class is: a network `block`, a data `transform` (augmentation, preprocessing) or a `loss`. Decided by the
+ * documented rules in pipeline/catalog/kind.ts (docs/catalog.md "Kinds"); transforms and losses are listed apart.
+ */
+export const BLOCK_KINDS = ['block', 'transform', 'loss'] as const;
+export type BlockKind = (typeof BLOCK_KINDS)[number];
+export const KIND_LABELS: ReadonlyMap<BlockKind, string> = new Map<BlockKind, string>([
+  ['block', 'Network blocks'],
+  ['transform', 'Data transforms'],
+  ['loss', 'Losses'],
+]);
+
+/** One category rule that fired on a block (`name:attention`, `method:squeeze-and-excitation`). */
+export interface CategoryHit {
+  category: Category;
+  rule: string;
+}
+
+/**
+ * A taxonomy method (docs/taxonomy.md) the block implements, and the rule that matched: `name`, `base`,
+ * `composition` (each with the rule's index in the method's list, `name#0`), or `cluster:<level>` when the block
+ * sits in a de-duplication cluster with a matched one.
+ */
+export interface MethodHit {
+  slug: string;
+  rule: string;
+}
+
+/**
+ * An arXiv identifier as arXiv issues them, without a version: new style `1709.01507` (4 + 4 or 5 digits) or old
+ * style `cs/0112017`, `math.GT/0309136`. Upstream text is hostile: anything else is not an id.
+ */
+export const ARXIV_ID_PATTERN = '^(\\d{4}\\.\\d{4,5}|[a-z]+(-[a-z]+)?(\\.[A-Z]{2})?/\\d{7})$';
+/** A DOI as Crossref recommends matching modern ones (`10.1109/CVPR.2016.90`), capped at 200 characters. */
+export const DOI_PATTERN = '^10\\.\\d{4,9}/[-._;()/:A-Za-z0-9]{1,190}$';
+const ARXIV_ID = new RegExp(ARXIV_ID_PATTERN);
+const DOI = new RegExp(DOI_PATTERN);
+export const isArxivId = (v: unknown): v is string => typeof v === 'string' && ARXIV_ID.test(v);
+export const isDoi = (v: unknown): v is string => typeof v === 'string' && DOI.test(v);
+
+/**
+ * A paper a block implements: exactly one of `arxiv` or `doi`, and where the fact came from — `source` (the id is
+ * written in the block's class: a docstring or a comment; only the id is published, never the text) and/or
+ * `taxonomy` (a method the block implements names the paper). Titles and BibTeX live in `methods.json` `papers`.
+ */
+export interface PaperRef {
+  /** `arxiv:<id>` or `doi:<doi>`: the key of the paper in methods.json `papers` when the taxonomy knows it. */
+  id: string;
+  arxiv?: string;
+  doi?: string;
+  from: ('source' | 'taxonomy')[];
+}
 
 /** De-duplication levels, from strictest to loosest. */
 export const DEDUP_LEVELS = ['exact', 'lexical', 'structural', 'architecture'] as const;
@@ -275,9 +341,18 @@ export interface BlockSpec {
   /** Dotted module, e.g. `torchvision.models.swin_transformer`. */
   module: string;
   sourceId: string;
-  category: Category;
-  /** Id of the rule that assigned the category, e.g. `name:attention` or `base:torch.nn.modules.conv._ConvNd`. */
-  categoryRule: string;
+  /** Network block, data transform or loss (format 2; docs/catalog.md "Kinds"). */
+  kind: BlockKind;
+  /** Id of the kind rule that decided it (`module:transforms`, `base:loss`, `default`). */
+  kindRule: string;
+  /** One or more, in the order their first rule fired; `other` only alone (format 2 replaces `category`). */
+  categories: Category[];
+  /** Every category rule that fired, in rule order. */
+  categoryRules: CategoryHit[];
+  /** Taxonomy methods the block implements (docs/taxonomy.md), sorted by slug; absent when none. */
+  methods?: MethodHit[];
+  /** Papers the block implements, sorted by id; absent when none is known. */
+  papers?: PaperRef[];
   interface: BlockInterface;
   composition: Composition;
   dependencies: Dependencies;
@@ -630,6 +705,11 @@ export interface CategoryCount {
   count: number;
 }
 
+export interface KindCount {
+  kind: BlockKind;
+  count: number;
+}
+
 export interface FailureCount {
   failureClass: string;
   count: number;
@@ -708,7 +788,10 @@ export interface StatsFile {
   };
   /** Blocks unique at each level; absent when dedup did not run. */
   unique?: Record<DedupLevel, number>;
+  /** Multi-label: blocks carrying each category (a block counts under each of its categories). */
   byCategory: CategoryCount[];
+  /** Blocks per kind, BLOCK_KINDS order: network blocks, transforms, losses (they add up to `blocks`). */
+  byKind: KindCount[];
   failureCauses: FailureCount[];
   /** NN-RAG table-4 layout: one row per level, cumulative from strictest to loosest. Empty without dedup. */
   dedupTable: DedupTableRow[];
@@ -790,7 +873,8 @@ export interface BlockSummary {
   name: string;
   module: string;
   sourceId: string;
-  category: Category;
+  kind: BlockKind;
+  categories: Category[];
   status: BlockStatus;
   /** Parameter count of a block that passed, at the test configuration; null otherwise (a failed build has none). */
   params: number | null;
@@ -805,7 +889,8 @@ export function blockSummary(spec: BlockSpec): BlockSummary {
     name: spec.name,
     module: spec.module,
     sourceId: spec.sourceId,
-    category: spec.category,
+    kind: spec.kind,
+    categories: spec.categories,
     status: spec.validation?.status ?? 'unvalidated',
     params: spec.validation?.status === 'passed' ? (spec.validation.params ?? null) : null,
     license: spec.provenance.license.spdx,
@@ -935,4 +1020,42 @@ export interface UsedByArg {
   value?: LiteralValue;
   /** A class or function passed, by qualified name (TYPE_NAME_PATTERN): `torchvision.models.resnet.Bottleneck`. */
   ref?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// methods.json (issue 16): the taxonomy's methods with the blocks that implement them, and the papers they cite.
+
+export interface MethodsFile {
+  formatVersion: typeof CATALOG_FORMAT_VERSION;
+  /** Every method of the taxonomy, sorted by slug; `members` may be empty (no implementation in this corpus). */
+  methods: MethodRecord[];
+  /** Every paper a method or a block names that the taxonomy describes, sorted by id. */
+  papers: PaperRecord[];
+}
+
+export interface MethodRecord {
+  /** Matches SLUG_PATTERN: `/methods/<slug>/`. */
+  slug: string;
+  name: string;
+  /** One sentence, written in the taxonomy file (ours, not upstream text). */
+  summary: string;
+  categories: Category[];
+  /** Synonyms search expands to this method ("SE", "MHA", "drop path"). */
+  aliases: string[];
+  /** Paper ids (`arxiv:1709.01507`), introducing paper first. */
+  papers: string[];
+  /** Blocks implementing it, sorted by block id, with the rule that matched. */
+  members: { blockId: string; rule: string }[];
+}
+
+export interface PaperRecord {
+  /** `arxiv:<id>` or `doi:<doi>`. */
+  id: string;
+  arxiv?: string;
+  doi?: string;
+  title: string;
+  authors: string[];
+  year: number;
+  /** Derived from the fields above (`@misc` with `eprint` for arXiv, `@article` with `doi` otherwise). */
+  bibtex: string;
 }

@@ -10,11 +10,12 @@ import type {
   DedupLevel,
   DedupTableRow,
   FailureCount,
+  KindCount,
   SourceRecord,
   SourcesFile,
   StatsFile,
 } from './contract.ts';
-import { CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from './contract.ts';
+import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from './contract.ts';
 import { sourceFigures, unblockTable, type SourceBuildCounts, type SourceFacts } from './figures.ts';
 import { wilsonProportion } from './proportion.ts';
 import { provenanceOf } from './provenance.ts';
@@ -33,10 +34,22 @@ const byCountThenKey =
   (a: T, b: T) =>
     b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
+/** Multi-label: a block counts once under each of its categories, so the counts add up to more than the blocks. */
 function categories(specs: BlockSpec[]): CategoryCount[] {
-  return [...countBy(specs, (s) => s.category)]
+  return [
+    ...countBy(
+      specs.flatMap((s) => s.categories),
+      (c) => c,
+    ),
+  ]
     .map(([category, count]) => ({ category: category as CategoryCount['category'], count }))
     .sort(byCountThenKey((x) => x.category));
+}
+
+/** Blocks per kind (network blocks, transforms, losses), in BLOCK_KINDS order; every kind listed, 0 included. */
+function kinds(specs: BlockSpec[]): KindCount[] {
+  const m = countBy(specs, (s) => s.kind);
+  return BLOCK_KINDS.map((kind) => ({ kind, count: m.get(kind) ?? 0 }));
 }
 
 function failures(specs: BlockSpec[]): FailureCount[] {
@@ -132,6 +145,7 @@ export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[], count
     sources: snapshots.length,
     validation: v,
     byCategory: categories(specs),
+    byKind: kinds(specs),
     failureCauses: failures(specs),
     dedupTable: [],
     perSource: sourceFigures(specs, snapshots.map(factsOf), counts),

@@ -1,9 +1,9 @@
-// Writes the catalog folder (blocks/<slug>.json, sources.json, clusters.json, stats.json, build-info.json) with
+// Writes the catalog folder (blocks/<slug>.json, sources.json, clusters.json, stats.json, methods.json, build-info.json) with
 // sorted keys, replacing the previous build's files, then checks everything against the shipped JSON Schemas.
 // See docs/catalog.md.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlockSpec, BuildInfo, ClustersFile, SourcesFile, StatsFile } from './contract.ts';
+import type { BlockSpec, BuildInfo, ClustersFile, MethodsFile, SourcesFile, StatsFile } from './contract.ts';
 import { fault } from '../fault.ts';
 import { checkCatalog } from './check-catalog.ts';
 import { stableStringify } from './stable-json.ts';
@@ -16,6 +16,8 @@ export interface CatalogFiles {
   sources: SourcesFile;
   clusters: ClustersFile;
   stats: StatsFile;
+  /** The taxonomy's methods and their implementations (methods.ts). */
+  methods: MethodsFile;
   buildInfo: BuildInfo;
 }
 
@@ -43,6 +45,7 @@ export function writeCatalog(dir: string, files: CatalogFiles): { errors: string
   writeAtomic(join(dir, 'sources.json'), stableStringify(files.sources));
   writeAtomic(join(dir, 'clusters.json'), stableStringify(files.clusters));
   writeAtomic(join(dir, 'stats.json'), stableStringify(files.stats));
+  writeAtomic(join(dir, 'methods.json'), stableStringify(files.methods));
   writeAtomic(join(dir, BUILD_INFO), stableStringify(files.buildInfo));
   return checkCatalog(dir);
 }

@@ -57,7 +57,8 @@ const diag = (code: string, message: string, hint?: string): Diagnostic => ({
 });
 
 export function fromSpec(spec: BlockSpec): SnapshotBlock {
-  return { ...blockSummary(spec), spec };
+  const { kind: _kind, categories, ...summary } = blockSummary(spec);
+  return { ...summary, category: categories.join(', '), spec };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -158,7 +159,7 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
 
 /**
  * The adapter for the site's `/api/catalog.json` (src/pages/api/catalog.json.ts): `{ formatVersion, sources, blocks }`
- * where each block is a summary (`id, slug, name, sourceId, category, status, params, license`) or a full spec.
+ * where each block is a summary (`id, slug, name, sourceId, kind, categories, status, params, license`) or a full spec.
  * Summaries are upgraded to specs from `blocks/<slug>.json` when that can be read; otherwise they stay summaries.
  */
 async function fromApiListing(
@@ -198,7 +199,8 @@ async function fromApiListing(
     if (
       typeof raw.name !== 'string' ||
       typeof raw.sourceId !== 'string' ||
-      typeof raw.category !== 'string' ||
+      !Array.isArray(raw.categories) ||
+      !raw.categories.every((c) => typeof c === 'string') ||
       !STATUSES.has(status)
     ) {
       throw new ReadProblem('previous-invalid', `${origin}: block ${raw.id} is neither a spec nor a summary`);
@@ -209,7 +211,7 @@ async function fromApiListing(
       name: raw.name,
       ...(typeof raw.module === 'string' ? { module: raw.module } : {}),
       sourceId: raw.sourceId,
-      category: raw.category,
+      category: (raw.categories as string[]).join(', '),
       status,
       params: typeof raw.params === 'number' ? raw.params : null,
       license: typeof raw.license === 'string' ? raw.license : 'NOASSERTION',

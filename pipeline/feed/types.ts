@@ -12,10 +12,10 @@ export type { BlockStatus };
  * gives a summary, and the spec only when the block's own JSON could also be fetched. The diff compares
  * only the facts both sides have.
  */
-export interface SnapshotBlock extends Omit<BlockSummary, 'module' | 'category'> {
+export interface SnapshotBlock extends Omit<BlockSummary, 'module' | 'kind' | 'categories'> {
   /** Absent in summaries of catalogs published before it was listed. */
   module?: string;
-  /** As published; an older catalog may name a category this build no longer has. */
+  /** The block's categories as published, joined by `, ` (format 2 is multi-label); compared as one fact. */
   category: string;
   spec?: BlockSpec;
 }

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
+import { paperIdsIn } from '../catalog/papers.ts';
 import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../catalog/contract.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
@@ -79,7 +80,8 @@ export async function buildPartial(
     const ex = byId.get(b.id);
     const validation = v?.records.get(b.id);
     const tree = v?.trees.get(b.id);
-    const layers = tree ? layersOf(tree) : staticLayers(classText(mod.absPath, own));
+    const text = classText(mod.absPath, own);
+    const layers = tree ? layersOf(tree) : staticLayers(text);
     specs.push(
       blockSpec(
         {
@@ -94,6 +96,8 @@ export async function buildPartial(
           usedBy: usedByOf(usage.usageOf(b.id), snapshots),
           ...(tree ? { tree } : {}),
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
+          // Read from the class text here, like the static layers: ids only cross into the spec, never the text.
+          sourcePapers: paperIdsIn(text),
         },
         { layers, from: tree ? 'validation' : 'static' },
       ),

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
-import type { BuildInfo, SandboxReport } from '../catalog/contract.ts';
+import { CATALOG_FORMAT_VERSION, type BuildInfo, type SandboxReport } from '../catalog/contract.ts';
+import { methodsFile, propagateMethods } from '../catalog/methods.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
@@ -69,8 +70,10 @@ export async function finishCatalog(
   for (const x of partials) for (const [k, v] of Object.entries(x.timings)) timings[k] = Math.max(timings[k] ?? 0, v);
   timings.dedup = dedupMs;
   t = performance.now();
+  // Duplicates of a method's implementation are implementations too (docs/taxonomy.md, "Dedup clusters").
+  propagateMethods(specs);
   const buildInfo: BuildInfo = {
-    formatVersion: 1,
+    formatVersion: CATALOG_FORMAT_VERSION,
     builtAt: new Date().toISOString(),
     nnblocksVersion: packageVersion(),
     config: partials[0].config,
@@ -93,6 +96,7 @@ export async function finishCatalog(
     sources: sourcesFile(specs, snapshots),
     clusters: clustersFile(d),
     stats: statsFile(specs, snapshots, sourceCounts(partials)),
+    methods: methodsFile(specs),
     buildInfo,
   });
   if (errors.length === 0)

@@ -9,6 +9,8 @@ import {
   blockSummary,
   CATEGORIES,
   CATEGORY_LABELS,
+  KIND_LABELS,
+  type BlockKind,
   type BlockSpec,
   type BlockStatus,
   type BlockSummary,
@@ -16,6 +18,9 @@ import {
   type Category,
   type Cluster,
   type ClustersFile,
+  type MethodRecord,
+  type MethodsFile,
+  type PaperRecord,
   type SourceRecord,
   type SourcesFile,
   type StatsFile,
@@ -26,6 +31,8 @@ export type {
   BuildInfo,
   Category,
   Cluster,
+  MethodRecord,
+  PaperRecord,
   ParamSpec,
   Proportion,
   SourceRecord,
@@ -102,13 +109,46 @@ export function buildInfo(): BuildInfo | undefined {
   return existsSync(join(catalogDir(), 'build-info.json')) ? readJson<BuildInfo>('build-info.json') : undefined;
 }
 
+let methodsCache: MethodsFile | undefined;
+/** methods.json; a catalog built before the taxonomy has none, which reads as no methods and no papers. */
+function methodsFile(): MethodsFile {
+  methodsCache ??= existsSync(join(catalogDir(), 'methods.json'))
+    ? readJson<MethodsFile>('methods.json')
+    : { formatVersion: 2, methods: [], papers: [] };
+  return methodsCache;
+}
+
+/** Every taxonomy method, by slug; `members` empty when the corpus has no implementation. */
+export function methods(): MethodRecord[] {
+  return methodsFile().methods;
+}
+
+/** Methods with at least one implementation: the ones with a page. */
+export function methodsWithMembers(): MethodRecord[] {
+  return methods().filter((m) => m.members.length > 0);
+}
+
+export function methodBySlug(slug: string): MethodRecord | undefined {
+  return methods().find((m) => m.slug === slug);
+}
+
+/** A paper the taxonomy describes (title, authors, BibTeX), by id (`arxiv:1709.01507`). */
+export function paperById(id: string): PaperRecord | undefined {
+  return methodsFile().papers.find((p) => p.id === id);
+}
+
+/** Labels of a block's kind: network blocks, data transforms, losses. */
+export function kindLabel(k: BlockKind): string {
+  return KIND_LABELS.get(k) ?? k;
+}
+
 export function categoryLabel(c: Category): string {
   return CATEGORY_LABELS.get(c) ?? c;
 }
 
 /** Categories that have blocks, in the canonical order. */
 export function usedCategories(): Category[] {
-  const used = new Set(blocks().map((b) => b.category));
+  const used = new Set(blocks().flatMap((b) => b.categories));
   return CATEGORIES.filter((c) => used.has(c));
 }
 
@@ -149,7 +189,7 @@ export type Scope = { kind: 'all' } | { kind: 'category'; category: Category } |
 
 export function blocksIn(scope: Scope): BlockSummary[] {
   if (scope.kind === 'all') return blocks();
-  if (scope.kind === 'category') return blocks().filter((b) => b.category === scope.category);
+  if (scope.kind === 'category') return blocks().filter((b) => b.categories.includes(scope.category));
   return blocks().filter((b) => b.sourceId === scope.sourceId);
 }
 

@@ -39,7 +39,7 @@ export function citationMetaTags(spec: BlockSpec, pageUrl: string | null): MetaT
   tags.push({ name: 'citation_publisher', content: p.repository });
   if (pageUrl) tags.push({ name: 'citation_public_url', content: pageUrl });
   tags.push({ name: 'citation_abstract_html_url', content: p.permalink });
-  tags.push({ name: 'citation_keywords', content: `${spec.category}; PyTorch; neural-network block` });
+  tags.push({ name: 'citation_keywords', content: `${spec.categories.join('; ')}; PyTorch; neural-network block` });
   tags.push({ name: 'citation_language', content: 'en' });
   return tags;
 }

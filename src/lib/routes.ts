@@ -13,6 +13,10 @@ export function href(path: string): string {
 export const blockHref = (slug: string) => href(`blocks/${slug}/`);
 export const blockJsonHref = (slug: string) => href(`api/blocks/${slug}.json`);
 export const sourceHref = (id: string) => href(`sources/${id}/`);
+export const methodHref = (slug: string) => href(`methods/${slug}/`);
+/** A paper's page at its publisher: arXiv's abstract or the DOI resolver; ids were checked by strict patterns. */
+export const paperHref = (p: { arxiv?: string; doi?: string }) =>
+  p.arxiv ? `https://arxiv.org/abs/${p.arxiv}` : `https://doi.org/${encodeURI(p.doi ?? '')}`;
 export const categoryHref = (c: Category) => browseHref({ kind: 'category', category: c }, 'name', 1);
 
 /** The path segments after /browse/ for a scope: `all`, `category/<c>`, `source/<id>`. */

@@ -46,7 +46,8 @@ describe('nnblocks build', () => {
     const blob = execFileSync('git', ['hash-object', join(root, 'tinynet/blocks.py')], { encoding: 'utf8' }).trim();
     expect(spec.provenance.swhid).toBe(`swh:1:cnt:${blob}`);
     expect(spec.provenance.swhidQualified).toContain(';anchor=swh:1:rev:');
-    expect(spec.category).toBe('attention');
+    expect(spec.categories).toContain('attention');
+    expect(spec.kind).toBe('block');
   });
 
   it('carries hostile upstream strings as data', () => {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { categoryRulesMarkdown } from '../../pipeline/catalog/category.ts';
+import { kindRulesMarkdown } from '../../pipeline/catalog/kind.ts';
 import { paramRolesMarkdown } from '../../pipeline/catalog/param-roles.ts';
 
 const DOC = 'docs/catalog.md';
@@ -19,6 +20,7 @@ describe(`${DOC} matches the rules in code`, () => {
   const text = readFileSync(DOC, 'utf8');
   const tables: [string, string, () => string][] = [
     ['category-rules', 'categoryRulesMarkdown() in pipeline/catalog/category.ts', categoryRulesMarkdown],
+    ['kind-rules', 'kindRulesMarkdown() in pipeline/catalog/kind.ts', kindRulesMarkdown],
     ['param-roles', 'paramRolesMarkdown() in pipeline/catalog/param-roles.ts', paramRolesMarkdown],
   ];
   for (const [marker, source, render] of tables) {

@@ -58,7 +58,7 @@ function spec(sourceId: string, outcome: Outcome): BlockSpec {
         }
       : {}),
   } as ValidationRecord;
-  return { id: `${sourceId}:m.B${n++}`, sourceId, category: 'other', validation } as BlockSpec;
+  return { id: `${sourceId}:m.B${n++}`, sourceId, categories: ['other'], validation } as BlockSpec;
 }
 
 const snapshots = [

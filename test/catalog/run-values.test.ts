@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { publishedComposition } from '../../pipeline/catalog/block-spec.ts';
 import { checkAgainstSchema, checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import {
+  CATALOG_FORMAT_VERSION,
   CHECKSUM_PATTERN,
   DEVICE_PATTERN,
   KWARG_NAME_PATTERN,
@@ -157,7 +158,7 @@ describe('the catalog step', () => {
 });
 
 describe('build-info.json', () => {
-  const info = { formatVersion: 1, builtAt: '2025-01-01T00:00:00Z', nnblocksVersion: '0.1.0' };
+  const info = { formatVersion: CATALOG_FORMAT_VERSION, builtAt: '2025-01-01T00:00:00Z', nnblocksVersion: '0.1.0' };
 
   it('carries the sandbox record, closed and typed', () => {
     expect(checkAgainstSchema('build-info', { ...info, sandbox: FIXTURE_SANDBOX }, 'bi')).toEqual([]);

@@ -2,7 +2,7 @@
 // kind happens exactly where the tests expect it, plus a site-like copy (`api/catalog.json` + block files).
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlockSpec, SourcesFile } from '../../pipeline/catalog/contract.ts';
+import { CATALOG_FORMAT_VERSION, type BlockSpec, type SourcesFile } from '../../pipeline/catalog/contract.ts';
 import { makeCatalog, stableJson } from '../site/fixtures/make-catalog.ts';
 
 export interface FeedFixture {
@@ -157,7 +157,8 @@ export function publishSite(catalogDir: string, siteDir: string): void {
       name: s.name,
       module: s.module,
       sourceId: s.sourceId,
-      category: s.category,
+      kind: s.kind,
+      categories: s.categories,
       status: s.validation?.status ?? 'unvalidated',
       params: s.validation ? s.validation.params : null,
       license: s.provenance.license.spdx,
@@ -167,5 +168,8 @@ export function publishSite(catalogDir: string, siteDir: string): void {
   });
   const sources = (JSON.parse(readFileSync(join(catalogDir, 'sources.json'), 'utf8')) as SourcesFile).sources;
   const stats = JSON.parse(readFileSync(join(catalogDir, 'stats.json'), 'utf8')) as unknown;
-  writeFileSync(join(siteDir, 'api', 'catalog.json'), JSON.stringify({ formatVersion: 1, stats, sources, blocks }));
+  writeFileSync(
+    join(siteDir, 'api', 'catalog.json'),
+    JSON.stringify({ formatVersion: CATALOG_FORMAT_VERSION, stats, sources, blocks }),
+  );
 }

@@ -98,9 +98,9 @@ describe('readPrevious', () => {
 
   it('treats HTTP errors, missing paths, wrong formats and junk as no previous catalog', async () => {
     const junk = join(work, 'junk.json');
-    writeFileSync(junk, '{"formatVersion": 1, "blocks": [{"id": "x", "slug": "../../etc/passwd"}], "sources": []}');
+    writeFileSync(junk, '{"formatVersion": 2, "blocks": [{"id": "x", "slug": "../../etc/passwd"}], "sources": []}');
     const future = join(work, 'future.json');
-    writeFileSync(future, '{"formatVersion": 2, "blocks": [], "sources": []}');
+    writeFileSync(future, '{"formatVersion": 3, "blocks": [], "sources": []}');
     const notJson = join(work, 'not.json');
     writeFileSync(notJson, '<html>oops</html>');
     const cases: [string, string][] = [

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CATEGORIES, DEDUP_LEVELS } from '../../pipeline/catalog/contract.ts';
+import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, CATEGORIES, DEDUP_LEVELS } from '../../pipeline/catalog/contract.ts';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { wilsonProportion } from '../../pipeline/catalog/proportion.ts';
 import { makeCatalog } from './fixtures/make-catalog.ts';
@@ -42,15 +42,15 @@ describe('catalog format', () => {
     const file = join(c.dir, 'blocks', `${c.attention.slug}.json`);
     const spec = JSON.parse(readFileSync(file, 'utf8'));
     spec.provenance.swhid = `swh:1:cnt:${'0'.repeat(40)}`; // no longer the blob hash
-    spec.category = 'attention-ish'; // not a category
+    spec.categories = ['attention-ish']; // not a category
     spec.extra = true; // unknown field: the contract is closed
     writeFileSync(file, JSON.stringify(spec));
     writeFileSync(
       join(c.dir, 'blocks', 'renamed.json'),
-      JSON.stringify({ ...spec, category: 'attention', extra: undefined }),
+      JSON.stringify({ ...spec, categories: ['attention'], extra: undefined }),
     );
     const { errors } = checkCatalog(c.dir);
-    expect(errors.some((e) => e.includes('/category'))).toBe(true);
+    expect(errors.some((e) => e.includes('/categories'))).toBe(true);
     expect(errors.some((e) => e.includes('must NOT have additional properties'))).toBe(true);
     expect(errors.some((e) => e.includes('renamed.json') && e.includes('does not match the file name'))).toBe(true);
     expect(errors.some((e) => e.includes('swhid does not match blobSha1'))).toBe(true);
@@ -60,6 +60,8 @@ describe('catalog format', () => {
   it('keeps the schema enums in step with the TypeScript constants', () => {
     const common = JSON.parse(readFileSync(join(__dirname, '../../schemas/catalog/common.schema.json'), 'utf8'));
     expect(common.definitions.category.enum).toEqual([...CATEGORIES]);
+    expect(common.definitions.kind.enum).toEqual([...BLOCK_KINDS]);
+    expect(common.definitions.formatVersion.const).toBe(CATALOG_FORMAT_VERSION);
     expect(common.definitions.dedupLevel.enum).toEqual([...DEDUP_LEVELS]);
   });
 

@@ -6,10 +6,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec, StatsFile } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec, MethodsFile, StatsFile } from '../../pipeline/catalog/contract.ts';
 import { testPython } from '../helpers/python.ts';
 import { TORCH_DTYPES } from '../../pipeline/catalog/contract.ts';
-import { FIXTURE_SANDBOX, FORGED, HOSTILE_KWARG_VALUE, ODD_LAYER_TYPES } from './fixtures/make-catalog.ts';
+import {
+  FIXTURE_SANDBOX,
+  FIXTURE_SOURCE_ARXIV,
+  FORGED,
+  HOSTILE_KWARG_VALUE,
+  ODD_LAYER_TYPES,
+} from './fixtures/make-catalog.ts';
 import { REMOVED_NAME } from './fixtures/make-changes.ts';
 import { parseHtml, type Page } from './helpers/html.ts';
 import { auditPython, REPLAY_ATTRIBUTES, REPLAY_NAMES } from './helpers/python-audit.ts';
@@ -388,5 +394,56 @@ print(json.dumps({'root': d.documentElement.namespaceURI + ' ' + d.documentEleme
     expect(parsed.titles).toHaveLength(5); // one upstream bump, four block changes
     const { removed } = site.changes;
     expect(parsed.titles).toContain(`Removed: ${REMOVED_NAME} (${removed.id.split(':')[0]})`);
+  });
+});
+
+describe('method pages and papers (issue 16)', () => {
+  const methodsJson = (): MethodsFile =>
+    JSON.parse(readFileSync(join(site.catalog.dir, 'methods.json'), 'utf8')) as MethodsFile;
+  const sourceOf = (id: string) => id.split(':')[0];
+
+  it('lists every implementation of a method from two sources side by side, with provenance and interfaces', () => {
+    const m = methodsJson().methods.find((x) => new Set(x.members.map((b) => sourceOf(b.blockId))).size >= 2);
+    expect(m, 'the fixture has a method implemented in two sources').toBeDefined();
+    const p = page(`methods/${m!.slug}/`);
+    expect(p.one('h1').text()).toBe(m!.name);
+    const rows = p.all('tr[data-implementation]');
+    expect(rows.map((r) => r.attr('data-implementation')).sort()).toEqual(m!.members.map((b) => b.blockId).sort());
+    expect(new Set(rows.map((r) => sourceOf(r.attr('data-implementation')!))).size).toBeGreaterThanOrEqual(2);
+    for (const r of rows) {
+      const s = spec(
+        readdirSync(join(site.catalog.dir, 'blocks'))
+          .map((f) => f.replace(/\.json$/, ''))
+          .find((slug) => spec(slug).id === r.attr('data-implementation'))!,
+      );
+      // Provenance pinned to the commit or tag, and the status of each implementation.
+      expect(r.all('a').map((a) => a.attr('href'))).toContain(s.provenance.permalink);
+      expect(r.text()).toContain(s.validation ? s.validation.status : 'not validated');
+    }
+    expect(p.one('#interfaces').text()).toContain('Interfaces side by side');
+    // The index lists it with its implementation count.
+    expect(page('methods/').one(`tr[data-method="${m!.slug}"]`).text()).toContain(String(m!.members.length));
+  });
+
+  it('links a block page to its method and shows the paper it was introduced in, with BibTeX', () => {
+    const withSource = readdirSync(join(site.catalog.dir, 'blocks'))
+      .map((f) => spec(f.replace(/\.json$/, '')))
+      .find((s) => s.papers?.some((x) => x.arxiv === FIXTURE_SOURCE_ARXIV))!;
+    expect(withSource, 'the fixture writes a source-named paper').toBeDefined();
+    const p = page(`blocks/${withSource.slug}/`);
+    expect(p.one('#methods').text()).toContain('Implements');
+    const methodLinks = p.all('a').map((a) => a.attr('href'));
+    expect(methodLinks).toContain(`${BASE}methods/${withSource.methods![0].slug}/`);
+    const papers = p.all('[data-paper]');
+    const hrefs = papers.flatMap((x) => x.all('a').map((a) => a.attr('href')));
+    expect(hrefs).toContain(`https://arxiv.org/abs/${FIXTURE_SOURCE_ARXIV}`);
+    expect(p.one('#paper-h').text()).toBe('Introduced in');
+    // A paper the taxonomy describes carries a BibTeX entry with its arXiv eprint.
+    expect(
+      p
+        .all('[data-paper] pre')
+        .map((x) => x.text())
+        .join('\n'),
+    ).toMatch(/eprint = \{\d{4}\.\d{4,5}\}/);
   });
 });

@@ -1,0 +1,332 @@
+// Table tests for the taxonomy (pipeline/catalog/data/taxonomy.json): a row per method with the real torchvision
+// classes (name and module as torchvision 0.14 defines them) that must land there and near misses that must not,
+// each with the reason; then the file's own checks, the synonyms search reads, and the derived BibTeX.
+import { describe, expect, it } from 'vitest';
+import {
+  bibtexOf,
+  checkTaxonomy,
+  matchMethods,
+  taxonomy,
+  taxonomySynonyms,
+  type MethodInput,
+  type Taxonomy,
+} from '../../pipeline/catalog/taxonomy.ts';
+
+type Cls = string | Partial<MethodInput>;
+
+/** `Name@module.tail` → a class of `torchvision.<module.tail>`; an object gives bases or layers too. */
+function cls(c: Cls): MethodInput {
+  if (typeof c !== 'string') return { name: 'Block', module: 'pkg.m', bases: [], layers: [], ...c };
+  const [name, mod] = c.split('@');
+  return { name, module: mod ? `torchvision.${mod}` : 'torchvision.ops.misc', bases: ['torch.nn.Module'], layers: [] };
+}
+
+const CBR = ['torch.nn.Conv2d', 'torch.nn.BatchNorm2d', 'torch.nn.ReLU'];
+
+/** slug → [torchvision classes that land there, classes that must not, why]. */
+const table: Record<string, [Cls[], Cls[], string]> = {
+  'squeeze-and-excitation': [
+    ['SqueezeExcitation@ops.misc', 'QuantizableSqueezeExcitation@models.quantization.mobilenetv3', 'SELayer'],
+    ['Squeeze@models.x', 'SEResNet'],
+    'SE by name or a SqueezeExcitation base; an SE network is not the block',
+  ],
+  'shifted-window-attention': [
+    ['ShiftedWindowAttention@models.swin_transformer', 'ShiftedWindowAttentionV2', 'SwinTransformerBlockV2'],
+    ['SwinTransformer@models.swin_transformer', 'WindowAttention'],
+    'Swin attention and its block, not the whole network nor unshifted windows',
+  ],
+  'window-attention': [
+    ['PartitionAttentionLayer@models.maxvit', 'WindowPartition@models.maxvit', 'WindowDepartition@models.maxvit'],
+    ['ShiftedWindowAttention', 'MaxVit@models.maxvit'],
+    'window and grid partitions of MaxViT',
+  ],
+  'multi-head-attention': [
+    [
+      'RelativePositionalMultiHeadAttention@models.maxvit',
+      'MultiHeadSelfAttention',
+      { name: 'Attn2', bases: ['torch.nn.MultiheadAttention'] },
+    ],
+    ['MultiscaleAttention@models.video.mvit', 'CrossAttentionPool'],
+    'named multi-head, or an nn.MultiheadAttention subclass',
+  ],
+  'transformer-encoder-block': [
+    ['EncoderBlock@models.vision_transformer', 'TransformerEncoderLayer'],
+    ['Encoder@models.vision_transformer', 'DecoderBlock'],
+    'one encoder block, not the stack',
+  ],
+  'multiscale-attention': [
+    ['MultiscaleAttention@models.video.mvit', 'MultiscaleBlock@models.video.mvit', 'Pool@models.video.mvit'],
+    ['Pool@models.other', 'MViT@models.video.mvit'],
+    'MViT pooling attention; a Pool elsewhere is not',
+  ],
+  'patch-embedding': [['PatchEmbed', 'PatchEmbedding3d'], ['PatchMerging', 'Embedding'], 'patches to tokens'],
+  'patch-merging': [['PatchMerging@models.swin_transformer', 'PatchMergingV2'], ['PatchEmbed'], 'Swin downsampling'],
+  'inverted-residual': [
+    [
+      'InvertedResidual@models.mobilenetv2',
+      'InvertedResidual@models.mobilenetv3',
+      '_InvertedResidual@models.mnasnet',
+      'MBConv@models.efficientnet',
+      'MBConv@models.maxvit',
+      'QuantizableInvertedResidual@models.quantization.mobilenetv2',
+    ],
+    ['InvertedResidual@models.shufflenetv2', 'FusedMBConv@models.efficientnet'],
+    'MobileNetV2-style blocks; ShuffleNet names its unit InvertedResidual too, and Fused-MBConv has no depthwise conv',
+  ],
+  'fused-mbconv': [['FusedMBConv@models.efficientnet'], ['MBConv'], 'EfficientNetV2 fused block'],
+  'shufflenet-unit': [
+    ['InvertedResidual@models.shufflenetv2', 'QuantizableInvertedResidual@models.quantization.shufflenetv2'],
+    ['InvertedResidual@models.mobilenetv2'],
+    'decided by the module: same class name, different idea',
+  ],
+  'depthwise-separable-convolution': [
+    ['DepthwiseSeparableConv', 'SeparableConv2d', 'DWConv'],
+    ['TemporalSeparableConv@models.video.s3d', 'Conv2d'],
+    'named depthwise-separable; S3D separates time from space instead',
+  ],
+  'separable-3d-convolution': [
+    [
+      'TemporalSeparableConv@models.video.s3d',
+      'SepInceptionBlock3D@models.video.s3d',
+      'Conv2Plus1D@models.video.resnet',
+    ],
+    ['Conv3DSimple@models.video.resnet'],
+    'space-time factored convolutions',
+  ],
+  'residual-bottleneck': [
+    [
+      'Bottleneck@models.resnet',
+      'Bottleneck@models.video.resnet',
+      'QuantizableBottleneck@models.quantization.resnet',
+      'ResBottleneckBlock@models.regnet',
+      'BottleneckBlock@models.optical_flow.raft',
+    ],
+    ['BasicBlock@models.resnet', 'BottleneckLSTM'],
+    'ResNet bottlenecks under every name torchvision uses',
+  ],
+  'residual-basic-block': [
+    [
+      'BasicBlock@models.resnet',
+      'BasicBlock@models.video.resnet',
+      'QuantizableBasicBlock@models.quantization.resnet',
+      'ResidualBlock@models.optical_flow.raft',
+    ],
+    ['Bottleneck@models.resnet', 'BasicConv2d'],
+    'two 3x3 convolutions and a shortcut',
+  ],
+  'conv-norm-activation': [
+    [
+      'Conv2dNormActivation@ops.misc',
+      'Conv3dNormActivation@ops.misc',
+      'ConvNormActivation@ops.misc',
+      'BasicConv2d@models.inception',
+      'QuantizableBasicConv2d@models.quantization.googlenet',
+      'ConvBNReLU',
+      { name: 'ASPPConv', layers: CBR },
+    ],
+    ['ConvTranspose2d', { name: 'ASPPConv', layers: [...CBR, 'torch.nn.Linear'] }, { name: 'Block', layers: CBR }],
+    'by name, or a Conv-named block made only of conv, norm and activation',
+  ],
+  'drop-path': [
+    ['StochasticDepth@ops.stochastic_depth', 'DropPath'],
+    ['Dropout', 'DropBlock2d'],
+    'drops whole branches',
+  ],
+  dropblock: [['DropBlock2d@ops.drop_block', 'DropBlock3d@ops.drop_block'], ['StochasticDepth'], 'drops regions'],
+  'mlp-block': [
+    [
+      'MLP@ops.misc',
+      'MLPBlock@models.vision_transformer',
+      'TwoMLPHead@models.detection.faster_rcnn',
+      'Mlp',
+      'FeedForward',
+    ],
+    ['MLPMixer', 'Multilayer'],
+    'MLPs and FFNs; an MLP network is not the block',
+  ],
+  'feature-pyramid-network': [
+    [
+      'FeaturePyramidNetwork@ops.feature_pyramid_network',
+      'LastLevelMaxPool@ops.feature_pyramid_network',
+      'ExtraFPNBlock@ops.feature_pyramid_network',
+      'BackboneWithFPN@models.detection.backbone_utils',
+    ],
+    ['RetinaNet@models.detection.retinanet', 'Pyramid'],
+    'FPN by name or by its module',
+  ],
+  'deformable-convolution': [
+    ['DeformConv2d@ops.deform_conv', 'ModulatedDeformConv2d'],
+    ['Conv2d', 'Deform'],
+    'deformable conv',
+  ],
+  'roi-pooling': [
+    ['RoIPool@ops.roi_pool', 'PSRoIPool@ops.ps_roi_pool'],
+    ['RoIAlign@ops.roi_align', 'RoIHeads'],
+    'max-pooled RoIs',
+  ],
+  'roi-align': [
+    ['RoIAlign@ops.roi_align', 'PSRoIAlign@ops.ps_roi_align', 'MultiScaleRoIAlign@ops.poolers'],
+    ['RoIPool@ops.roi_pool'],
+    'bilinear RoIs',
+  ],
+  'region-proposal-network': [
+    [
+      'RegionProposalNetwork@models.detection.rpn',
+      'RPNHead@models.detection.rpn',
+      'AnchorGenerator@models.detection.anchor_utils',
+    ],
+    ['RoIHeads@models.detection.roi_heads', 'DefaultBoxGenerator'],
+    'RPN and its anchors; SSD default boxes are not RPN',
+  ],
+  'atrous-spatial-pyramid-pooling': [
+    [
+      'ASPP@models.segmentation.deeplabv3',
+      'ASPPConv@models.segmentation.deeplabv3',
+      'ASPPPooling@models.segmentation.deeplabv3',
+      'DeepLabHead@models.segmentation.deeplabv3',
+    ],
+    ['LRASPP@models.segmentation.lraspp', 'FCNHead'],
+    'DeepLabv3 ASPP; LR-ASPP is its own idea',
+  ],
+  'lite-reduced-aspp': [
+    ['LRASPP@models.segmentation.lraspp', 'LRASPPHead@models.segmentation.lraspp'],
+    ['ASPP'],
+    'MobileNetV3 head',
+  ],
+  'inception-module': [
+    [
+      'Inception@models.googlenet',
+      'InceptionA@models.inception',
+      'InceptionE@models.inception',
+      'InceptionAux@models.googlenet',
+      'QuantizableInceptionB@models.quantization.inception',
+    ],
+    ['Inception3@models.inception', 'GoogLeNet@models.googlenet'],
+    'modules, not the networks',
+  ],
+  'dense-block': [
+    ['_DenseBlock@models.densenet', '_DenseLayer@models.densenet', '_Transition@models.densenet'],
+    ['DenseNet@models.densenet', '_Transition@models.other'],
+    'DenseNet blocks and their transitions',
+  ],
+  'fire-module': [['Fire@models.squeezenet'], ['FireNet'], 'SqueezeNet fire'],
+  'convnext-block': [['CNBlock@models.convnext'], ['ConvNeXt@models.convnext', 'CNBlockConfig'], 'ConvNeXt block'],
+  'raft-update-operator': [
+    [
+      'ConvGRU@models.optical_flow.raft',
+      'UpdateBlock@models.optical_flow.raft',
+      'MotionEncoder@models.optical_flow.raft',
+      'FlowHead@models.optical_flow.raft',
+    ],
+    ['ConvGRU@models.other', 'RAFT@models.optical_flow.raft'],
+    'RAFT update operator, by its module',
+  ],
+};
+
+const slugsOf = (c: Cls) => matchMethods(cls(c)).map((m) => m.slug);
+
+describe('taxonomy: which torchvision classes land in each method', () => {
+  it('has a row for every method, and no row for a method that does not exist', () => {
+    expect(Object.keys(table).sort()).toEqual(
+      taxonomy()
+        .methods.map((m) => m.slug)
+        .sort(),
+    );
+  });
+  for (const [slug, [yes, no, why]] of Object.entries(table)) {
+    it(`${slug} — ${why}`, () => {
+      for (const c of yes) expect(slugsOf(c), JSON.stringify(c)).toContain(slug);
+      for (const c of no) expect(slugsOf(c), `${slug} must not match ${JSON.stringify(c)}`).not.toContain(slug);
+    });
+  }
+  it('records the rule that matched, by kind of evidence and index', () => {
+    expect(matchMethods(cls('SqueezeExcitation'))).toEqual([{ slug: 'squeeze-and-excitation', rule: 'name#0' }]);
+    expect(matchMethods(cls({ name: 'X', bases: ['torchvision.ops.misc.SqueezeExcitation'] }))).toEqual([
+      { slug: 'squeeze-and-excitation', rule: 'base#2' },
+    ]);
+    expect(matchMethods(cls({ name: 'MyConv', layers: CBR }))).toEqual([
+      { slug: 'conv-norm-activation', rule: 'composition#2' },
+    ]);
+  });
+});
+
+describe('taxonomy file checks', () => {
+  it('the shipped file is sound', () => {
+    expect(checkTaxonomy(taxonomy())).toEqual([]);
+  });
+  const base = (): Taxonomy => JSON.parse(JSON.stringify(taxonomy())) as Taxonomy;
+  it.each([
+    ['a duplicate slug', (t: Taxonomy) => t.methods.push({ ...t.methods[0] }), /duplicate slug/],
+    ['a slug that is not URL-safe', (t: Taxonomy) => (t.methods[0].slug = 'Bad Slug'), /slug does not match/],
+    [
+      'a pattern that is not a regex',
+      (t: Taxonomy) => (t.methods[0].match = [{ name: '(' }]),
+      /not a regular expression/,
+    ],
+    [
+      'a rule with only a negative condition',
+      (t: Taxonomy) => (t.methods[0].match = [{ notModule: 'x' }]),
+      /no positive/,
+    ],
+    ['an unknown category', (t: Taxonomy) => (t.methods[0].categories = ['nope' as never]), /unknown category/],
+    [
+      'a paper not in the list',
+      (t: Taxonomy) => (t.methods[0].papers = ['arxiv:2401.00001']),
+      /not in the papers list/,
+    ],
+    ['a hostile paper id', (t: Taxonomy) => (t.papers[0].id = 'arxiv:1709.01507"><script>'), /strict patterns/],
+    [
+      'an alias twice in one method',
+      (t: Taxonomy) => t.methods[0].aliases.push(t.methods[0].aliases[0].toUpperCase()),
+      /listed twice/,
+    ],
+  ])('refuses %s', (_, spoil, message) => {
+    const t = base();
+    spoil(t);
+    expect(checkTaxonomy(t).join('\n')).toMatch(message);
+  });
+});
+
+describe('taxonomy synonyms (for search)', () => {
+  const syn = taxonomySynonyms();
+  const expands = (term: string) => syn.find((r) => r.term === term)?.expands ?? [];
+  it.each([
+    ['se', 'squeeze-and-excitation'],
+    ['mha', 'multi-head-attention'],
+    ['dwconv', 'depthwise-separable-convolution'],
+    ['conv-bn-act', 'conv-norm-activation'],
+    ['drop path', 'drop-path'],
+    ['dropout path', 'drop-path'],
+    ['fpn', 'feature-pyramid-network'],
+    ['mbconv', 'inverted-residual'],
+  ])('%s expands to %s', (term, slug) => {
+    expect(expands(term)).toContain(slug);
+  });
+  it('a term two methods share expands to both', () => {
+    expect(expands('depthwise')).toEqual(
+      expect.arrayContaining(['inverted-residual', 'depthwise-separable-convolution']),
+    );
+  });
+});
+
+describe('BibTeX of a taxonomy paper', () => {
+  it('is an arXiv @misc with a short key, title braced, authors joined by and', () => {
+    const p = taxonomy().papers.find((x) => x.id === 'arxiv:1709.01507')!;
+    expect(bibtexOf(p)).toBe(
+      [
+        '@misc{hu2018squeeze,',
+        '  title = {{Squeeze-and-Excitation Networks}},',
+        '  author = {Jie Hu and Li Shen and Samuel Albanie and Gang Sun and Enhua Wu},',
+        '  year = {2018},',
+        '  eprint = {1709.01507},',
+        '  archivePrefix = {arXiv},',
+        '  url = {https://arxiv.org/abs/1709.01507}',
+        '}',
+      ].join('\n'),
+    );
+  });
+  it('gives every paper a distinct key', () => {
+    const keys = taxonomy().papers.map((p) => /^@\w+\{([^,]+),/.exec(bibtexOf(p))![1]);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
