@@ -44,6 +44,8 @@ export interface ExtractedBlock {
    */
   coreCode?: string;
   definitions: EmittedDefinition[];
+  /** The definitions of the module as written, when it holds builders or layer classes besides `definitions`. */
+  writtenDefinitions?: EmittedDefinition[];
   diagnostics: Diagnostic[];
   ms: number;
 }
@@ -150,6 +152,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let requires: Requirement[] = [];
     let builders: string[] = [];
     let coreCode: string | undefined;
+    let writtenDefinitions: EmittedDefinition[] | undefined;
     try {
       // A builder's statement in the block's module: module-level functions only (`def resnet50(...)`).
       const builderRoots = (opts.builders?.(block) ?? []).flatMap((name) => {
@@ -179,6 +182,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         code = withBuilders.code;
         className = withBuilders.className;
         builders = withBuilders.rootNames.slice(0, builderRoots.length);
+        writtenDefinitions = withBuilders.definitions;
       }
       definitions = emitted.definitions;
       diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);
@@ -204,6 +208,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
       code,
       ...(coreCode !== undefined ? { coreCode } : {}),
       definitions,
+      ...(writtenDefinitions ? { writtenDefinitions } : {}),
       diagnostics,
       ms: performance.now() - t0,
     });

@@ -147,6 +147,7 @@ export async function runValidation(
   out.raw = raw;
   out.summary = s;
   out.sandbox = report;
+  const emitted = new Map(extracted.map((e) => [e.entry.id, e]));
   for (const r of raw) {
     if (r.status === 'skipped') {
       out.diagnostics.push({
@@ -159,9 +160,26 @@ export async function runValidation(
       continue;
     }
     out.records.set(r.id, toCatalog(r, moduleRoots));
-    if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree));
+    if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree, originalTypes(emitted.get(r.id))));
   }
   return out;
+}
+
+/**
+ * Type names as upstream wrote them: the built module reports the classes it holds under nnblocks' own module
+ * name (`torchvision__torchvision_models_mobilenetv2__InvertedResidual.Conv2dNormActivation`); the emitted
+ * definitions say where each came from (`torchvision.ops.misc.Conv2dNormActivation`). Other types are kept.
+ */
+function originalTypes(e: ExtractedBlock | undefined): (type: string) => string {
+  if (!e) return (type) => type;
+  const prefix = `${e.entry.module}.`;
+  const from = new Map((e.writtenDefinitions ?? e.definitions).map((d) => [d.name, d.module]));
+  return (type) => {
+    if (!type.startsWith(prefix)) return type;
+    const rest = type.slice(prefix.length);
+    const module = from.get(rest.split('.')[0]);
+    return module ? `${module}.${rest}` : type;
+  };
 }
 
 /**
@@ -239,10 +257,10 @@ function catalogRecipe(r: Recipe): ValidationRecipe {
 }
 
 /** The runner's tree (maps keyed by attribute name) as the ordered lists the de-duplication stage hashes. */
-export function toTreeNode(t: ModuleTree): ModuleTreeNode {
+export function toTreeNode(t: ModuleTree, typeOf: (type: string) => string = (x) => x): ModuleTreeNode {
   return {
-    type: t.type,
+    type: typeOf(t.type),
     params: Object.entries(t.params).map(([name, shape]) => ({ name, shape })),
-    children: Object.entries(t.children).map(([name, c]) => ({ name, ...toTreeNode(c) })),
+    children: Object.entries(t.children).map(([name, c]) => ({ name, ...toTreeNode(c, typeOf) })),
   };
 }

@@ -73,4 +73,11 @@ describe('class-valued constructor parameters', () => {
     expect(s.validation?.recipe?.kwargs).toContainEqual({ name: 'conv_builder', value: '.Conv3DSimple' });
     expect(spec('Stage').validation?.status).toBe('passed');
   });
+
+  it('publishes layer types by their upstream names, not the assembled module they ran in', () => {
+    const types = spec('Stage').composition.layers.map((l) => l.type);
+    expect(types).toContain('pkg.video.BasicBlock');
+    expect(types).toContain('pkg.video.Conv3DSimple');
+    expect(types.filter((t) => t.includes('__'))).toEqual([]);
+  });
 });
