@@ -132,7 +132,6 @@ describe('on a 390 px phone', () => {
     }
     expect(wide).toEqual([]);
     await page.goto(`${s!.server.url}blocks/${s!.site.catalog.named.conv2dNormActivation.slug}/`);
-    await page.screenshot({ path: '/tmp/shots/phone-block.png', fullPage: true }).catch(() => undefined);
     await page.screenshot({ path: join(SCREENSHOTS, 'phone-block.png'), fullPage: true });
   });
 

@@ -2,9 +2,11 @@
 // from pipeline/catalog/data/synonyms.json), exact names first, a failed duplicate never above a passed one, results
 // that tell same-named blocks apart; filters that OR within a filter, show counts, hide empty values and clear; a
 // parameter sort that keeps every result. The real-world blocks searched for are test/site/fixtures/search-blocks.ts.
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip.ts';
+import { SCREENSHOTS } from './helpers/site-fixture.ts';
 import { noBrowser, openSearch, openSite, rendered, resultRows, type SiteInBrowser } from './helpers/site-browser.ts';
 
 let s: SiteInBrowser | null;
@@ -48,7 +50,7 @@ describe('search finds blocks by the names readers use', () => {
     const wanted = ['mobilenetv2', 'mbconv', 'cnblock'].map((k) => named(k).slug);
     for (const w of wanted) expect(slugs).toContain(w);
     expect(slugs.slice(0, 3).some((x) => wanted.includes(x))).toBe(true);
-    await page.screenshot({ path: '/tmp/shots/search-depthwise.png', fullPage: true }).catch(() => undefined);
+    await page.screenshot({ path: join(SCREENSHOTS, 'search-depthwise.png'), fullPage: true });
   });
 
   it('ranks the block named exactly as the query first', async () => {
