@@ -23,6 +23,7 @@ function pageTypes(): [name: string, path: string][] {
     ['home', ''],
     ['search', 'search/?q=depthwise'],
     ['block', `blocks/${c.named.mbconv.slug}/`],
+    ['attention block', `blocks/${c.attention.slug}/`], // its stub holds a comment: the palest code colour
     ['failed block', `blocks/${c.failed['needs-arguments'].slug}/`],
     ['hostile block', `blocks/${c.hostile.slug}/`],
     ['listing', 'blocks/'],
