@@ -188,7 +188,12 @@ input.value = initial.get('q') ?? '';
 sortSelect.value = SORTS.has(initial.get('sort') ?? '') ? initial.get('sort')! : '';
 for (const box of boxes) box.checked = initial.getAll(box.dataset.filter!).includes(box.value);
 // Filters start folded on a phone (the results come first), open beside the results on a wide screen.
-facets.open = !matchMedia('(max-width: 48rem)').matches || boxes.some((b) => b.checked);
+const narrow = matchMedia('(max-width: 48rem)');
+facets.open = !narrow.matches || boxes.some((b) => b.checked);
+// A wide screen hides the summary that would reopen them: widening the window must not leave them folded.
+narrow.addEventListener('change', () => {
+  if (!narrow.matches) facets.open = true;
+});
 root.querySelector('form')!.addEventListener('submit', (e) => {
   e.preventDefault();
   void run();
