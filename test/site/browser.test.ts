@@ -2,22 +2,19 @@
 // clipboard (what a reader can copy off a page holding a forged record), keyboard navigation, the dark-mode toggle,
 // and page scripts that run without errors or dialogs.
 // Everything readable from the built files is checked in static.test.ts; both share one build per run.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { skipBecause } from '../helpers/skip.ts';
 import { FORGED } from './fixtures/make-catalog.ts';
-import { CHROMIUM, launchBrowser, type Browser } from './helpers/browser.ts';
-import { serveSite, type SiteServer } from './helpers/serve.ts';
-import { BASE, SCREENSHOTS, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
+import type { Browser } from './helpers/browser.ts';
+import type { SiteServer } from './helpers/serve.ts';
+import { SCREENSHOTS, type SiteFixture } from './helpers/site-fixture.ts';
+import { noBrowser, openSite, rendered as renderedOn, type SiteInBrowser } from './helpers/site-browser.ts';
 
-/** Why these tests cannot run here, or null. Only a missing browser skips: a failed site build fails the file. */
-const noBrowser = existsSync(CHROMIUM)
-  ? null
-  : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set NNBLOCKS_CHROMIUM)`;
-
+let opened: SiteInBrowser | null;
 let site: SiteFixture;
 let server: SiteServer;
 let browser: Browser | undefined;
@@ -25,17 +22,7 @@ let page: Page;
 const dialogs: string[] = [];
 const scriptErrors: string[] = [];
 
-/** Runs `action` and waits until the search page has rendered a newer result set. */
-async function rendered(action: () => Promise<void>): Promise<void> {
-  const before = await page.evaluate(() =>
-    Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0),
-  );
-  await action();
-  await page.waitForFunction(
-    (n) => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0) > n,
-    before,
-  );
-}
+const rendered = (action: () => Promise<void>) => renderedOn(page, action);
 
 async function search(term: string): Promise<string[]> {
   await page.goto(`${server.url}search/`);
@@ -45,14 +32,9 @@ async function search(term: string): Promise<string[]> {
 
 beforeAll(async () => {
   // Chromium starts while the site builds (or while another test file builds it).
-  const launching = noBrowser ? Promise.resolve(undefined) : launchBrowser();
-  const built = await siteFixture().catch((err: Error) => err);
-  browser = await launching;
-  if (built instanceof Error) throw built;
-  site = built;
-  if (!browser) return;
-  server = await serveSite(site.dist, BASE);
-  page = await browser.context.newPage();
+  opened = await openSite();
+  if (!opened) return;
+  ({ site, server, browser, page } = opened);
   page.on('dialog', async (d) => {
     dialogs.push(d.message());
     await d.dismiss();
@@ -69,8 +51,7 @@ beforeEach((ctx) => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await opened?.close();
 });
 
 describe('catalog site, in a browser', () => {

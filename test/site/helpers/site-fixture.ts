@@ -9,6 +9,7 @@ import { buildSite } from '../../../pipeline/site/build-site.ts';
 import { withLock } from '../../../pipeline/sources/lock.ts';
 import { forgeBlock, makeCatalog, type MadeCatalog } from '../fixtures/make-catalog.ts';
 import { makeChanges, type MadeChanges } from '../fixtures/make-changes.ts';
+import { SEARCH_BLOCKS } from '../fixtures/search-blocks.ts';
 
 export const BASE = '/nnblocks/';
 /** Where the fixture site says it is published: canonical links, citation URLs and sitemap.xml need one. */
@@ -57,7 +58,7 @@ export async function siteFixture(): Promise<SiteFixture> {
       const started = Date.now();
       rmSync(STAMP, { force: true });
       try {
-        const catalog = makeCatalog({ dir: join(FIXTURE_DIR, 'catalog'), blocks: 60 });
+        const catalog = makeCatalog({ dir: join(FIXTURE_DIR, 'catalog'), blocks: 60, named: SEARCH_BLOCKS });
         // The feed is written into the catalog with the real pipeline/feed code, as `nnblocks build` does.
         const changes = makeChanges(catalog.dir);
         // Last, past every schema check: the site must hold up against a forged record the checks missed.
