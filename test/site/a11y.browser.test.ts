@@ -28,6 +28,7 @@ function pageTypes(): [name: string, path: string][] {
     ['attention block', `blocks/${c.attention.slug}/`], // its stub holds a comment: the palest code colour
     ['failed block', `blocks/${c.failed['needs-arguments'].slug}/`],
     ['hostile block', `blocks/${c.hostile.slug}/`],
+    ['used-by block', `blocks/${c.used!.slug}/`], // a long upstream path in its "Used by" list
     ['listing', 'blocks/'],
     ['browse', 'browse/all/params/'],
     ['sources', 'sources/'],
