@@ -39,10 +39,16 @@ export function citedVersion(prov: Provenance): string | null {
   return tagRelease(prov.release.tag) ?? publicVersion(prov.release.version);
 }
 
-/** `2022-12-08T17:19:36+01:00` → `{ year: '2022', date: '2022-12-08' }` (the committer's own calendar day). */
+/**
+ * `2022-12-08T17:19:36+01:00` → `{ year: '2022', date: '2022-12-08' }` (the committer's own calendar day). A release
+ * without a commit dates from the config's `releaseDate`: `2022-12` → `{ year: '2022', date: '2022-12' }` (biblatex
+ * takes what precision there is; CITATION.cff's `date-released` and the catalog's `citation.date` only a whole day).
+ */
 export function citedDate(prov: Provenance): { year: string; date: string } | null {
   const m = prov.commitDate ? /^(\d{4})-(\d{2})-(\d{2})T/.exec(prov.commitDate) : null;
-  return m ? { year: m[1], date: `${m[1]}-${m[2]}-${m[3]}` } : null;
+  if (m) return { year: m[1], date: `${m[1]}-${m[2]}-${m[3]}` };
+  const r = prov.release?.date ? /^(\d{4})(-\d{2}(-\d{2})?)?$/.exec(prov.release.date) : null;
+  return r ? { year: r[1], date: prov.release!.date! } : null;
 }
 
 /** `torchvision2022squeezeexc-3f9a1`: ≤ CITE_KEY_MAX, lowercase ASCII, digits and one `-`. */
@@ -81,6 +87,8 @@ export function citationOf(c: CitationInput): Citation {
   const owner = ownerOf(prov.repository);
   const version = citedVersion(prov);
   const when = citedDate(prov);
+  // A whole day, where CITATION.cff's `date-released` and the catalog's `citation.date` need one.
+  const day = when && /^\d{4}-\d{2}-\d{2}$/.test(when.date) ? when.date : null;
   const key = citationKey(c.id, c.sourceId, c.name, when?.year ?? null);
   const title = `${c.name} (${c.module})`;
   const author = `  author = {{${bib(owner)} contributors}},`;
@@ -121,7 +129,7 @@ export function citationOf(c: CitationInput): Citation {
     `license: ${yaml(prov.license.spdx)}`,
     ...(prov.commit ? [`commit: ${yaml(prov.commit)}`] : []),
     ...(version ? [`version: ${yaml(version)}`] : []),
-    ...(when ? [`date-released: ${yaml(when.date)}`] : []),
+    ...(day ? [`date-released: ${yaml(day)}`] : []),
     'identifiers:',
     '  - type: swh',
     `    value: ${yaml(prov.swhid)}`,
@@ -135,6 +143,6 @@ export function citationOf(c: CitationInput): Citation {
     cff,
     text,
     ...(version ? { version } : {}),
-    ...(when ? { date: when.date } : {}),
+    ...(day ? { date: day } : {}),
   };
 }

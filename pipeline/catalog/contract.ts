@@ -633,6 +633,8 @@ export interface PackageRelease {
   version: string;
   /** The repository tag the release was built from, when known (pins the permalink). */
   tag?: string;
+  /** The release's date as the corpus config states it (`2022-12`): a citation's year when there is no commit date. */
+  date?: string;
 }
 
 export interface Provenance {

@@ -63,7 +63,12 @@ export function provenanceOf(p: ProvenanceInput): Provenance {
   if (s.commit) prov.commit = s.commit;
   if (s.commit && s.commitDate) prov.commitDate = s.commitDate;
   if (s.distribution && s.version) {
-    prov.release = { distribution: s.distribution, version: s.version, ...(s.tag ? { tag: s.tag } : {}) };
+    prov.release = {
+      distribution: s.distribution,
+      version: s.version,
+      ...(s.tag ? { tag: s.tag } : {}),
+      ...(s.releaseDate ? { date: s.releaseDate } : {}),
+    };
   }
   return prov;
 }

@@ -99,7 +99,13 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
     };
     if (s.kind === 'git')
       return { ...common, kind: 'git', url: s.url, ref: s.ref, ...(s.repository ? { repository: s.repository } : {}) };
-    if (s.kind === 'python') return { ...common, kind: 'python', distribution: s.distribution };
+    if (s.kind === 'python')
+      return {
+        ...common,
+        kind: 'python',
+        distribution: s.distribution,
+        ...(s.releaseDate !== undefined ? { releaseDate: s.releaseDate } : {}),
+      };
     return { ...common, kind: 'path', path: abs(s.path) };
   });
   return {

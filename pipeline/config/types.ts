@@ -40,6 +40,11 @@ export interface PythonSourceFile extends SourceCommonFile {
   kind: 'python';
   /** Installed distribution name as pip knows it, e.g. `torchvision`. */
   distribution: string;
+  /**
+   * The upstream release's date (`2022-12`, `2022-12-15` or `2022`): an installed distribution records none, and a
+   * citation needs a year. Stated by whoever writes the config, from the project's release page.
+   */
+  releaseDate?: string;
 }
 
 export interface PathSourceFile extends SourceCommonFile {
@@ -117,6 +122,7 @@ export interface GitSource extends ResolvedCommon {
 export interface PythonSource extends ResolvedCommon {
   kind: 'python';
   distribution: string;
+  releaseDate?: string;
 }
 export interface PathSource extends ResolvedCommon {
   kind: 'path';

@@ -161,6 +161,7 @@ const KIND_FIELDS: Record<string, string> = {
   ref: 'git',
   repository: 'git',
   distribution: 'python',
+  releaseDate: 'python',
   path: 'path',
 };
 

@@ -147,6 +147,7 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
     version: d.version,
     ...(repository ? { repository } : {}),
     ...(tag ? { tag } : {}),
+    ...(src.releaseDate ? { releaseDate: src.releaseDate } : {}),
     license,
     diagnostics: [...d.diagnostics, ...scans.flatMap((s) => ofSource(src.id, s))],
   };

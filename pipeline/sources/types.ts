@@ -72,6 +72,8 @@ export interface SourceSnapshot {
   repository?: string;
   /** python: the upstream tag matching the installed version. */
   tag?: string;
+  /** python: the upstream release's date as the config states it (`2022-12`); installed files record none. */
+  releaseDate?: string;
   license: LicenseInfo;
   symbols?: string[];
   diagnostics: Diagnostic[];

@@ -26,7 +26,8 @@ export const citeTitle = (spec: BlockSpec) => `${spec.name} (${spec.module})`;
 export function citationMetaTags(spec: BlockSpec, pageUrl: string | null): MetaTag[] {
   const p = spec.provenance;
   // No version tag: Highwire has none for software, and citation_technical_report_number makes Zotero file a report.
-  const { date } = spec.citation;
+  // A whole day from the commit, else the release's date as the config states it (`2022-12`: year and month).
+  const date = spec.citation.date ?? spec.provenance.release?.date;
   const tags: MetaTag[] = [
     { name: 'citation_title', content: citeTitle(spec) },
     { name: 'citation_author', content: authorOf(spec) },

@@ -98,6 +98,20 @@ describe('citationOf', () => {
     expect([c.date, c.version]).toEqual([undefined, '0.14.1']);
   });
 
+  it("an installed release with the config's releaseDate: its year, the month for biblatex, no whole day claimed", () => {
+    const release = { distribution: 'torchvision', version: '0.14.1a0', tag: 'v0.14.1', date: '2022-12' };
+    const c = cite({ ...base, release });
+    expect(field(c.bibtex, 'year')).toBe('2022');
+    expect(field(c.codefragment!, 'date')).toBe('2022-12');
+    expect(c.text).toContain('(2022)');
+    expect(c.key).toMatch(/^torchvision2022/);
+    // CITATION.cff's date-released and the catalog's citation.date are whole days only.
+    expect(c.cff).not.toContain('date-released');
+    expect(c.date).toBeUndefined();
+    // A whole day is used as it is.
+    expect(cite({ ...base, release: { ...release, date: '2022-12-15' } }).date).toBe('2022-12-15');
+  });
+
   it('escapes braces and backslashes so an entry stays balanced', () => {
     const c = citationOf({
       id: 'x:m.A',

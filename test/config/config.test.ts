@@ -135,6 +135,20 @@ describe('config errors name the field path, the problem and the fix', () => {
     ]);
   });
 
+  it('a release date: python sources only, as YYYY, YYYY-MM or YYYY-MM-DD', () => {
+    expect(problemsOf({ name: 'x', sources: [{ ...ok, releaseDate: '2022-12' }] })).toEqual([]);
+    const problems = problemsOf({
+      name: 'x',
+      sources: [
+        { ...ok, releaseDate: 'Dec 2022' },
+        { id: 'p', kind: 'path', path: '.', releaseDate: '2022' },
+      ],
+    });
+    expect(problems.map((p) => p.path)).toEqual(['sources[0].releaseDate', 'sources[1].releaseDate']);
+    expect(problems[0].fix).toContain('YYYY-MM');
+    expect(problems[1].message).toContain('only applies to python sources');
+  });
+
   it('a field of another source kind, a missing folder and an escaping importRoot', () => {
     const problems = problemsOf({
       name: 'x',
