@@ -12,6 +12,7 @@
 // more methods). The same pass finds where names are only type-tested (`isinstance(x, Config)`, `except E:`),
 // which makes no instance of them (NameOccurrence.typeOnly).
 import type { AttrReads } from './facts.ts';
+import { identPart, identStart, skipSpace } from './scan-expr.ts';
 
 /**
  * Names whose use reads attributes by a name computed at run time. `eval`/`exec` of a string are not among them:
@@ -32,27 +33,6 @@ export interface AttrScanOptions {
   selfName?: string;
   /** Also count bare names (a class body: `run = _impl` makes method `_impl` callable as `run`). */
   identifiers?: boolean;
-}
-
-function identStart(ch: number): boolean {
-  return (ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || ch === 95 || ch >= 0x80;
-}
-
-function identPart(ch: number): boolean {
-  return identStart(ch) || (ch >= 48 && ch <= 57);
-}
-
-/** Skips spaces, line continuations and comments. */
-function skipSpace(s: string, i: number, end: number): number {
-  while (i < end) {
-    const ch = s.charCodeAt(i);
-    if (ch === 32 || ch === 9 || ch === 10 || ch === 13 || ch === 12 || ch === 92) i++;
-    else if (ch === 35) {
-      const nl = s.indexOf('\n', i);
-      i = nl < 0 || nl > end ? end : nl;
-    } else break;
-  }
-  return i;
 }
 
 /** End of the string literal whose quote is at `i` (or `end` when it doesn't close in range). */

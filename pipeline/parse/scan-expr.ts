@@ -48,11 +48,11 @@ const ABORT = new Set([
   '__all__',
 ]);
 
-function identStart(ch: number): boolean {
+export function identStart(ch: number): boolean {
   return (ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || ch === 95 || ch >= 0x80;
 }
 
-function identPart(ch: number): boolean {
+export function identPart(ch: number): boolean {
   return (ch >= 97 && ch <= 122) || (ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57) || ch === 95 || ch >= 0x80;
 }
 

@@ -2,7 +2,14 @@
 // "Failure classes"): "could not be built automatically: needs a `backbone`", "built, but no probe input ran
 // forward: ...". Never a bare "failed". The words come from the class; the names and messages in them come from a
 // sandboxed run (validation.reason, failureDetail) and are returned as parts the component renders as text.
-import { capText, isTypeName, RUN_LIMITS, type BlockSpec, type ParamSpec } from '../../pipeline/catalog/contract.ts';
+import {
+  capText,
+  isTypeName,
+  KNOWN_PARAM_ROLES,
+  RUN_LIMITS,
+  type BlockSpec,
+  type ParamSpec,
+} from '../../pipeline/catalog/contract.ts';
 
 /** A piece of the sentence: plain words, or a name or message shown as code. Rendered as text, never HTML. */
 export interface Part {
@@ -33,27 +40,11 @@ export function errorText(v: Validation): string | null {
 }
 
 const IDENTIFIER = /^[\p{XID_Start}_][\p{XID_Continue}]*$/u;
-/** Roles the runner's inference fills by name (channels → 3, heads → 2, norm-layer → BatchNorm2d...). */
-const INFERRED_ROLES = new Set([
-  'channels',
-  'features',
-  'dimension',
-  'heads',
-  'kernel-size',
-  'stride',
-  'padding',
-  'dilation',
-  'groups',
-  'dropout',
-  'bias',
-  'epsilon',
-  'momentum',
-  'activation',
-  'norm-layer',
-  'depth',
-  'size',
-  'flag',
-]);
+/**
+ * Roles the runner's inference fills by name (channels → 3, heads → 2, norm-layer → BatchNorm2d...): every role of
+ * the role vocabulary (KNOWN_PARAM_ROLES, assigned by pipeline/catalog/param-roles.ts) is one it fills.
+ */
+const INFERRED_ROLES: ReadonlySet<string> = new Set(KNOWN_PARAM_ROLES);
 /** Annotations the inference fills with a number, a flag or a short list (`int`, `Tuple[int, int]`, `List[int]`). */
 const SCALAR_ANNOTATION =
   /^(Optional\[)?(int|float|bool|(List|Sequence|Tuple)\[(int|float)(, ?(int|float|\.\.\.))*\])\]?$/;
