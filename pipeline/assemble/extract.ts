@@ -67,7 +67,7 @@ export interface ExtractOptions {
    * (`conv_builder: Callable[..., nn.Module]` → `Conv3DSimple`): the runner fills such a parameter with one of the
    * module's classes (docs/validate.md, "Recipes"). Not the block's dependencies: the core module omits them.
    */
-  layers?: (block: Block) => string[];
+  layers?: (block: Block, mod: IndexedModule) => string[];
   onDone?: () => void;
 }
 
@@ -159,7 +159,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         const fn = mod.facts.functions.find((f) => f.qualname === name);
         return fn ? [{ stmt: fn.statementIndex, name }] : [];
       });
-      const layerRoots = (opts.layers?.(block) ?? []).flatMap((name) => {
+      const layerRoots = (opts.layers?.(block, mod) ?? []).flatMap((name) => {
         const cls = mod.facts.classes.find((c) => c.qualname === name);
         return cls ? [{ stmt: cls.statementIndex, name }] : [];
       });

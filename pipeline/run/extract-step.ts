@@ -4,6 +4,7 @@ import { extractBlocks, writeManifest, type ExtractedBlock } from '../assemble/e
 import { attachRequirementVersions } from '../assemble/requirements.ts';
 import { lookupPython } from '../config/python.ts';
 import { classAt, type Block } from '../discover/discover.ts';
+import type { IndexedModule } from '../index/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
 export interface ExtractStepOptions {
@@ -27,7 +28,7 @@ export function runExtraction(
     isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
     write: opts.write,
     builders: (b) => zeroArgBuilders(p, b),
-    layers: (b) => layerClasses(p, b),
+    layers: (b, mod) => layerClasses(mod, b),
     onDone: () => progress.tick(),
   });
   if (opts.versions !== false) {
@@ -81,11 +82,9 @@ const GENERIC_WORDS = new Set(['layer', 'type', 'builder', 'constructor', 'maker
  * (a class named in the annotation, else one whose name holds a word of the parameter's: `conv`). The emitted
  * module holds them, so the runner's inference can pick one (docs/validate.md, "Recipes").
  */
-export function layerClasses(p: Prepared, block: Block): string[] {
-  const mod = p.index.modules.find((m) => m.sourceId === block.sourceId && m.path === block.path);
-  const own = mod ? classAt(mod, block.stmt, block.name) : undefined;
-  const init = own?.methods.find((m) => m.name === '__init__');
-  if (!mod || !init) return [];
+export function layerClasses(mod: IndexedModule, block: Block): string[] {
+  const init = classAt(mod, block.stmt, block.name)?.methods.find((m) => m.name === '__init__');
+  if (!init) return [];
   const siblings = mod.facts.classes.filter((c) => !c.qualname.includes('.') && c.qualname !== block.qualname);
   const out: string[] = [];
   for (const param of init.params.slice(1)) {

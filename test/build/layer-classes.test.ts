@@ -62,9 +62,16 @@ describe('class-valued constructor parameters', () => {
     run.store.close();
     const block = (name: string) => p.discovered.blocks.find((b) => b.name === name)!;
     // `conv_builder` → a class with `conv` in its name; `block_constructor` (no annotation) → `BasicBlock`.
-    expect(layerClasses(p, block('BasicBlock'))).toEqual(['Conv3DSimple']);
-    expect(layerClasses(p, block('Stage'))).toEqual(['BasicBlock']);
-    expect(layerClasses(p, block('Conv3DSimple'))).toEqual([]);
+    const classes = (name: string) => {
+      const b = block(name);
+      return layerClasses(
+        p.index.modules.find((m) => m.sourceId === b.sourceId && m.path === b.path)!,
+        b,
+      );
+    };
+    expect(classes('BasicBlock')).toEqual(['Conv3DSimple']);
+    expect(classes('Stage')).toEqual(['BasicBlock']);
+    expect(classes('Conv3DSimple')).toEqual([]);
   });
 
   it('builds the block with one of them and records it in the recipe', () => {
