@@ -83,21 +83,36 @@ export function offline(params: { name: string; hasDefault: boolean }[]): Record
   return kwargs;
 }
 
-/** The side images are resized to, for a model that resizes its inputs itself (a detector's `min_size`). */
-const SMALL_IMAGE = 160;
-
 /**
- * A detector resizes every image to `min_size`..`max_size` (800..1333 pixels in torchvision) before its backbone:
- * when the block's constructor takes them and the builder passes `**kwargs` on, ask for small images, so the check
- * fits a CPU's time budget. Recorded in the recipe like any argument; the parameter count does not depend on it.
+ * Constructor parameters that only size a model's per-image work, with the value a check asks for. Builders make
+ * production-size models, and this machine kind's torch multiplies matrices with a generic BLAS (~8 GFLOP/s a core):
+ * - a detector resizes every image to `min_size`..`max_size` (800..1333 pixels in torchvision) before its backbone
+ *   (64 pixels still leave its coarsest feature level a pixel);
+ * - it keeps up to 1,000-2,000 proposals an image (`rpn_pre_nms_top_n_test`, `topk_candidates`) and 100-300
+ *   detections (`box_detections_per_img`): a box head over 1,000 proposals is 13 GFLOP an image, forward alone;
+ *   10 of each still run every head;
+ * - a vision transformer's `image_size` fixes its input at 224 pixels.
+ * Asked for only when the builder passes `**kwargs` on to a constructor that takes them, and recorded in the recipe
+ * like any argument. The parameter count does not depend on the first two; `image_size` changes only the position
+ * embedding (the canonical count, from the builder's own configuration, is the production figure).
  */
-function smallImages(
+const CHEAP: [RegExp, LiteralValue][] = [
+  [/^(min|max)_size$/, 64],
+  [/(^|_)top_?n(_|$)|(^|_)topk_candidates$/, 10],
+  [/(^|_)detections_per_img$/, 10],
+  [/^(image|img)_size$/, 32],
+];
+
+export function cheapConfig(
   params: { name: string; kind: string }[],
   positional: string[] | null,
 ): Record<string, LiteralValue> {
   if (!params.some((p) => p.kind === 'var-keyword') || !positional) return {};
   const out: Record<string, LiteralValue> = {};
-  for (const name of ['min_size', 'max_size']) if (positional.includes(name)) out[name] = SMALL_IMAGE;
+  for (const name of positional) {
+    const hit = CHEAP.find(([re]) => re.test(name));
+    if (hit) out[name] = hit[1];
+  }
   return out;
 }
 
@@ -124,7 +139,7 @@ export interface UsageRecipes {
 export function usageRecipes(usage: BlockUsage, builders: string[], positional: string[] | null): UsageRecipes {
   const candidates: RecipeCandidate[] = builders.map((builder) => {
     const params = usage.builders.find((b) => b.name === builder)?.params ?? [];
-    const kwargs = { ...offline(params), ...smallImages(params, positional) };
+    const kwargs = { ...offline(params), ...cheapConfig(params, positional) };
     return { origin: 'builder' as const, builder, ...(Object.keys(kwargs).length ? { kwargs } : {}) };
   });
   const seen = new Set<string>();

@@ -141,6 +141,22 @@ function extraRoot(item: ValidateItem): string {
   return root && !SYSTEM_PREFIXES.some((p) => `${root}/`.startsWith(p)) ? root : '';
 }
 
+/**
+ * The packages of originals that live in installed distributions (torchvision under /usr): the workers that serve
+ * system roots import them once, before any block, instead of each block's child importing them again for
+ * fidelity (~150 ms a block). Installed distributions are the runtime like torch itself; a checkout's package is
+ * upstream code and is only ever imported by a block's own contained child.
+ */
+function installedOriginals(items: ValidateItem[]): { importRoot: string; package: string }[] {
+  const seen = new Map<string, { importRoot: string; package: string }>();
+  for (const it of items) {
+    if (!it.original || extraRoot(it) !== '') continue;
+    const entry = { importRoot: it.original.importRoot, package: it.original.module.split('.')[0] };
+    seen.set(`${entry.importRoot}\0${entry.package}`, entry);
+  }
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+}
+
 /** Why a sandbox that started anyway must not run upstream code, or null when it dropped every privilege. */
 function privilegeProblem(hello: WorkerHello): string | null {
   const id = hello.identity;
@@ -211,6 +227,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     sandboxed: opts.sandbox,
     nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
   };
+  const preload = installedOriginals(items);
   const workers: RunnerWorker[] = [];
   /** Starts a worker whose sandbox shows `root` (an original's import root) besides the block it runs. */
   const start = async (root: string) => {
@@ -229,7 +246,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
           extraFds: staging.extraFds,
         }
       : { file: opts.python, args: ['-I', '-B', '-u', join(staging.runnerDir, 'runner.py')] };
-    const started = await RunnerWorker.start(cmd, helloIn);
+    const started = await RunnerWorker.start(cmd, { ...helloIn, preload: root === '' ? preload : [] });
     workers.push(started.worker);
     return { ...started, inbox };
   };
@@ -286,6 +303,11 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       const root = extraRoot(it);
       groups.set(root, [...(groups.get(root) ?? []), i]);
     });
+    // Blocks with builders first: they build production-size models and take seconds where most blocks take
+    // milliseconds, so the pool's last minutes are not one worker running a big model while the other waits.
+    // Records keep their item order whatever order they run in.
+    const heavy = (i: number) => (runnable[i].usage?.some((c) => c.origin === 'builder') ? 0 : 1);
+    for (const pending of groups.values()) pending.sort((a, b) => heavy(a) - heavy(b) || a - b);
 
     let seq = 0;
     const drain = async (root: string, pending: number[], initial?: Awaited<ReturnType<typeof start>>) => {

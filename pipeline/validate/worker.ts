@@ -126,7 +126,14 @@ export class RunnerWorker {
   /** Starts a worker and waits for its `ready` line (it imports torch first). Throws when it never gets there. */
   static async start(
     cmd: WorkerCommand,
-    hello: { device: string; workRoot: string; sandboxed: boolean; nativeLibraries: string[] },
+    hello: {
+      device: string;
+      workRoot: string;
+      sandboxed: boolean;
+      nativeLibraries: string[];
+      /** Installed originals' packages to import once, before any block (fidelity without a per-block import). */
+      preload: { importRoot: string; package: string }[];
+    },
     timeoutMs = 120_000,
   ): Promise<{ worker: RunnerWorker; hello: WorkerHello }> {
     const nonce = randomBytes(16).toString('hex');

@@ -3,7 +3,7 @@
 // first with the constructor's positions named, then forward calls with literal tensor shapes as inputs.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClassFact } from '../../pipeline/parse/facts.ts';
-import { initParams, offline, usageRecipes } from '../../pipeline/run/recipe-candidates.ts';
+import { cheapConfig, initParams, offline, usageRecipes } from '../../pipeline/run/recipe-candidates.ts';
 import { buildUsageIndex, type UsageIndex } from '../../pipeline/usage/usage-index.ts';
 import { indexTree } from '../helpers/corpus.ts';
 import { USAGE_TREE } from '../usage/fixture.ts';
@@ -62,6 +62,33 @@ describe('offline builder arguments', () => {
       pretrained_backbone: false,
       progress: false,
     });
+  });
+});
+
+describe('cheap builder configurations', () => {
+  const forwards = [
+    { name: 'weights', kind: 'keyword-only' },
+    { name: 'kwargs', kind: 'var-keyword' },
+  ];
+  it('asks a builder that passes **kwargs on for small images, few proposals and detections, a 32-pixel ViT', () => {
+    const detector = ['backbone', 'num_classes', 'min_size', 'max_size', 'rpn_pre_nms_top_n_test'];
+    expect(cheapConfig(forwards, [...detector, 'rpn_post_nms_top_n_train', 'box_detections_per_img'])).toEqual({
+      min_size: 64,
+      max_size: 64,
+      rpn_pre_nms_top_n_test: 10,
+      rpn_post_nms_top_n_train: 10,
+      box_detections_per_img: 10,
+    });
+    expect(cheapConfig(forwards, ['backbone', 'topk_candidates', 'detections_per_img'])).toEqual({
+      topk_candidates: 10,
+      detections_per_img: 10,
+    });
+    expect(cheapConfig(forwards, ['image_size', 'patch_size', 'num_layers', 'hidden_dim'])).toEqual({ image_size: 32 });
+  });
+
+  it('asks nothing of a builder without **kwargs, or when the constructor is unknown', () => {
+    expect(cheapConfig([{ name: 'weights', kind: 'keyword-only' }], ['min_size', 'image_size'])).toEqual({});
+    expect(cheapConfig(forwards, null)).toEqual({});
   });
 });
 

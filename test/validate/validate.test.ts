@@ -2,6 +2,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
+import { execFileSync } from 'node:child_process';
+import { testPython } from '../helpers/python.ts';
 import { py, writeTree } from '../helpers/tree.ts';
 import { baseOptions, byName, fixtureItems } from './helpers.ts';
 
@@ -30,6 +32,14 @@ const STEM = py`
       def forward(self, x):
           return self.conv(x).relu()
 `;
+
+/** Where the installed torchvision lives (an original of an installed distribution: the workers preload it). */
+const DIST = execFileSync(
+  testPython(),
+  ['-c', 'import os, torchvision; print(os.path.dirname(os.path.dirname(torchvision.__file__)))'],
+  { encoding: 'utf8' },
+).trim();
+const INSTALLED = { importRoot: DIST, module: 'torchvision.ops.misc', className: 'Permute' };
 
 const fixtures = {
   conv: py`
@@ -196,6 +206,87 @@ const fixtures = {
     code: STEM.replace('padding=1', 'padding=1, bias=False'),
     className: 'Stem',
     original: { importRoot: upstream, module: 'upstream_pkg.layers', className: 'Stem' },
+  },
+
+  // Our own few lines with the behaviour of torchvision's `Permute`, checked against the installed original.
+  permute: {
+    code: py`
+      import torch.nn as nn
+      class Permute(nn.Module):
+          def __init__(self, dims):
+              super().__init__()
+              self.order = list(dims)
+          def forward(self, x):
+              return x.permute(*self.order)
+    `,
+    className: 'Permute',
+    blocked: ['torchvision'],
+    original: INSTALLED,
+    overrides: { kwargs: { dims: [0, 2, 3, 1] }, inputs: [{ shape: [2, 3, 4, 5], dtype: 'float32' }] },
+  },
+  // The worker imported torchvision before this block: while it runs, torchvision is neither in sys.modules nor
+  // importable (its package is blocked), and the Blocker holds the preloaded modules for fidelity.
+  preloaded: {
+    code: py`
+      import sys
+      import torch.nn as nn
+      class Block(nn.Module):
+          def forward(self, x):
+              if any(n.split(".")[0] == "torchvision" for n in sys.modules):
+                  raise RuntimeError("torchvision is in sys.modules while the block runs")
+              if not [f for f in sys.meta_path if "torchvision" in (getattr(f, "stash", None) or {})]:
+                  raise RuntimeError("the worker did not preload torchvision")
+              try:
+                  import torchvision
+              except ModuleNotFoundError:
+                  return x * 2
+              raise RuntimeError("torchvision imported although its package is blocked")
+    `,
+    blocked: ['torchvision'],
+    original: INSTALLED,
+    overrides: { inputs: [{ shape: [2, 3], dtype: 'float32' }] },
+  },
+  // A builder whose forward takes half the first round's 5 s share is set aside; inference's small one passes.
+  setAside: {
+    code: py`
+      import time
+      import torch.nn as nn
+      class Block(nn.Module):
+          def __init__(self, width, slow=False):
+              super().__init__()
+              self.fc = nn.Linear(width, width)
+              self.slow = slow
+          def forward(self, x):
+              if self.slow:
+                  time.sleep(2.6)
+              return self.fc(x)
+      def big():
+          return Block(8, slow=True)
+    `,
+    usage: [{ origin: 'builder' as const, builder: 'big' }],
+  },
+  // The same slow builder as the only way to build the block: the second round comes back to it and it passes.
+  onlyBuilder: {
+    code: py`
+      import time
+      import torch.nn as nn
+      class Slow(nn.Module):
+          def __init__(self):
+              super().__init__()
+              self.fc = nn.Linear(8, 8)
+          def forward(self, x):
+              time.sleep(2.6)
+              return self.fc(x)
+      class Block(nn.Module):
+          def __init__(self, features: nn.Module):
+              super().__init__()
+              self.features = features
+          def forward(self, x):
+              return self.features(x).relu()
+      def big():
+          return Block(Slow())
+    `,
+    usage: [{ origin: 'builder' as const, builder: 'big' }],
   },
 };
 
@@ -368,6 +459,21 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(rec.stemChanged.fidelity.status).toBe('differs');
     expect(rec.stemChanged.fidelity.reason).toContain('parameter count');
     expect(rec.conv.fidelity.status).toBe('n/a');
+  });
+
+  it('sets a slow builder aside for the smaller candidates, and comes back to it when nothing else builds', () => {
+    expect(rec.setAside.status).toBe('passed');
+    expect(rec.setAside.recipe).toMatchObject({ origin: 'inference', kwargs: { width: 16 } });
+    expect(rec.onlyBuilder.status).toBe('passed');
+    expect(rec.onlyBuilder.recipe).toMatchObject({ origin: 'builder', builder: 'big' });
+    expect(rec.onlyBuilder.gradients).toMatchObject({ withGrad: 2, mode: 'train' });
+  });
+
+  it("preloads an installed distribution's original once, refuses it to the block, and replays on it", () => {
+    expect(rec.preloaded.status).toBe('passed');
+    expect(rec.preloaded.stages.at(-1)?.error).toBeUndefined();
+    expect(rec.permute.status).toBe('passed');
+    expect(rec.permute.fidelity).toEqual({ status: 'identical' });
   });
 
   it('reports progress once per block', () => {

@@ -69,6 +69,25 @@ def load_native(paths):
     return loaded
 
 
+def preload(entries):
+    """Imports installed originals' packages (torchvision) once, before any fork: every block's child inherits them,
+    and fidelity finds its original already imported instead of importing the package again per block (~150 ms).
+    The Blocker takes them out of sys.modules while a block runs (its package stays refused) and puts them back for
+    fidelity. Only installed distributions come here (the TypeScript side picks them); a checkout's code is only
+    ever imported inside a block's contained child. Returns the packages that imported."""
+    done = []
+    for e in entries:
+        sys.path.insert(0, e["importRoot"])
+        try:
+            __import__(e["package"])
+            done.append(e["package"])
+        except BaseException:
+            pass
+        finally:
+            sys.path.remove(e["importRoot"])
+    return done
+
+
 def main():
     # No other process of the sandbox (a block's, all running as the same uid) may open this one's /proc entries:
     # its fd 3 (the result pipe) or its memory.
@@ -82,6 +101,7 @@ def main():
     emit = lambda obj: write_all(3, (json.dumps(sanitize({"nonce": nonce, **obj})) + "\n").encode())
     device, gpu, error = probe_device(hello.get("device", "auto"))
     native = load_native(hello.get("nativeLibraries") or [])
+    preload(hello.get("preload") or [])
     emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
           "python": sys.version.split()[0], "identity": identity(), "nativeLibraries": native})
     count = 0

@@ -9,6 +9,7 @@ class Blocker(importlib.abc.MetaPathFinder):
 
     def __init__(self, blocked):
         self.blocked = set(blocked)
+        self.stash = {}  # blocked modules the worker had imported (installed originals), kept for fidelity
 
     def find_spec(self, name, path, target=None):
         if name.split(".")[0] in self.blocked:
@@ -17,13 +18,18 @@ class Blocker(importlib.abc.MetaPathFinder):
         return None
 
     def install(self):
-        """Forgets blocked modules already imported (the worker's own imports) and goes first on the meta path."""
-        for name in [n for n in sys.modules if n.split(".")[0] in self.blocked]:
-            del sys.modules[name]
+        """Takes blocked modules already imported (the worker's preloaded originals) out of sys.modules, so the
+        block can't import them from the cache either, and goes first on the meta path."""
+        self.stash = {n: sys.modules.pop(n) for n in [n for n in sys.modules if n.split(".")[0] in self.blocked]}
         sys.meta_path.insert(0, self)
 
     def remove(self):
+        """Steps off the meta path and puts the stashed originals back, over anything the block put under their
+        names, so fidelity imports the real ones."""
         sys.meta_path.remove(self)
+        for name in [n for n in sys.modules if n.split(".")[0] in self.blocked]:
+            del sys.modules[name]
+        sys.modules.update(self.stash)
 
 
 def requested_module(name):

@@ -63,12 +63,15 @@ def backward(m, specs, seed, device):
     try:
         return {**gradients(m, specs, seed, device, train=True), "mode": "train"}
     except BaseException as exc:
-        if isinstance(exc, (MemoryError, PermissionError, KeyboardInterrupt, SystemExit)):
+        # Not for what stops the attempt rather than fails it: memory, a refused escape, an exit, the search's
+        # time share running out (a BaseException): the eval-mode try must not run on, or hide it behind the
+        # training-mode error.
+        if isinstance(exc, (MemoryError, PermissionError)) or not isinstance(exc, Exception):
             raise
         try:
             m.zero_grad(set_to_none=True)
             out = gradients(m, specs, seed, device, train=False)
-        except BaseException:
+        except Exception:
             raise exc
         return {**out, "mode": "eval", "trainError": error_text(exc)[:300]}
 

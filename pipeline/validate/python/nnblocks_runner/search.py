@@ -3,7 +3,7 @@
 # replays whole. Candidates the corpus suggests (its builders, its construction sites) may be big: each of their
 # attempts runs under a time share and they all share less than half of the block's time, so the smaller
 # configurations inference guesses still get their turn. Also: the parameter counts of builder configurations.
-import contextlib, gc, signal, time
+import contextlib, copy, gc, signal, time
 from typing import NamedTuple, Optional
 
 import torch
@@ -20,6 +20,8 @@ ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40}
 SPECS_PER_SUGGESTION = 4
 GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together
 GUIDED_ATTEMPT_S = 15.0  # at most, per build, forward or backward of a builder or usage candidate
+FIRST_ROUND_S = 5.0  # the same, in the first round (see `search`)
+SECOND_ROUND_SHARE = 0.75  # of the block's time, up to which the second round may run (the rest: fidelity, records)
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
 MAX_CANONICAL = 8
@@ -109,47 +111,87 @@ def canonical(cls, builders, seed, deadline):
     return out
 
 
+def fresh_copies(make):
+    """A function giving a fresh module each call: the first call builds, later ones deep-copy a pristine copy kept
+    from that build (a production-size model initialises in about a second, copies in a tenth of that), with the
+    global RNG state the build left behind restored, so each copy meets dropout exactly as a fresh build would. A
+    module deepcopy refuses (locks, generators) is rebuilt each time instead."""
+    pristine = []
+
+    def rng_state():
+        return torch.get_rng_state(), (torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
+
+    def restore(state):
+        torch.set_rng_state(state[0])
+        if state[1] is not None:
+            torch.cuda.set_rng_state_all(state[1])
+
+    def get():
+        if pristine:
+            m, state = pristine[0]
+            if m is None:
+                return make()
+            restore(state)
+            return copy.deepcopy(m)
+        m = make()
+        state = rng_state()
+        try:
+            pristine.append((copy.deepcopy(m), state))
+        except Exception:
+            pristine.append((None, None))
+        restore(state)
+        return m
+
+    return get
+
+
 def search(cls, job, st, started):
     """The first candidate and input that pass build, forward and backward (`Found` with gradients); else the
     `Failure` of the furthest stage reached, with the first forward that ran (`Found` without gradients) when one
     did. Times are summed over attempts; the first error of each stage is kept (the first candidate is the likeliest).
-    A refused escape stops the search; so does memory exhaustion while inferring (more guesses would repeat it)."""
+    A refused escape stops the search; so does memory exhaustion while inferring (more guesses would repeat it).
+
+    Two rounds: in the first, a suggested candidate's build, forward or backward gets at most FIRST_ROUND_S; one that
+    runs over, or whose forward alone took half of that, is set aside (with the suggested candidates of its origin
+    after it: they are bigger), and the rest of the order gets its turn. Only when nothing passed does the second
+    round try the set-aside ones, under the full share. A production-size model then costs seconds only when it is
+    the one way the block builds (VGG's `features`, a detector's `backbone`)."""
     seed, device = job["seed"], job["device"]
     overrides, usage_inputs = job.get("overrides") or {}, job.get("usageInputs") or []
     timeout_s = job["timeoutMs"] / 1000
     guided_until = started + GUIDED_SHARE * timeout_s
     spent = {"build": 0.0, "forward": 0.0, "backward": 0.0}
     first = {"build": None, "forward": None, "backward": None}
-    fatal, tries, built_any, ran = None, {k: 0 for k in ATTEMPTS}, False, None
+    fatal, tries, built_any, ran, over = None, {k: 0 for k in ATTEMPTS}, False, None, False
 
     def attempt(name, fn, share):
-        nonlocal fatal
+        nonlocal fatal, over
         st.begin(name)
         t0 = time.perf_counter()
         try:
             return True, budgeted(share() if share else None, fn)
         except BaseException as exc:
-            first[name] = first[name] or exc
+            over = over or isinstance(exc, OverBudget)
+            if first[name] is None or (isinstance(first[name], OverBudget) and not isinstance(exc, OverBudget)):
+                first[name] = exc  # a real error says more than a share that ran out
             if isinstance(exc, Violation) or (share is None and classify(exc, name, VIOLATIONS)[0] == "memory"):
                 fatal = (name, exc)
             return False, None
         finally:
             spent[name] += (time.perf_counter() - t0) * 1000
 
-    for cand in infer.build_candidates(cls, overrides, job.get("usage") or []):
+    def try_candidate(cand, cap):
+        """Found when the candidate passes; None otherwise (`over` tells whether it ran past its share)."""
+        nonlocal built_any, ran, over
         origin = cand["origin"]
         guided = origin in ("builder", "usage")
-        if fatal or (guided and time.monotonic() >= guided_until) or tries[origin] >= ATTEMPTS[origin]:
-            if fatal:
-                break
-            continue
-        share = (lambda: min(GUIDED_ATTEMPT_S, guided_until - time.monotonic())) if guided else None
+        share = (lambda: min(cap, guided_until - time.monotonic())) if guided else None
         if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
             st.tried = recipe_of(cand, seed, [])
-        make = lambda: build(cls, cand["kwargs"], seed, device, cand["refs"], cand.get("builder"), cand.get("calls") or ())
+        make = fresh_copies(lambda: build(cls, cand["kwargs"], seed, device, cand["refs"], cand.get("builder"), cand.get("calls") or ()))
         ok, m = attempt("build", make, share)
         if not ok:
-            continue
+            return None
         built_any = True
         ok, specs_list = attempt("forward", lambda: infer.input_candidates(m, overrides, cand["kwargs"], usage_inputs), share)
         specs_list = (specs_list or [])[: SPECS_PER_SUGGESTION if guided else None]
@@ -157,22 +199,52 @@ def search(cls, job, st, started):
             st.tried = recipe_of(cand, seed, specs_list[0])
         for n, specs in enumerate(specs_list):
             tries[origin] += 1
-            if fatal or tries[origin] > ATTEMPTS[origin]:
+            if fatal or over or tries[origin] > ATTEMPTS[origin]:
                 break
             if n > 0:  # fresh module: a failed forward or backward may have changed it (lazy layers, caches)
                 ok, m = attempt("build", make, share)
                 if not ok:
                     break
+            t0 = time.monotonic()
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
                 continue
             ran = ran or Found(m, cand, specs, out, None)
+            if cap == FIRST_ROUND_S and guided and time.monotonic() - t0 >= cap / 2:
+                over = True  # a backward takes about twice the forward: it would run over, so set it aside now
+                break
             ok, grads = attempt("backward", lambda: backward(m, specs, seed, device), share)
             if ok:
-                st.passed("build", spent["build"])
-                st.passed("forward", spent["forward"])
-                st.passed("backward", spent["backward"])
-                return Found(m, cand, specs, out, grads), None
+                return Found(m, cand, specs, out, grads)
+        return None
+
+    set_aside = []
+    for cand in infer.build_candidates(cls, overrides, job.get("usage") or []):
+        origin = cand["origin"]
+        guided = origin in ("builder", "usage")
+        if fatal:
+            break
+        if guided and set_aside and set_aside[-1]["origin"] == origin:
+            set_aside.append(cand)  # bigger than the one that ran over
+            continue
+        if (guided and time.monotonic() >= guided_until) or tries[origin] >= ATTEMPTS[origin]:
+            continue
+        over = False
+        found = try_candidate(cand, FIRST_ROUND_S if guided else None)
+        if found is not None:
+            return passed(st, spent, found)
+        if over and guided:
+            set_aside.append(cand)
+    # Everything else was tried: the set-aside candidates may use the block's time up to SECOND_ROUND_SHARE.
+    guided_until = started + SECOND_ROUND_SHARE * timeout_s
+    for cand in set_aside:
+        if fatal or time.monotonic() >= guided_until:
+            break
+        over = False
+        tries[cand["origin"]] = 0
+        found = try_candidate(cand, GUIDED_ATTEMPT_S)
+        if found is not None:
+            return passed(st, spent, found)
     if ran is not None:  # something ran forward; nothing back-propagated
         st.passed("build", spent["build"])
         st.passed("forward", spent["forward"])
@@ -184,3 +256,10 @@ def search(cls, job, st, started):
     st.passed("build", spent["build"])
     why = fatal[1] if fatal else first["forward"] or RuntimeError("no input candidate was tried")
     return None, st.failed("forward", spent["forward"], why)
+
+
+def passed(st, spent, found):
+    st.passed("build", spent["build"])
+    st.passed("forward", spent["forward"])
+    st.passed("backward", spent["backward"])
+    return found, None
