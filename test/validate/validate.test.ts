@@ -265,6 +265,19 @@ const fixtures = {
     `,
     usage: [{ origin: 'builder' as const, builder: 'big' }],
   },
+  // A construction site at production width (25 M parameters) waits for the second round; inference's passes.
+  wideSite: {
+    code: py`
+      import torch.nn as nn
+      class Block(nn.Module):
+          def __init__(self, width):
+              super().__init__()
+              self.fc = nn.Linear(width, width)
+          def forward(self, x):
+              return self.fc(x)
+    `,
+    usage: [{ origin: 'usage' as const, kwargs: { width: 5000 } }],
+  },
   // The same slow builder as the only way to build the block: the second round comes back to it and it passes.
   onlyBuilder: {
     code: py`
@@ -464,6 +477,7 @@ describe('validateBlocks on ordinary blocks', () => {
   it('sets a slow builder aside for the smaller candidates, and comes back to it when nothing else builds', () => {
     expect(rec.setAside.status).toBe('passed');
     expect(rec.setAside.recipe).toMatchObject({ origin: 'inference', kwargs: { width: 16 } });
+    expect(rec.wideSite.recipe).toMatchObject({ origin: 'inference', kwargs: { width: 16 } });
     expect(rec.onlyBuilder.status).toBe('passed');
     expect(rec.onlyBuilder.recipe).toMatchObject({ origin: 'builder', builder: 'big' });
     expect(rec.onlyBuilder.gradients).toMatchObject({ withGrad: 2, mode: 'train' });

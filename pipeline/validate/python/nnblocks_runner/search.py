@@ -21,6 +21,9 @@ SPECS_PER_SUGGESTION = 4
 GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together
 GUIDED_ATTEMPT_S = 15.0  # at most, per build, forward or backward of a builder or usage candidate
 FIRST_ROUND_S = 5.0  # the same, in the first round (see `search`)
+# Parameters above which a construction site's configuration waits for the second round (builders don't: their
+# configuration is the point, and the forward-time rule above catches the slow ones).
+USAGE_PARAMS_FIRST_ROUND = 20_000_000
 SECOND_ROUND_SHARE = 0.75  # of the block's time, up to which the second round may run (the rest: fidelity, records)
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
@@ -193,6 +196,9 @@ def search(cls, job, st, started):
         if not ok:
             return None
         built_any = True
+        if cap == FIRST_ROUND_S and origin == "usage" and count(m, "_parameters") > USAGE_PARAMS_FIRST_ROUND:
+            over = True  # a production-width site (`FastRCNNConvFCHead((256, 7, 7), [256] * 4, [1024])`): later
+            return None
         ok, specs_list = attempt("forward", lambda: infer.input_candidates(m, overrides, cand["kwargs"], usage_inputs), share)
         specs_list = (specs_list or [])[: SPECS_PER_SUGGESTION if guided else None]
         if not (st.tried and st.tried["inputs"]) and specs_list:
