@@ -175,7 +175,8 @@ def guess(p, cls, c, depth=0):
     pair = re.fullmatch(r"Tuple\[int, int(, int)?\]", ann)
     if pair:
         return [scalar(name, "int", c)] * (3 if pair.group(1) else 2)
-    if INT_SEQ.match(ann) or (not ann and LISTY_NAMES.search(name)):
+    # `num_layers` ends like `layers` but is a count: a name with a fixed value is never a list.
+    if INT_SEQ.match(ann) or (not ann and LISTY_NAMES.search(name) and name not in FIXED):
         return [element(name, c)] * c["n"]
     if re.match(r"(List|Sequence|Tuple)\[float", ann) or (not ann and CHANNEL_STATS.search(name)):
         if CHANNEL_STATS.search(name):  # per-channel image statistics: one value per RGB channel
