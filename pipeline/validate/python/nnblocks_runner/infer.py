@@ -17,7 +17,10 @@ FIXED = {
     **{n: 1 for n in ("groups", "stride", "dilation", "num_convs", "num_columns")},
     **{n: 3 for n in ("kernel_size", "kernel", "ksize", "num_anchors")},
     "padding": 1, "reduction": 4, "ratio": 4, "reduction_ratio": 4, "patch_size": 4, "window_size": 4, "shift_size": 2,
-    "partition_size": 4, "head_dim": 8, "output_size": 7, "sampling_ratio": 2, "spatial_scale": 1.0, "squeeze_ratio": 0.25,
+    "partition_size": 4, "head_dim": 8, "sampling_ratio": 2, "spatial_scale": 1.0, "squeeze_ratio": 0.25,
+    # RoI pooling output: position-sensitive pooling (PSRoIAlign) splits the channels into output_size² groups, so
+    # 2 x 2 divides the 16-channel probes (7 x 7 would want 49).
+    "output_size": 2,
     **{n: 100 for n in ("vocab_size", "num_embeddings", "n_tokens", "num_tokens", "n_vocab", "vocab")},
     **{n: 64 for n in ("max_len", "seq_len", "max_length", "num_positions", "n_positions", "block_size")},
     # Relative-position attention wants a square sequence length; 16 = 4 x 4 matches partition_size/window_size 4.
@@ -29,6 +32,7 @@ FIXED = {
 # Norm layers to try for a required `norm_layer`, in order: 2-d feature maps first, then token sequences, video.
 NORMS = ("torch.nn.BatchNorm2d", "torch.nn.LayerNorm", "torch.nn.BatchNorm3d")
 INT_SEQ = re.compile(r"^(List|Sequence|Tuple|list|tuple)\[int")
+NAME_LIST = re.compile(r"(List|Sequence|list)\[str\]")
 CHANNEL_STATS = re.compile(r"(^|_)(mean|std)s?$")
 LISTY_NAMES = re.compile(r"(_list|layers|depths|repeats|rates|_sizes|channels_per_stage)$")
 
@@ -170,6 +174,10 @@ def guess(p, cls, c, depth=0):
         return layer_ref(name, ann, cls, c["norm"])
     if ann == "dtype":
         return Ref("torch.float32")
+    if NAME_LIST.fullmatch(ann):
+        # Feature-map names (`featmap_names: List[str]`): "0", "1"... as torchvision's IntermediateLayerGetter names
+        # them, the keys dict inputs get (inputs.py).
+        return [str(i) for i in range(c["n"])]
     if ann == "str" or (not ann and p.name in c["strings"]):
         return (c["strings"].get(p.name) or [None])[0]
     pair = re.fullmatch(r"Tuple\[int, int(, int)?\]", ann)
