@@ -319,6 +319,69 @@ export const isShape = (v: unknown): v is number[] =>
   v.length <= RUN_LIMITS.recipeItems &&
   v.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0);
 
+// Forward inputs beyond a tensor's shape and dtype (InputSpec): dict keys, literal values, boxes. Stated once here:
+// the runner-record check uses these schemas (record-check.ts), the catalog and config schemas state them again (a
+// test keeps them in step), and the site checks with the predicates before it renders a replay (src/lib/replay.ts).
+
+/** A dict input's key, and a name in a literal input (`names: List[str]`): letters, digits, underscores. */
+export const INPUT_NAME_PATTERN = '^[A-Za-z0-9_]{1,32}$';
+
+export const INPUT_LIMITS = {
+  /** Keys of a dict input. */
+  keys: 16,
+  /** Items of a literal list input: names, image sizes. */
+  literalItems: 16,
+  /** Ints in one item of a list of int lists (an image size has 2). */
+  literalInts: 4,
+  /** The largest int of a literal input (a window size, an image side), and the largest side of a boxes image. */
+  maxInt: 4096,
+} as const;
+
+const INPUT_INT = { type: 'integer', minimum: 0, maximum: INPUT_LIMITS.maxInt };
+const INPUT_NAME = { type: 'string', pattern: INPUT_NAME_PATTERN };
+const literalList = (items: object) => ({ type: 'array', minItems: 1, maxItems: INPUT_LIMITS.literalItems, items });
+
+/** JSON Schemas of InputSpec's optional fields. */
+export const INPUT_FIELD_SCHEMAS = {
+  high: { type: 'integer', minimum: 1 },
+  list: { type: 'integer', minimum: 1, maximum: RUN_LIMITS.recipeItems },
+  keys: { type: 'array', minItems: 1, maxItems: INPUT_LIMITS.keys, items: INPUT_NAME },
+  boxes: { type: 'integer', minimum: 2, maximum: INPUT_LIMITS.maxInt },
+  value: {
+    anyOf: [
+      INPUT_INT,
+      literalList(INPUT_NAME),
+      literalList({ type: 'array', minItems: 1, maxItems: INPUT_LIMITS.literalInts, items: INPUT_INT }),
+    ],
+  },
+};
+
+/** An InputSpec with `boxes` has a two-dimensional shape, [K, 4] or [K, 5] (isBoxesShape checks the last). */
+export const INPUT_BOXES_RULE = {
+  if: { required: ['boxes'] },
+  then: { properties: { shape: { type: 'array', minItems: 2, maxItems: 2 } } },
+};
+
+const INPUT_NAME_RE = new RegExp(INPUT_NAME_PATTERN);
+const isInputInt = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= INPUT_LIMITS.maxInt;
+const isInputName = (v: unknown): v is string => typeof v === 'string' && INPUT_NAME_RE.test(v);
+const isListOf = <T>(v: unknown, max: number, item: (x: unknown) => x is T): v is T[] =>
+  Array.isArray(v) && v.length >= 1 && v.length <= max && v.every(item);
+
+/** A dict input's keys: 1 to INPUT_LIMITS.keys names. */
+export const isInputKeys = (v: unknown): v is string[] => isListOf(v, INPUT_LIMITS.keys, isInputName);
+
+/** A literal input: an int, a list of names, or a list of int lists (INPUT_FIELD_SCHEMAS.value). */
+export const isInputLiteral = (v: unknown): v is InputLiteral =>
+  isInputInt(v) ||
+  isListOf(v, INPUT_LIMITS.literalItems, isInputName) ||
+  isListOf(v, INPUT_LIMITS.literalItems, (x): x is number[] => isListOf(x, INPUT_LIMITS.literalInts, isInputInt));
+
+/** A boxes input's shape and image side: [K, 4] or [K, 5], inside a side x side image (side 2 to maxInt). */
+export const isBoxesInput = (shape: unknown, side: unknown): boolean =>
+  isShape(shape) && shape.length === 2 && (shape[1] === 4 || shape[1] === 5) && isInputInt(side) && side >= 2;
+
 /** At most `max` characters (code points), never splitting a surrogate pair; `…` marks a cut. */
 export function capText(text: string, max: number): string {
   const cps = [...text];
@@ -591,22 +654,31 @@ export interface ValidationRecipe {
 
 /**
  * One forward input, as config overrides write it, the runner draws it and the catalog publishes it: a random
- * tensor of this shape and dtype (float with `randn`, integer with `randint(0, high)`); with `list`, a list of that
- * many such tensors (the feature levels of a detection head).
+ * tensor of this shape and dtype (float with `randn`, integer with `randint(0, high)`, boxes with `boxes`); with
+ * `list`, a list of that many such tensors (the feature levels of a detection head); with `value`, no tensor at all.
+ * Drawn in the order docs/validate.md ("Replay protocol") gives; rules: INPUT_FIELD_SCHEMAS.
  */
 export interface InputSpec {
   shape: number[];
   /** A torch dtype name without the `torch.` prefix: float32, int64, bool... */
   dtype: string;
-  /** Exclusive upper bound for integer inputs (token ids, class indices). */
+  /** Exclusive upper bound for integer inputs (token ids, class indices); for boxes, the images they index. */
   high?: number;
-  /** Pass this many tensors of the spec as one list argument (feature levels). */
+  /** Pass this many tensors of the spec as one list argument (feature levels, one boxes tensor per image). */
   list?: number;
   /** Pass a dict of tensors of the spec under these keys as one argument (`Dict[str, Tensor]` feature maps). */
   keys?: string[];
-  /** Pass this whole number instead of a tensor (an `int` forward argument: a window size); shape is []. */
-  value?: number;
+  /**
+   * Boxes valid inside a `boxes` x `boxes` image instead of noise: shape [K, 4] (x1, y1, x2, y2) or [K, 5] with the
+   * image index first, row i on image i % high (`rois` of torchvision's roi_align).
+   */
+  boxes?: number;
+  /** Pass this literal instead of a tensor (an `int` window size, `List[str]` level names, image sizes); shape []. */
+  value?: InputLiteral;
 }
+
+/** A non-tensor forward input: an int, names, or int lists (image sizes, passed as tuples). */
+export type InputLiteral = number | string[] | number[][];
 
 export interface DedupRecord {
   /** Group of byte-identical (after normalization) definitions; null when alone. */

@@ -4,6 +4,9 @@
 // and module-tree type names that aren't dotted identifiers dropped. See docs/validate.md ("Sandbox").
 import { Ajv, type ErrorObject } from 'ajv';
 import {
+  INPUT_BOXES_RULE,
+  INPUT_FIELD_SCHEMAS,
+  isBoxesInput,
   isKwargName,
   isModuleName,
   isRefTarget,
@@ -27,18 +30,13 @@ function literal(depth: number): object {
     ? { anyOf: scalar }
     : { anyOf: [...scalar, { type: 'array', maxItems: ITEMS, items: literal(depth - 1) }] };
 }
+/** A forward input: the rules of its optional fields (keys, literal values, boxes) are the contract's. */
 const INPUT = {
   type: 'object',
   additionalProperties: false,
   required: ['shape', 'dtype'],
-  properties: {
-    shape: SHAPE,
-    dtype: { enum: TORCH_DTYPES },
-    high: { type: 'integer', minimum: 1 },
-    list: { type: 'integer', minimum: 1, maximum: ITEMS },
-    keys: { type: 'array', minItems: 1, maxItems: 16, items: { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' } },
-    value: { type: 'integer', minimum: 0, maximum: 4096 },
-  },
+  properties: { shape: SHAPE, dtype: { enum: TORCH_DTYPES }, ...INPUT_FIELD_SCHEMAS },
+  ...INPUT_BOXES_RULE,
 };
 
 /** A config object a kwarg is built as: a class of the block's module called with literal kwargs. */
@@ -199,7 +197,10 @@ const SCHEMA = {
 /** The runner's node budget for a module tree (runner: measure.module_tree), plus the root. */
 const MAX_TREE_NODES = 2001;
 
-const validate = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }).compile(SCHEMA);
+// strictRequired off: the boxes rule's `if` names a property declared beside it, which strict mode flags.
+const validate = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
+  SCHEMA,
+);
 
 function describe(errors: ErrorObject[] | null | undefined): string {
   const e = errors?.[0];
@@ -264,6 +265,9 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
       }
     }
     for (const name of calls) if (!(name in r.kwargs)) return { ok: false, why: `recipe call ${name} has no kwarg` };
+    for (const i of r.inputs)
+      if (i.boxes !== undefined && !isBoxesInput(i.shape, i.boxes))
+        return { ok: false, why: 'recipe boxes input is not [K, 4] or [K, 5]' };
   }
   for (const name of rec.uninferred ?? [])
     if (!isKwargName(name)) return { ok: false, why: `uninferred ${name} is a reserved word` };

@@ -9,7 +9,10 @@
 // bypassed). The replay protocol mirrored here is docs/validate.md ("Replay protocol").
 import {
   FLOATING_DTYPES,
+  isBoxesInput,
   isChecksum,
+  isInputKeys,
+  isInputLiteral,
   isKwargName,
   isRefTarget,
   isShape,
@@ -17,6 +20,7 @@ import {
   RUN_LIMITS,
   DEVICE_PATTERN,
   type BlockSpec,
+  type InputLiteral,
   type TorchDtype,
 } from '../../pipeline/catalog/contract.ts';
 
@@ -66,20 +70,21 @@ interface ReplayPlan {
   device: string;
   /** Python source per kwarg: a literal, or an expression resolving a checked dotted name. */
   kwargs: { name: string; source: string }[];
-  /** `list`: that many tensors as one list; `keys`: a dict of tensors under checked keys; `value`: a plain int. */
+  /**
+   * `list`: that many tensors as one list; `keys`: a dict of tensors under checked keys; `boxes`: boxes inside an
+   * image of that side instead of noise; `value`: a checked literal instead of a tensor.
+   */
   inputs: {
     shape: number[];
     dtype: TorchDtype;
     high: number;
     list: number | null;
     keys: string[] | null;
-    value: number | null;
+    boxes: number | null;
+    value: InputLiteral | null;
   }[];
   outputs: { shape: number[]; dtype: TorchDtype; checksum: string }[];
 }
-
-/** A dict input's key: the catalog schema's pattern (letters, digits, underscores). */
-const isInputKey = (k: unknown): k is string => typeof k === 'string' && /^[A-Za-z0-9_]{1,32}$/.test(k);
 
 const isInt = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
 
@@ -140,16 +145,16 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     if (!i || !isShape(i.shape) || !isTorchDtype(i.dtype)) return null;
     if (i.high !== undefined && !isInt(i.high, 1)) return null;
     if (i.list !== undefined && !(isInt(i.list, 1) && i.list <= RUN_LIMITS.recipeItems)) return null;
-    if (i.value !== undefined && !(isInt(i.value, 0) && i.value <= 4096)) return null;
-    const keys = i.keys;
-    if (keys !== undefined && !(Array.isArray(keys) && keys.length > 0 && keys.length <= 16 && keys.every(isInputKey)))
-      return null;
+    if (i.value !== undefined && !isInputLiteral(i.value)) return null;
+    if (i.keys !== undefined && !isInputKeys(i.keys)) return null;
+    if (i.boxes !== undefined && !isBoxesInput(i.shape, i.boxes)) return null;
     plan.inputs.push({
       shape: i.shape,
       dtype: i.dtype,
       high: i.high ?? 2,
       list: i.list ?? null,
-      keys: keys ?? null,
+      keys: i.keys ?? null,
+      boxes: i.boxes ?? null,
       value: i.value ?? null,
     });
   }
@@ -160,18 +165,43 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
   return plan;
 }
 
+/**
+ * A literal input as the runner passes it (replay.py `literal`): an int, a list of names, a list of int tuples.
+ * Lists stay lists (a forward may append to them). Only for a value isInputLiteral accepted.
+ */
+export function literalSource(v: InputLiteral): string {
+  if (typeof v === 'number') return String(v);
+  return `[${(v as (string | number[])[]).map((x) => (typeof x === 'string' ? pyStr(x) : pyLiteral(x)!)).join(', ')}]`;
+}
+
+/** The runner's boxes draw (replay.py `boxes_of`), op for op so the same generator gives the same boxes. */
+const BOXES_FUNCTION = [
+  'def boxes_of(shape, side, images, dtype):',
+  '    k, half = shape[0], side / 2',
+  '    u = torch.rand((k, 4), generator=g, dtype=dtype)',
+  '    top_left = u[:, :2] * half',
+  '    b = torch.cat([top_left, top_left + 1 + u[:, 2:] * (half - 1)], 1)',
+  '    if shape[1] == 5:',
+  '        b = torch.cat([(torch.arange(k) % images).to(dtype)[:, None], b], 1)',
+  '    return b',
+];
+
 /** The script for a checked plan. Every interpolated value is a checked integer, an enum member or pyStr/pyLiteral. */
 function renderPlan(p: ReplayPlan): string {
   const tuple = (shape: number[]) => pyLiteral(shape)!;
   const draws = p.inputs.map((inp, i) => {
-    const draw = FLOATING_DTYPES.has(inp.dtype)
-      ? `torch.randn(${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`
-      : `torch.randint(0, ${inp.high}, ${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`;
+    const draw =
+      inp.boxes !== null
+        ? `boxes_of(${tuple(inp.shape)}, ${inp.boxes}, ${inp.high}, torch.${inp.dtype})`
+        : FLOATING_DTYPES.has(inp.dtype)
+          ? `torch.randn(${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`
+          : `torch.randint(0, ${inp.high}, ${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`;
     const one = `${draw}.to(device)`;
-    if (inp.value !== null) return `x${i} = ${inp.value}`;
+    if (inp.value !== null) return `x${i} = ${literalSource(inp.value)}`;
     if (inp.keys !== null) return `x${i} = {k: ${one} for k in ${pyLiteral(inp.keys)}}`;
     return `x${i} = ${inp.list === null ? one : `[${one} for _ in range(${inp.list})]`}`;
   });
+  const boxes = p.inputs.some((inp) => inp.boxes !== null && inp.value === null);
   return [
     'import importlib, json, sys',
     'import torch',
@@ -192,6 +222,7 @@ function renderPlan(p: ReplayPlan): string {
       ? 'model = Block(**kwargs).to(device).eval()'
       : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device).eval()`,
     `g = torch.Generator().manual_seed(${p.seed})`,
+    ...(boxes ? BOXES_FUNCTION : []),
     ...draws,
     'with torch.no_grad():',
     `    out = model(${p.inputs.map((_, i) => `x${i}`).join(', ')})`,

@@ -4,7 +4,10 @@
 import {
   capText,
   DEVICE_PATTERN,
+  isBoxesInput,
   isDistributionName,
+  isInputKeys,
+  isInputLiteral,
   isKwargName,
   isModuleName,
   isRefTarget,
@@ -15,10 +18,11 @@ import {
   TORCH_VERSION_PATTERN,
   type BlockedBy,
   type Composition,
+  type InputSpec,
   type ValidationRecipe,
 } from '../../pipeline/catalog/contract.ts';
 import { count, shape } from './format.ts';
-import { pyLiteral } from './replay.ts';
+import { literalSource, pyLiteral } from './replay.ts';
 
 /** Free text from a run (failure detail, device, versions), capped; 64 characters unless said otherwise. */
 export const runText = (value: unknown, max = 64): string => capText(String(value), max);
@@ -38,6 +42,23 @@ export const runtimeText = (device: unknown, torchVersion: unknown): string =>
 /** `[2, 64, 14, 14] float32`, or a placeholder when the shape or dtype is not one. */
 export const tensorText = (t: { shape: unknown; dtype: unknown }): string =>
   isShape(t.shape) && isTorchDtype(t.dtype) ? `${shape(t.shape)} ${t.dtype}` : 'unreadable shape or dtype';
+
+/**
+ * A forward input as text: the tensor, and what it is beyond one: `2 × [2, 3, 32, 32] float32` (a list), `{low,
+ * high}: ...` (a dict), `[8, 5] float32 boxes in 32×32`, or a literal as Python (`['0', '1']`). Unreadable values
+ * say so.
+ */
+export function inputText(i: InputSpec): string {
+  if (i.value !== undefined) return isInputLiteral(i.value) ? literalSource(i.value) : 'unreadable value';
+  let text = tensorText(i);
+  if (i.boxes !== undefined)
+    text += isBoxesInput(i.shape, i.boxes) ? ` boxes in ${i.boxes}×${i.boxes}` : ' (unreadable boxes)';
+  if (i.keys !== undefined) return isInputKeys(i.keys) ? `{${i.keys.join(', ')}}: ${text}` : 'unreadable keys';
+  if (i.list === undefined) return text;
+  return Number.isSafeInteger(i.list) && i.list >= 1 && i.list <= RUN_LIMITS.recipeItems
+    ? `${i.list} × ${text}`
+    : 'unreadable list';
+}
 
 /** Layers whose type is a dotted Python name; anything else is left out. */
 export const shownLayers = (c: Composition): Composition['layers'] => c.layers.filter((l) => isTypeName(l.type));
@@ -60,6 +81,6 @@ export function recipeText(recipe: ValidationRecipe): { kwargs: string[]; inputs
     const value = refs.has(k.name) && isRefTarget(k.value) ? k.value : pyLiteral(k.value);
     return `${k.name}=${value ?? 'unreadable value'}`;
   });
-  const inputs = (Array.isArray(recipe.inputs) ? recipe.inputs : []).slice(0, RUN_LIMITS.recipeItems).map(tensorText);
+  const inputs = (Array.isArray(recipe.inputs) ? recipe.inputs : []).slice(0, RUN_LIMITS.recipeItems).map(inputText);
   return { kwargs, inputs };
 }

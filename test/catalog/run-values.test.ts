@@ -12,13 +12,17 @@ import {
   CATALOG_FORMAT_VERSION,
   CHECKSUM_PATTERN,
   DEVICE_PATTERN,
+  INPUT_BOXES_RULE,
+  INPUT_FIELD_SCHEMAS,
   KWARG_NAME_PATTERN,
   PYTHON_KEYWORDS,
   TORCH_DTYPES,
   TORCH_VERSION_PATTERN,
   TYPE_NAME_PATTERN,
   type BlockSpec,
+  type InputSpec,
 } from '../../pipeline/catalog/contract.ts';
+import { inputText } from '../../src/lib/run-values.ts';
 import { FIXTURE_SANDBOX, FORGED, forgeBlock, makeCatalog } from '../site/fixtures/make-catalog.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'nnblocks-run-values-'));
@@ -173,6 +177,27 @@ describe('build-info.json', () => {
   });
 });
 
+describe('forward inputs as the block page shows them', () => {
+  const t = { shape: [2, 3, 32, 32], dtype: 'float32' };
+  it('says what an input is beyond a tensor: a list, a dict, boxes, a literal', () => {
+    expect(inputText(t)).toBe('[2, 3, 32, 32] float32');
+    expect(inputText({ ...t, list: 2 })).toBe('2 × [2, 3, 32, 32] float32');
+    expect(inputText({ ...t, keys: ['low', 'high'] })).toBe('{low, high}: [2, 3, 32, 32] float32');
+    expect(inputText({ shape: [8, 5], dtype: 'float32', boxes: 32, high: 2 })).toBe('[8, 5] float32 boxes in 32×32');
+    expect(inputText({ shape: [], dtype: 'int64', value: ['0', 'p6'] })).toBe("['0', 'p6']");
+    expect(inputText({ shape: [], dtype: 'int64', value: [[32, 24]] })).toBe('[(32, 24)]');
+    expect(inputText({ shape: [], dtype: 'int64', value: 2 })).toBe('2');
+  });
+
+  it('shows a value that breaks its rule as unreadable, never as given', () => {
+    const forged = (over: object) => inputText({ ...t, ...over } as InputSpec);
+    expect(forged({ value: ["x'); import os #"] })).toBe('unreadable value');
+    expect(forged({ keys: ['<b>'] })).toBe('unreadable keys');
+    expect(forged({ list: 1e9 })).toBe('unreadable list');
+    expect(forged({ boxes: 32 })).toBe('[2, 3, 32, 32] float32 (unreadable boxes)');
+  });
+});
+
 describe('contract.ts and the schemas state the same rules', () => {
   const common = JSON.parse(readFileSync('schemas/catalog/common.schema.json', 'utf8'));
   const block = JSON.parse(readFileSync('schemas/catalog/block.schema.json', 'utf8'));
@@ -183,6 +208,20 @@ describe('contract.ts and the schemas state the same rules', () => {
     expect(common.definitions.kwargName.pattern).toBe(KWARG_NAME_PATTERN);
     expect(common.definitions.kwargName.not.enum).toEqual([...PYTHON_KEYWORDS, '__debug__']);
     expect(common.definitions.typeName.pattern).toBe(TYPE_NAME_PATTERN);
+  });
+
+  it('forward inputs: keys, literal values, boxes (the config schema too, less its descriptions and fix hints)', () => {
+    const input = v.recipe.properties.inputs.items;
+    const { shape, dtype, ...fields } = input.properties;
+    expect(fields).toEqual(INPUT_FIELD_SCHEMAS);
+    expect({ if: input.if, then: input.then }).toEqual(INPUT_BOXES_RULE);
+    const corpus = JSON.parse(readFileSync('content/corpus.schema.json', 'utf8')).$defs.inputSpec;
+    const bare = (o: object) =>
+      JSON.parse(JSON.stringify(o, (k, x: unknown) => (/^(description|x-fix)$/.test(k) ? undefined : x)));
+    for (const f of ['keys', 'boxes', 'value', 'high'] as const)
+      expect(bare(corpus.properties[f]), f).toEqual(INPUT_FIELD_SCHEMAS[f]);
+    expect(bare({ if: corpus.if, then: corpus.then })).toEqual(INPUT_BOXES_RULE);
+    expect([shape.$ref, dtype.$ref]).toEqual([expect.stringContaining('shape'), expect.stringContaining('torchDtype')]);
   });
 
   it('checksums, devices, torch versions', () => {

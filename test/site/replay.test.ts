@@ -79,6 +79,14 @@ describe('replay script', () => {
       ['empty keys', (s) => Object.assign(s.validation!.recipe!.inputs[0], { keys: [] })],
       ['int input', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: '2; import os' })],
       ['negative int input', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: -1 })],
+      ['name that is code', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: ["a'); import os #"] })],
+      ['mixed literal', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: ['a', 1] })],
+      ['nested too deep', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: [[[1]]] })],
+      ['long size', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: [[1, 2, 3, 4, 5]] })],
+      ['many names', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: Array(17).fill('a') })],
+      ['literal object', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: { toString: 'x' } })],
+      ['boxes side', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: [4, 5], boxes: '32); import os' })],
+      ['boxes shape', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: [4, 6], boxes: 32 })],
     ];
     for (const [what, edit] of edits) {
       const spec = read(catalog.forgeable.slug);
@@ -135,27 +143,54 @@ describe('replay script', () => {
     });
   });
 
-  it('draws a dict input and passes an int input exactly as the runner does (same seed, same tensors)', () => {
+  it('draws dict, boxes and literal inputs exactly as the runner does (same seed, same tensors, same values)', () => {
     const spec = read(catalog.forgeable.slug);
     spec.validation!.recipe!.inputs = [
       { shape: [2, 4, 3, 3], dtype: 'float32', keys: ['0', 'high'] },
       { shape: [], dtype: 'int64', value: 2 },
+      { shape: [6, 5], dtype: 'float32', boxes: 32, high: 2 },
+      { shape: [3, 4], dtype: 'float64', boxes: 7, list: 2 },
+      { shape: [], dtype: 'int64', value: ['p2', 'pool'] },
+      {
+        shape: [],
+        dtype: 'int64',
+        value: [
+          [32, 24],
+          [16, 16],
+        ],
+      },
     ];
     const script = replayScript(spec)!;
     expect(script).toContain(
       "x0 = {k: torch.randn((2, 4, 3, 3), generator=g, dtype=torch.float32).to(device) for k in ('0', 'high')}",
     );
     expect(script).toContain('x1 = 2');
-    // The runner's make_inputs on the same specs and seed: the same dict (key order, values) and the same int.
+    expect(script).toContain('x2 = boxes_of((6, 5), 32, 2, torch.float32).to(device)');
+    expect(script).toContain("x4 = ['p2', 'pool']");
+    expect(script).toContain('x5 = [(32, 24), (16, 16)]');
+    // The runner's make_inputs on the same specs and seed: the same dict (key order, values), the same boxes, and
+    // literals of the same Python types (lists stay lists, image sizes become tuples).
     const runner = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
-    const draws = script.split('\n').filter((l) => /^(g|x\d) = /.test(l) || l.startsWith('device ='));
+    const lines = script.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('g = '));
+    const draws = lines.slice(
+      from,
+      lines.findIndex((l) => l.startsWith('with torch.no_grad')),
+    );
     const code = [
       'import json, sys, torch',
       `sys.path.insert(0, ${JSON.stringify(runner)})`,
       'from nnblocks_runner.replay import make_inputs',
+      "device = 'cpu'",
       ...draws,
       `ours = make_inputs(json.loads(sys.argv[1]), ${spec.validation!.recipe!.seed}, "cpu")`,
       'same = list(ours[0]) == list(x0) and all(torch.equal(ours[0][k], x0[k]) for k in x0) and ours[1] == x1',
+      'same = same and torch.equal(ours[2], x2) and all(torch.equal(a, b) for a, b in zip(ours[3], x3, strict=True))',
+      'same = same and ours[4] == x4 and type(x4) is list and ours[5] == x5 and type(x5[0]) is tuple',
+      // The boxes hold: image indices 0, 1, 0...; x2 > x1, y2 > y1; inside the image.
+      'b = x2',
+      'same = same and b[:, 0].tolist() == [0, 1, 0, 1, 0, 1] and bool((b[:, 3] > b[:, 1]).all() and (b[:, 4] > b[:, 2]).all())',
+      'same = same and bool((b[:, 1:] >= 0).all() and (b[:, 1:] <= 32).all()) and all(bool((t <= 7).all()) for t in x3)',
       'print(json.dumps(same))',
     ].join('\n');
     const out = execFileSync(testPython(), ['-c', code, JSON.stringify(spec.validation!.recipe!.inputs)], {

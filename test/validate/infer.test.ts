@@ -152,6 +152,134 @@ const fixtures = {
                 raise TypeError(f"Only torch.uint8 image tensors are supported, but found {img.dtype}")
             return img.float() / 255 * self.gain
   `,
+  // Regions of interest in the [K, 5] format (image index, x1, y1, x2, y2): the runner must draw boxes that lie
+  // inside the feature map and index its images, not noise.
+  roiBoxes: py`
+    import torch
+    import torch.nn as nn
+    from torch import Tensor
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gain = nn.Parameter(torch.ones(1))
+        def forward(self, features: Tensor, rois: Tensor) -> Tensor:
+            assert rois.dim() == 2 and rois.shape[1] == 5, "rois are [K, 5]"
+            n, _, h, w = features.shape
+            out = []
+            for i, x1, y1, x2, y2 in rois.tolist():
+                assert i == int(i) and 0 <= i < n, "an image index"
+                assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h, "a box inside the image"
+                out.append(features[int(i), :, int(y1):int(y2) + 1, int(x1):int(x2) + 1].mean((1, 2)))
+            return torch.stack(out) * self.gain
+  `,
+  // Per-image [K, 4] boxes, the image sizes they lie in, and feature maps under the names the constructor lists.
+  perImageBoxes: py`
+    from typing import Dict, List, Tuple
+    import torch
+    import torch.nn as nn
+    from torch import Tensor
+    class Block(nn.Module):
+        def __init__(self, level_names: List[str]):
+            super().__init__()
+            self.level_names = level_names
+            self.gain = nn.Parameter(torch.ones(1))
+        def forward(self, feats: Dict[str, Tensor], boxes: List[Tensor], image_sizes: List[Tuple[int, int]]) -> Tensor:
+            maps = [feats[n] for n in self.level_names]
+            assert len(boxes) == len(image_sizes) == maps[0].shape[0], "one box set and one size per image"
+            out = []
+            for i, (b, size) in enumerate(zip(boxes, image_sizes)):
+                assert isinstance(size, tuple) and b.shape[1] == 4
+                h, w = size
+                assert bool((b[:, 2] > b[:, 0]).all() and (b[:, 3] > b[:, 1]).all()), "x2 > x1, y2 > y1"
+                assert bool((b >= 0).all() and (b[:, 2] <= w).all() and (b[:, 3] <= h).all()), "inside the image"
+                area = ((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])).mean()
+                out.append(sum(m[i].mean() for m in maps) * area)
+            return torch.stack(out) * self.gain
+  `,
+  // Level names beside the levels, which the forward extends in place (as FPN extra blocks do).
+  levelNames: py`
+    from typing import List, Tuple
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch import Tensor
+    class Block(nn.Module):
+        def __init__(self, channels: int):
+            super().__init__()
+            self.extra = nn.Conv2d(channels, channels, 3, 2, 1)
+        def forward(self, levels: List[Tensor], names: List[str]) -> Tuple[List[Tensor], List[str]]:
+            assert len(names) == len(levels) and all(isinstance(n, str) for n in names), "a name per level"
+            names.append("extra")
+            levels.append(self.extra(F.relu(levels[-1])))
+            return levels, names
+  `,
+  // A dict argument read with its own keys.
+  readKeys: py`
+    from typing import Dict
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch import Tensor
+    class Block(nn.Module):
+        def __init__(self, channels: int, classes: int):
+            super().__init__()
+            self.coarse = nn.Conv2d(channels, classes, 1)
+            self.fine = nn.Conv2d(channels, classes, 1)
+        def forward(self, maps: Dict[str, Tensor]) -> Tensor:
+            coarse = self.coarse(maps["coarse"])
+            return self.fine(maps["fine"]) + F.interpolate(coarse, size=maps["fine"].shape[-2:])
+  `,
+  // Two arguments of different widths, each handed straight to its own first layer.
+  twoStems: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_channels_corr: int):
+            super().__init__()
+            self.flow_in = nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.ReLU())
+            self.corr_in = nn.Conv2d(in_channels_corr, 8, 1)
+        def forward(self, flow, corr):
+            return torch.cat([self.corr_in(corr), self.flow_in(flow)], dim=1)
+  `,
+  // A recurrent cell: state and input concatenated, so one layer's width splits between them; the state takes
+  // the width hidden_size names, the input the rest. The cell is reached through a wrapper.
+  gruCell: {
+    code: py`
+      import torch
+      import torch.nn as nn
+      class Gate(nn.Module):
+          def __init__(self, hidden_size: int, input_channels: int):
+              super().__init__()
+              self.update = nn.Conv2d(hidden_size + input_channels, hidden_size, 3, padding=1)
+          def forward(self, h, x):
+              hx = torch.cat([h, x], dim=1)
+              z = torch.sigmoid(self.update(hx))
+              return (1 - z) * h + z * torch.tanh(h)
+      class Cell(nn.Module):
+          def __init__(self, hidden_size: int, input_channels: int):
+              super().__init__()
+              self.gate = Gate(hidden_size, input_channels)
+          def forward(self, state, inp):
+              state = self.gate(state, inp)
+              return state
+    `,
+    className: 'Cell',
+  },
+  // A deformable convolution: offsets are one (dy, dx) per kernel tap, at the output's size.
+  deformable: py`
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    class Block(nn.Module):
+        def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3, stride: int = 2, padding: int = 0):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(out_channels, in_channels, kernel_size, kernel_size))
+            self.stride, self.padding, self.dilation = (stride, stride), (padding, padding), (1, 1)
+        def forward(self, input, offset):
+            out = F.conv2d(input, self.weight, stride=self.stride, padding=self.padding)
+            taps = self.weight.shape[2] * self.weight.shape[3]
+            assert offset.shape[1] == 2 * taps and offset.shape[-2:] == out.shape[-2:], "offsets per tap and pixel"
+            return out + offset.mean(1, keepdim=True)
+  `,
 };
 
 let rec: Record<string, ValidationRecord>;
@@ -265,5 +393,80 @@ describe('inputs the code asks for', () => {
   it('feeds uint8 images to a block whose module says uint8', () => {
     expect(rec.uint8Only.status).toBe('passed');
     expect(rec.uint8Only.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'uint8', high: 256 }]);
+  });
+});
+
+describe('boxes, literals, keys and widths the forward asks for', () => {
+  it('draws [K, 5] regions of interest inside the image, indexing its images, for a `rois` argument', () => {
+    const r = rec.roiBoxes;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 3, 32, 32], dtype: 'float32' },
+      { shape: [8, 5], dtype: 'float32', boxes: 32, high: 2 },
+    ]);
+    expect(r.outputs[0].shape).toEqual([8, 3]);
+  });
+
+  it('gives List[Tensor] boxes one [K, 4] set per image, the image sizes as int pairs, dict keys the constructor names', () => {
+    const r = rec.perImageBoxes;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ level_names: ['0', '1'] });
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 3, 32, 32], dtype: 'float32', keys: ['0', '1'] },
+      { shape: [4, 4], dtype: 'float32', boxes: 32, list: 2 },
+      {
+        shape: [],
+        dtype: 'int64',
+        value: [
+          [32, 32],
+          [32, 32],
+        ],
+      },
+    ]);
+  });
+
+  it('passes level names as a list of strings, and records them as given though the forward appends to them', () => {
+    const r = rec.levelNames;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 16, 32, 32], dtype: 'float32', list: 2 },
+      { shape: [], dtype: 'int64', value: ['0', '1'] },
+    ]);
+    expect(r.outputs).toHaveLength(3); // two levels in, one appended
+  });
+
+  it('keys a dict argument with the string keys its forward reads', () => {
+    const r = rec.readKeys;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([{ shape: [2, 16, 32, 32], dtype: 'float32', keys: ['coarse', 'fine'] }]);
+  });
+
+  it('gives each argument the channels of the layer the forward hands it to', () => {
+    const r = rec.twoStems;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ in_channels_corr: 16 });
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 2, 32, 32], dtype: 'float32' },
+      { shape: [2, 16, 32, 32], dtype: 'float32' },
+    ]);
+  });
+
+  it("splits a concatenation's channels: hidden_size for the state, the rest for the input, through a wrapper", () => {
+    const r = rec.gruCell;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ hidden_size: 16, input_channels: 3 });
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 16, 32, 32], dtype: 'float32' },
+      { shape: [2, 3, 32, 32], dtype: 'float32' },
+    ]);
+  });
+
+  it("gives a deformable convolution's offsets two channels per kernel tap at the output's size", () => {
+    const r = rec.deformable;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 3, 32, 32], dtype: 'float32' },
+      { shape: [2, 18, 15, 15], dtype: 'float32' },
+    ]);
   });
 });

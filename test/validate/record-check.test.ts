@@ -104,6 +104,57 @@ describe('checkRunnerRecord', () => {
     expect(why(record({ canonical: [{ builder: 'resnet50', params: -1 }] }))).not.toBe('ok');
   });
 
+  it('takes boxes and literal inputs, and refuses hostile ones: code, long or patterned strings, huge lists, junk', () => {
+    const withInputs = (...inputs: unknown[]) =>
+      record({ recipe: { seed: 0, origin: 'inference', kwargs: {}, inputs } });
+    const image = { shape: [2, 3, 32, 32], dtype: 'float32' };
+    const literal = (value: unknown) => ({ shape: [], dtype: 'int64', value });
+    expect(why(withInputs(image, { shape: [8, 5], dtype: 'float32', boxes: 32, high: 2 }))).toBe('ok');
+    expect(why(withInputs(image, { shape: [4, 4], dtype: 'float32', boxes: 32, list: 2 }))).toBe('ok');
+    expect(why(withInputs(image, literal(['0', 'p6', 'pool'])))).toBe('ok');
+    expect(
+      why(
+        withInputs(
+          image,
+          literal([
+            [32, 32],
+            [64, 48],
+          ]),
+        ),
+      ),
+    ).toBe('ok');
+    expect(why(withInputs(image, literal(2)))).toBe('ok');
+    const hostile: [string, unknown][] = [
+      ['a name that is code', literal(["0'); __import__('os').system('id') #"])],
+      ['a name of a megabyte', literal(['x'.repeat(1 << 20)])],
+      ['a name with a space', literal(['a b'])],
+      ['an empty name', literal([''])],
+      ['a non-ASCII name', literal(['ñ'])],
+      ['too many names', literal(Array.from({ length: 17 }, (_, i) => `n${i}`))],
+      ['a huge list of sizes', literal(Array(100_000).fill([1, 1]))],
+      ['a size of five ints', literal([[1, 2, 3, 4, 5]])],
+      ['an int beyond 4096', literal([[4097, 1]])],
+      ['a negative int', literal(-1)],
+      ['a float', literal(1.5)],
+      ['a string', literal('2; import os')],
+      ['nested lists', literal([[[1, 2]]])],
+      ['names and ints mixed', literal(['a', 1])],
+      ['an object', literal({ __class__: 'os' })],
+      ['an empty list', literal([])],
+      ['null', literal(null)],
+      ['boxes of a string side', { shape: [8, 5], dtype: 'float32', boxes: '32' }],
+      ['boxes in a 1-pixel image', { shape: [8, 5], dtype: 'float32', boxes: 1 }],
+      ['boxes of three dimensions', { shape: [2, 8, 5], dtype: 'float32', boxes: 32 }],
+      ['boxes of six columns', { shape: [8, 6], dtype: 'float32', boxes: 32 }],
+    ];
+    for (const [what, input] of hostile) expect(why(withInputs(image, input)), what).not.toBe('ok');
+    // The same rules hold for the recipe a failed block tried.
+    const tried = { seed: 0, origin: 'inference', kwargs: {}, inputs: [literal(['a b'])] };
+    expect(why(record({ status: 'failed', failureClass: 'forward-error', recipe: null, attempt: tried }))).not.toBe(
+      'ok',
+    );
+  });
+
   it('refuses what is not a record at all', () => {
     for (const v of [null, 'final', 42, [], { status: 'passed' }]) expect(why(v)).not.toBe('ok');
   });

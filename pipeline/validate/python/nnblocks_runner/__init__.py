@@ -5,7 +5,9 @@
 #   classify     exception -> failure class, by exception type and module name, as one ordered table
 #   replay       the replay protocol: inputs, build, forward, backward (what a reader re-runs)
 #   measure      counts, checksums and the module tree, through references a block can't patch
-#   infer        constructor arguments and forward inputs guessed for blocks with no recipe
+#   infer        constructor arguments guessed for blocks with no recipe
+#   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
+#   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
 #   stages       one block's stages as explicit results, and the candidate search
 #   supervise    the worker's side of one block: fork, deadline, read the child's pipes, compose the record
 # runner.py (next to this folder) is the process entry: the protocol with the TypeScript side.

@@ -11,22 +11,53 @@ from .protocol import error_text
 
 
 def make_inputs(specs, seed, device):
-    """One CPU generator seeded once, drawn in order; a spec with `list: n` draws n tensors of its shape in turn
-    and passes them as one list argument, one with `keys` a dict of them in key order; `value` is a plain int."""
+    """One CPU generator seeded once, drawn in order, spec by spec (docs/validate.md, "Replay protocol").
+
+    A spec with `value` draws nothing: it is passed as it is (literal). Otherwise one draw per tensor: `randn` for
+    floating dtypes, `randint(0, high)` for integer ones, `boxes_of` for a `boxes` spec; `list: n` draws n in turn
+    and passes them as one list argument, `keys` a dict of them in key order."""
     g = torch.Generator().manual_seed(seed)
     out = []
     for s in specs:
         if "value" in s:
-            out.append(int(s["value"]))
+            out.append(literal(s["value"]))
             continue
         dtype = getattr(torch, s["dtype"])
-        draw = (lambda: torch.randn(s["shape"], generator=g, dtype=dtype).to(device)) if dtype.is_floating_point else (
-            lambda: torch.randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype).to(device))
+        if "boxes" in s:
+            draw = lambda: boxes_of(s["shape"], s["boxes"], s.get("high", 2), g, dtype).to(device)
+        elif dtype.is_floating_point:
+            draw = lambda: torch.randn(s["shape"], generator=g, dtype=dtype).to(device)
+        else:
+            draw = lambda: torch.randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype).to(device)
         if "keys" in s:
             out.append({k: draw() for k in s["keys"]})
         else:
             out.append([draw() for _ in range(s["list"])] if "list" in s else draw())
     return out
+
+
+def literal(value):
+    """A `value` as the forward gets it: an int; a list of names; a list of int lists as a list of tuples (image
+    sizes, `List[Tuple[int, int]]`). A new list on every call: forwards append to lists they are given
+    (torchvision's LastLevelMaxPool: `names.append("pool")`), and the recipe must not change under them."""
+    if isinstance(value, list):
+        return [tuple(int(i) for i in v) if isinstance(v, list) else str(v) for v in value]
+    return int(value)
+
+
+def boxes_of(shape, side, images, g, dtype):
+    """Boxes valid inside a side x side image: [K, 4] rows (x1, y1, x2, y2), or [K, 5] rows with the image index
+    first, row i on image i % images. One draw, `torch.rand((K, 4))`: the top-left corner in the top-left half of
+    the image, each side at least 1 and the bottom-right corner inside the image (x2 > x1, y2 > y1)."""
+    if len(shape) != 2 or shape[1] not in (4, 5) or side < 2:
+        raise ValueError(f"a boxes input is [K, 4] or [K, 5] inside an image of side >= 2, not {shape} in {side}")
+    k, half = shape[0], side / 2
+    u = torch.rand((k, 4), generator=g, dtype=dtype)
+    top_left = u[:, :2] * half
+    b = torch.cat([top_left, top_left + 1 + u[:, 2:] * (half - 1)], 1)
+    if shape[1] == 5:
+        b = torch.cat([(torch.arange(k) % images).to(dtype)[:, None], b], 1)
+    return b
 
 
 def build(cls, kwargs, seed, device, refs=(), builder=None, calls=()):

@@ -8,7 +8,7 @@ from typing import NamedTuple, Optional
 
 import torch
 
-from . import infer
+from . import infer, inputs
 from .classify import classify
 from .containment import VIOLATIONS, Violation
 from .measure import count
@@ -199,7 +199,7 @@ def search(cls, job, st, started):
         if cap == FIRST_ROUND_S and origin == "usage" and count(m, "_parameters") > USAGE_PARAMS_FIRST_ROUND:
             over = True  # a production-width site (`FastRCNNConvFCHead((256, 7, 7), [256] * 4, [1024])`): later
             return None
-        ok, specs_list = attempt("forward", lambda: infer.input_candidates(m, overrides, cand["kwargs"], usage_inputs), share)
+        ok, specs_list = attempt("forward", lambda: inputs.input_candidates(m, overrides, cand["kwargs"], usage_inputs), share)
         specs_list = (specs_list or [])[: SPECS_PER_SUGGESTION if guided else None]
         if not (st.tried and st.tried["inputs"]) and specs_list:
             st.tried = recipe_of(cand, seed, specs_list[0])

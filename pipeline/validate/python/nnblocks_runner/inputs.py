@@ -1,0 +1,215 @@
+# nnblocks validate inference: forward input specs for a built block nobody wrote inputs for, read off its forward
+# signature (names, annotations), its layers, and its forward's source (forward_source.py). Specs are JSON, the
+# replay protocol's (docs/validate.md, "Replay protocol"); replay.make_inputs turns them into arguments.
+import inspect, re, sys
+
+import torch
+
+from . import forward_source
+from .infer import ann_text
+
+
+def spec(shape, dtype="float32", high=None):
+    return {"shape": list(shape), "dtype": dtype, **({"high": int(high)} if high is not None else {})}
+
+
+def probe_shapes(m):
+    """Candidate single-input specs read off the first probe-able layers of the built module, then generic ones."""
+    nn, out = torch.nn, []
+    for sub in list(m.modules())[:200]:
+        if len(out) >= 6:
+            break
+        if isinstance(sub, (nn.Conv1d, nn.ConvTranspose1d)):
+            out += [spec([2, sub.in_channels, 64]), spec([2, sub.in_channels, 32])]
+        elif isinstance(sub, (nn.Conv2d, nn.ConvTranspose2d)):
+            c = sub.in_channels
+            out += [spec([2, c, 32, 32]), spec([2, c, 64, 64]), spec([2, c, 224, 224])]
+        elif isinstance(sub, (nn.Conv3d, nn.ConvTranspose3d)):
+            out += [spec([2, sub.in_channels, 8, 16, 16]), spec([2, sub.in_channels, 16, 32, 32])]
+        elif isinstance(sub, nn.Linear):
+            # the 4-d one is (batch, windows, tokens, features), as window/partition attention takes it
+            out += [spec([2, sub.in_features]), spec([2, 8, sub.in_features]), spec([2, 2, 16, sub.in_features])]
+        elif isinstance(sub, (nn.Embedding, nn.EmbeddingBag)):
+            out += [spec([2, 16], "int64", sub.num_embeddings)]
+        elif isinstance(sub, nn.LayerNorm):
+            ns = list(sub.normalized_shape)
+            out += [spec([2, 8] + ns), spec([2] + ns)]
+            if len(ns) == 1:  # channels-first blocks that permute to channels-last around the norm
+                out += [spec([2, ns[0], 32, 32])]
+        elif isinstance(sub, (nn.BatchNorm2d, nn.InstanceNorm2d, nn.GroupNorm)):
+            c = sub.num_channels if isinstance(sub, nn.GroupNorm) else sub.num_features
+            out += [spec([2, c, 32, 32])]
+        elif isinstance(sub, (nn.BatchNorm3d, nn.InstanceNorm3d)):
+            out += [spec([2, sub.num_features, 8, 16, 16])]
+        elif isinstance(sub, (nn.BatchNorm1d, nn.InstanceNorm1d)):
+            out += [spec([2, sub.num_features]), spec([2, sub.num_features, 16])]
+        elif isinstance(sub, (nn.RNNBase,)):
+            out += [spec([2, 8, sub.input_size])]
+        elif isinstance(sub, nn.MultiheadAttention):
+            out += [spec([8, 2, sub.embed_dim])]
+    out += [spec([2, 3, 32, 32]), spec([2, 16]), spec([2, 8, 16]), spec([2, 16, 32, 32]), spec([2, 3, 8, 16, 16]), spec([2, 8])]
+    unique = []
+    for s in out:
+        if s not in unique:
+            unique.append(s)
+    return unique[:10]
+
+
+def input_candidates(m, overrides, kwargs, usage_inputs=()):
+    """Lists of input specs: a config override alone; else the inputs the corpus calls the block with (literal
+    tensor shapes, from usage mining), then those read off the forward signature and the built module."""
+    if overrides.get("inputs") is not None:
+        return [overrides["inputs"]]
+    return list(usage_inputs) + probed_inputs(m, kwargs)
+
+
+def probed_inputs(m, kwargs):
+    """Lists of specs, one spec per required positional forward argument, one list per probe shape (`arg_spec`).
+
+    A forward of two or more tensor arguments whose code says what width each needs (forward_source.arg_widths:
+    `self.convflow1(flow)` wants flow with that conv's in_channels) gets, before each probe shape, the same shape
+    with each argument's width set; the plain shape stays next, so blocks it fed keep being fed it. An unannotated
+    single argument gets list specs after the plain ones, for heads written without annotations."""
+    try:
+        params = list(inspect.signature(m.forward).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is inspect.Parameter.empty]
+    n = max(len(positional), 1 if any(p.kind == p.VAR_POSITIONAL for p in params) else 0)
+    if n == 0:
+        return [[]]
+    levels = next((len(v) for v in kwargs.values() if isinstance(v, list) and v), 2)
+    shapes, out = probe_shapes(m), []
+    anns = [ann_text(p.annotation) for p in positional]
+    if "int" in anns:
+        # Window partitions: `x` of (batch, windows, window area, channels) with every int argument INT_INPUT.
+        shapes = [spec([2, INT_INPUT ** 2, INT_INPUT ** 2, 8])] + shapes
+    args = (positional or [None])[:n]
+    keys = {p.name: dict_keys(m, p.name, kwargs, levels) for p in positional if TENSOR_DICT.match(ann_text(p.annotation))}
+    plain_tensors = [p for p in positional if ann_text(p.annotation) in ("", "Tensor") and not BOX_NAME.search(p.name)]
+    widths = forward_source.arg_widths(m, ints_of(kwargs)) if len(plain_tensors) >= 2 else {}
+    for s in shapes:
+        plain = [arg_spec(p, s, m, levels, keys) for p in args]
+        fitted = [with_width(a, widths.get(p.name)) if p is not None else a for p, a in zip(args, plain)]
+        out += [fitted, plain] if fitted != plain else [plain]
+    if len(positional) == 1 and not ann_text(positional[0].annotation):
+        out += [[{**s, "list": levels}] for s in shapes[:2]]
+    if n == 1 and says_uint8(m):
+        # Image transforms that only take uint8 images (RandAugment, RandomPosterize, RandomEqualize...).
+        out += [[spec([2, 3, 32, 32], "uint8", 256)], [spec([3, 32, 32], "uint8", 256)]]
+    return out
+
+
+IMAGE_LIST_NAMES = {"images", "imgs", "image_list", "img_list"}
+# The value of an `int` forward argument (a window or partition size): small, and a divisor of the probe sizes.
+INT_INPUT = 2
+# Arguments that are regions of interest: `rois`, `boxes`, `proposals`, `bboxes`, `gt_boxes`...
+BOX_NAME = re.compile(r"(^|_)(rois?|b?box(es)?|proposals?)$")
+OFFSET_NAME = re.compile(r"(^|_)offsets?$")
+BOXES_PER_IMAGE = 4  # rows of a boxes input per probe image
+LIST = r"(List|Sequence|list)\["
+NAMES = re.compile(LIST + r"str\]")
+SIZES = re.compile(LIST + r"(Tuple|tuple)\[int, ?int\]\]")
+TENSOR_LIST = re.compile(LIST + r"Tensor\]")
+TENSOR_DICT = re.compile(r"(Dict|Mapping|dict)\[str, Tensor\]")
+
+
+def arg_spec(p, s, m, levels, keys):
+    """The spec of one forward argument for probe shape `s`, by its annotation, then its name:
+
+    - `int`: the plain int INT_INPUT (`value`);
+    - `List[str]`: level names "0", "1"..., one per level (`value`; FPN's extra blocks append to them);
+    - `List[Tuple[int, int]]`: the probe's image size, once per image (`value`; MultiScaleRoIAlign's image_shapes);
+    - `Dict[str, Tensor]`: tensors of `s` under `keys` (dict_keys);
+    - a box name (BOX_NAME) beside an image-shaped probe: boxes inside the image (boxes_spec);
+    - `offset` of a deformable convolution: one (dy, dx) per kernel tap and output pixel (offset_spec);
+    - a mask: 0/1 integers; `List[Tensor]`: one tensor per level, or separate [C, H, W] images for `images`;
+    - anything else: `s` itself."""
+    ann, name = (ann_text(p.annotation), p.name) if p is not None else ("", "")
+    shape = s["shape"]
+    image = len(shape) == 4 and getattr(torch, s["dtype"]).is_floating_point
+    if ann == "int":
+        return literal(INT_INPUT)
+    if NAMES.fullmatch(ann):
+        return literal([str(i) for i in range(levels)])
+    if SIZES.fullmatch(ann):
+        return literal([shape[-2:] if len(shape) >= 3 else [32, 32]] * (shape[0] if shape else 1))
+    if TENSOR_DICT.match(ann):
+        return {**s, "keys": keys[name]}
+    if image and BOX_NAME.search(name):
+        return boxes_spec(s, listed=bool(TENSOR_LIST.fullmatch(ann)))
+    if image and OFFSET_NAME.search(name) and offset_spec(m, s):
+        return offset_spec(m, s)
+    if "mask" in name:
+        return spec(shape[:2], "int64", 2)
+    if TENSOR_LIST.match(ann):
+        # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
+        return {**s, "shape": shape[1:], "list": 2} if name in IMAGE_LIST_NAMES and len(shape) == 4 else {**s, "list": levels}
+    return s
+
+
+def literal(value):
+    """A non-tensor argument: an int, a list of names or a list of int pairs, passed as it is (shape [] by rule)."""
+    return {"shape": [], "dtype": "int64", "value": value}
+
+
+def boxes_spec(s, listed):
+    """Boxes for the [B, C, H, W] image-shaped probe `s`, valid inside its min(H, W) square: a list of B per-image
+    [K, 4] tensors (x1, y1, x2, y2) for a `List[Tensor]` argument (MultiScaleRoIAlign), else one [B*K, 5] tensor
+    whose first column is the image index, row i on image i % B (the RoI format of torchvision's roi_align)."""
+    batch, side = s["shape"][0], min(s["shape"][-2:])
+    if listed:
+        return {"shape": [BOXES_PER_IMAGE, 4], "dtype": s["dtype"], "boxes": side, "list": batch}
+    return {"shape": [BOXES_PER_IMAGE * batch, 5], "dtype": s["dtype"], "boxes": side, "high": batch}
+
+
+def offset_spec(m, s):
+    """The offsets a deformable convolution (torchvision's DeformConv2d) with a [O, I, kh, kw] `weight` takes for the
+    image-shaped probe `s`: [B, 2 * kh * kw, H', W'], H' and W' the convolution's output size from the module's
+    stride, padding and dilation. None when the module has no such weight."""
+    w = getattr(m, "weight", None)
+    if not isinstance(w, torch.Tensor) or w.dim() != 4:
+        return None
+    pair = lambda v: tuple(v) if isinstance(v, (tuple, list)) and len(v) == 2 else (v, v) if isinstance(v, int) else None
+    stride, padding, dilation = (pair(getattr(m, a, d)) for a, d in (("stride", 1), ("padding", 0), ("dilation", 1)))
+    if None in (stride, padding, dilation):
+        return None
+    kh, kw = w.shape[-2:]
+    out = [(n + 2 * p - d * (k - 1) - 1) // st + 1 for n, k, st, p, d in zip(s["shape"][-2:], (kh, kw), stride, padding, dilation)]
+    return spec([s["shape"][0], 2 * kh * kw, *out], s["dtype"]) if min(out) > 0 else None
+
+
+def dict_keys(m, name, kwargs, levels):
+    """Keys for a dict argument: the string keys the forward reads it with (`input["low"]`), else the names a list
+    kwarg gives (`featmap_names`, which the dict must carry), else "0", "1"... as torchvision's IntermediateLayerGetter
+    names feature maps."""
+    read = forward_source.subscript_keys(type(m), name)
+    if read:
+        return read
+    named = next((v for v in kwargs.values() if isinstance(v, list) and v and len(v) <= 16
+                  and all(isinstance(x, str) and forward_source.SAFE_NAME.match(x) for x in v)), None)
+    return list(named) if named else [str(i) for i in range(levels)]
+
+
+def with_width(a, width):
+    """Plain tensor spec `a` with its channels (axis 1, of a [B, C, ...] probe) or features (the last axis) set."""
+    if width is None or set(a) - {"shape", "dtype"} or not getattr(torch, a["dtype"]).is_floating_point:
+        return a
+    axis, n = width
+    shape = list(a["shape"])
+    if (axis == 1 and len(shape) >= 3) or (axis == -1 and len(shape) >= 2):
+        shape[axis] = n
+    return {**a, "shape": shape}
+
+
+def ints_of(kwargs):
+    """The int-valued kwargs: the widths a constructor was given (`hidden_size`), for forward_source.named_width."""
+    return {k: v for k, v in kwargs.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def says_uint8(m):
+    """Whether the block's module mentions `uint8`: the code says its images may (or must) be integers."""
+    try:
+        return "uint8" in inspect.getsource(sys.modules[type(m).__module__])
+    except (TypeError, OSError, KeyError):
+        return False
