@@ -265,6 +265,16 @@ const fixtures = {
     className: 'Cell',
   },
   // A deformable convolution: offsets are one (dy, dx) per kernel tap, at the output's size.
+  // `num_layers` ends like a list name (`layers`) but is a count.
+  layerCount: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, c1, num_layers):
+            super().__init__()
+            self.body = nn.Sequential(*[nn.Linear(c1, c1) for _ in range(num_layers)])
+        def forward(self, x):
+            return self.body(x)
+  `,
   deformable: py`
     import torch
     import torch.nn as nn
@@ -290,6 +300,11 @@ beforeAll(async () => {
 });
 
 describe('inference of constructor arguments', () => {
+  it('guesses a count for `num_layers`, not a list, though the name ends like one', () => {
+    expect(rec.layerCount.status).toBe('passed');
+    expect(rec.layerCount.recipe?.kwargs).toEqual({ c1: 16, num_layers: 2 });
+  });
+
   it('passes required norm and activation layers as references to torch.nn classes', () => {
     const r = rec.normLayer;
     expect(r.status).toBe('passed');
