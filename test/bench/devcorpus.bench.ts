@@ -114,14 +114,25 @@ export async function run(): Promise<Figure[]> {
       ctx.store.close();
     }
     let corpusMissing = 0;
+    let native = 0;
     const corpusMissingNames = new Map<string, number>();
+    // Issue 15: where each repository's passing recipes came from (builder, usage, override, inference).
+    const origins = new Map<string, Map<string, number>>();
     const blocksDir = join(out, 'blocks');
     for (const f of readdirSync(blocksDir)) {
-      const v = JSON.parse(readFileSync(join(blocksDir, f), 'utf8')).validation;
+      const spec = JSON.parse(readFileSync(join(blocksDir, f), 'utf8'));
+      const v = spec.validation;
       const top = String(v?.failureDetail ?? '').split('.')[0];
       if (v?.failureClass === 'missing-module' && packages.has(top)) {
         corpusMissing += 1;
         corpusMissingNames.set(top, (corpusMissingNames.get(top) ?? 0) + 1);
+      }
+      if (v?.failureClass === 'native-extension') native += 1;
+      if (v?.status === 'passed') {
+        const per = origins.get(spec.sourceId) ?? new Map<string, number>();
+        const o = String(v.recipe?.origin ?? 'inference');
+        per.set(o, (per.get(o) ?? 0) + 1);
+        origins.set(spec.sourceId, per);
       }
     }
     // Emitted (assembled) modules: local files of this build, never published; their sizes in lines.
@@ -146,6 +157,12 @@ export async function run(): Promise<Figure[]> {
         paper: r.paper,
       },
     }));
+    for (const [sourceId, per] of [...origins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      figures.push({
+        issue: 15,
+        figure: `${sourceId}: passing recipes by origin`,
+        value: list([...per].sort(([a], [b]) => (a < b ? -1 : 1)).map(([label, count]) => ({ label, count }))),
+      });
     const all = stats.validation;
     const importOk = stats.perSource.reduce((a, r) => a + r.importOk, 0);
     const nonBlocked = all.validated - all.blocked;
@@ -177,6 +194,12 @@ export async function run(): Promise<Figure[]> {
         unit: '%',
         target: '>= 95%',
         ok: pct(importOk, nonBlocked) >= 95,
+      },
+      {
+        issue: ISSUE,
+        figure: `import OK of non-blocked validated that need no compiled extension (${importOk}/${nonBlocked - native})`,
+        value: pct(importOk, nonBlocked - native),
+        unit: '%',
       },
       {
         issue: ISSUE,
