@@ -80,7 +80,8 @@ const GENERIC_WORDS = new Set(['layer', 'type', 'builder', 'constructor', 'maker
  * The classes of a block's own module that may fill its required class-valued constructor parameters: for
  * `conv_builder: Callable[..., nn.Module]` in torchvision's video `BasicBlock`, `Conv3DSimple` and `Conv2Plus1D`
  * (a class named in the annotation, else one whose name holds a word of the parameter's: `conv`). The emitted
- * module holds them, so the runner's inference can pick one (docs/validate.md, "Recipes").
+ * module holds them, so the runner's inference can pick one (docs/validate.md, "Recipes"). Also the sibling an
+ * unannotated parameter names in CamelCase, whose instance the runner builds.
  */
 export function layerClasses(mod: IndexedModule, block: Block): string[] {
   const init = classAt(mod, block.stmt, block.name)?.methods.find((m) => m.name === '__init__');
@@ -90,6 +91,17 @@ export function layerClasses(mod: IndexedModule, block: Block): string[] {
   for (const param of init.params.slice(1)) {
     if (param.default !== undefined || param.kind === 'var-positional' || param.kind === 'var-keyword') continue;
     const ann = param.annotation ?? '';
+    // An unannotated parameter named like a sibling class takes an instance of it (`motion_encoder` ->
+    // MotionEncoder in RAFT's UpdateBlock): the runner builds one (infer.py, instance_class).
+    const camel = param.name
+      .split('_')
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join('');
+    const instance = !ann ? siblings.find((c) => c.qualname === camel) : undefined;
+    if (instance) {
+      if (!out.includes(instance.qualname)) out.push(instance.qualname);
+      continue;
+    }
     if (!(/^(typing\.)?(Callable|Type)\b/.test(ann) || (!ann && CLASS_PARAM.test(param.name)))) continue;
     const named = siblings.filter((c) => new RegExp(`\\b${c.qualname}\\b`).test(ann));
     const words = param.name

@@ -41,6 +41,29 @@ const TREE = {
             self.block = block_constructor(width, width, Conv3DSimple)
         def forward(self, x):
             return self.block(x)
+
+    class Encoder(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.conv = nn.Conv2d(3, width, 3, padding=1)
+        def forward(self, x):
+            return self.conv(x)
+
+    class Head(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.conv = nn.Conv2d(width, 2, 1)
+        def forward(self, x):
+            return self.conv(x)
+
+    # Built from instances of its siblings, as RAFT's UpdateBlock is: one named by the parameter, one annotated.
+    class Net(nn.Module):
+        def __init__(self, *, encoder, head: Head):
+            super().__init__()
+            self.encoder = encoder
+            self.head = head
+        def forward(self, x):
+            return self.head(self.encoder(x))
   `,
 };
 
@@ -72,6 +95,17 @@ describe('class-valued constructor parameters', () => {
     expect(classes('BasicBlock')).toEqual(['Conv3DSimple']);
     expect(classes('Stage')).toEqual(['BasicBlock']);
     expect(classes('Conv3DSimple')).toEqual([]);
+    // `encoder` (no annotation) takes an Encoder instance; `head: Head` names its class in the annotation already.
+    expect(classes('Net')).toEqual(['Encoder']);
+  });
+
+  it('builds a block from instances of the sibling classes its parameters name', () => {
+    const s = spec('Net');
+    expect(s.validation?.status).toBe('passed');
+    expect(s.validation?.recipe?.calls).toEqual([
+      { name: 'encoder', target: '.Encoder', kwargs: [{ name: 'width', value: 16 }] },
+      { name: 'head', target: '.Head', kwargs: [{ name: 'width', value: 16 }] },
+    ]);
   });
 
   it('builds the block with one of them and records it in the recipe', () => {

@@ -138,6 +138,20 @@ def module_classes(cls):
             and v.__module__ == cls.__module__ and v is not cls] if mod else []
 
 
+def instance_class(name, ann, cls):
+    """A Module class of the block's own module that a required parameter takes an *instance* of: the class its
+    annotation names (`encoder: Encoder`), or, unannotated, the parameter's name in CamelCase (`motion_encoder` ->
+    MotionEncoder, `recurrent_block` -> RecurrentBlock: RAFT's UpdateBlock is built from its siblings). The instance
+    is built with the same width choices as the block, so sibling blocks agree on channels. `Type[...]` and
+    `Callable` annotations take classes, not instances (layer_ref)."""
+    if ann.startswith(("Callable", "Type[")):
+        return None
+    local = {k.__name__: k for k in module_classes(cls)}
+    if ann:
+        return local.get(ann)
+    return local.get("".join(w[:1].upper() + w[1:] for w in name.split("_")))
+
+
 def layer_ref(name, ann, cls, norm):
     """A reference for a layer/class-valued parameter, or None when nothing fits (backbones, configs)."""
     if "norm" in name:
@@ -169,6 +183,10 @@ def guess(p, cls, c, depth=0):
     cfg = config_class(ann, cls) if depth == 0 else None
     if cfg is not None:
         return construct(cfg, c)
+    sub = instance_class(name, ann, cls) if depth == 0 else None
+    built = construct(sub, c) if sub is not None else None
+    if built is not None:
+        return built
     if ann.startswith(("Callable", "Type[")) or (not ann and (name.endswith(("_layer", "norm_layer", "activation"))
                                                                or CLASS_PARAM.search(name))):
         return layer_ref(name, ann, cls, c["norm"])
