@@ -592,9 +592,11 @@ export interface ValidationRecord {
   buffers?: number;
   /**
    * Parameter counts at the configurations of the source's zero-argument builders, labelled with the builder
-   * (`resnet50`: 25,557,032). `params` is the count at the test configuration the recipe built.
+   * (`resnet50`: 25,557,032). `params` is the count at the test configuration the recipe built. `outputs`: the
+   * output shapes at the default `input` (`[1, 3, 224, 224]` -> `[[1, 1000]]`), computed on torch's meta device;
+   * absent when no default input ran (a detector's forward needs real values).
    */
-  canonical?: { builder: string; params: number }[];
+  canonical?: { builder: string; params: number; input?: number[]; outputs?: number[][] }[];
   /** `eval` when the backward check ran in eval mode: the training-mode forward raised (a detector wants targets). */
   gradientMode?: 'eval';
   /** e.g. `cpu`, `cuda:0`. */

@@ -92,8 +92,8 @@ export function offline(params: { name: string; hasDefault: boolean }[]): Record
  *   detections (`box_detections_per_img`): a box head over 1,000 proposals is 13 GFLOP an image, forward alone;
  *   10 of each still run every head;
  * - a vision transformer's `image_size` fixes its input at 224 pixels.
- * Asked for only when the builder passes `**kwargs` on to a constructor that takes them, and recorded in the recipe
- * like any argument. The parameter count does not depend on the first two; `image_size` changes only the position
+ * Asked for only when the builder passes `**kwargs` on to a constructor that takes them (the candidate's `sizing`),
+ * and recorded in the recipe like any argument; the canonical count builds the builder without them. The parameter count does not depend on the first two; `image_size` changes only the position
  * embedding (the canonical count, from the builder's own configuration, is the production figure).
  */
 const CHEAP: [RegExp, LiteralValue][] = [
@@ -139,8 +139,14 @@ export interface UsageRecipes {
 export function usageRecipes(usage: BlockUsage, builders: string[], positional: string[] | null): UsageRecipes {
   const candidates: RecipeCandidate[] = builders.map((builder) => {
     const params = usage.builders.find((b) => b.name === builder)?.params ?? [];
-    const kwargs = { ...offline(params), ...cheapConfig(params, positional) };
-    return { origin: 'builder' as const, builder, ...(Object.keys(kwargs).length ? { kwargs } : {}) };
+    const kwargs = offline(params);
+    const sizing = cheapConfig(params, positional);
+    return {
+      origin: 'builder' as const,
+      builder,
+      ...(Object.keys(kwargs).length ? { kwargs } : {}),
+      ...(Object.keys(sizing).length ? { sizing } : {}),
+    };
   });
   const seen = new Set<string>();
   const sites: { kwargs: Record<string, LiteralValue>; fill: boolean; size: number; order: string }[] = [];

@@ -164,7 +164,12 @@ const SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['builder', 'params'],
-        properties: { builder: { type: 'string', pattern: KWARG_NAME_PATTERN }, params: COUNT },
+        properties: {
+          builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
+          params: COUNT,
+          input: SHAPE,
+          outputs: { type: 'array', maxItems: 8, items: SHAPE },
+        },
       },
     },
     fidelity: {

@@ -112,6 +112,20 @@ export interface RecipeCandidate {
   refs?: string[];
   /** The site left some arguments unknown: inference fills the required parameters `kwargs` lacks. */
   fill?: boolean;
+  /**
+   * A builder's arguments that only size its per-image work for the check (`min_size`, `image_size`): merged into
+   * `kwargs` for validation, left out of the canonical count, which is the builder's own configuration.
+   */
+  sizing?: Record<string, unknown>;
+}
+
+/** A builder's configuration as upstream ships it: its parameter count, and its output shapes at a default input. */
+export interface CanonicalFigure {
+  builder: string;
+  params: number;
+  /** The input the output shapes were computed for (`[1, 3, 224, 224]`), on torch's meta device (no arithmetic). */
+  input?: number[];
+  outputs?: number[][];
 }
 
 /** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */
@@ -185,7 +199,7 @@ export interface ValidationRecord {
   torchVersion: string | null;
   moduleTree: ModuleTree | null;
   /** Parameter counts at the configurations of the source's zero-argument builders (passed blocks only). */
-  canonical?: { builder: string; params: number }[];
+  canonical?: CanonicalFigure[];
   fidelity: Fidelity;
   stdoutTail: string;
   stderrTail: string;

@@ -67,6 +67,25 @@ export const shownLayers = (c: Composition): Composition['layers'] => c.layers.f
 export const shownNeeds = (needs: BlockedBy[] | undefined): BlockedBy[] =>
   (needs ?? []).filter((n) => isDistributionName(n.distribution) && isModuleName(n.module));
 
+/**
+ * Output shapes at the builders' configurations, one line per distinct `input → outputs`, with the builders that
+ * give it: `[1, 3, 224, 224] → [1, 1000]` (resnet18, resnet50). Entries whose builder or shapes are not one are left
+ * out.
+ */
+export function canonicalOutputs(
+  canonical: { builder: unknown; params?: unknown; input?: unknown; outputs?: unknown }[] | undefined,
+): { io: string; builders: string[] }[] {
+  const groups = new Map<string, string[]>();
+  for (const c of canonical ?? []) {
+    const outs = c.outputs;
+    if (!isKwargName(c.builder) || !isShape(c.input) || !Array.isArray(outs) || !outs.length || !outs.every(isShape))
+      continue;
+    const io = `${shape(c.input)} → ${outs.map((o) => shape(o)).join(', ')}`;
+    groups.set(io, [...(groups.get(io) ?? []), c.builder]);
+  }
+  return [...groups].map(([io, builders]) => ({ io, builders }));
+}
+
 /** A parameter count as a reader should read it: measured at the configuration validation built, not canonical. */
 export const paramsText = (n: unknown): string | null =>
   typeof n === 'number' && Number.isSafeInteger(n) && n >= 0

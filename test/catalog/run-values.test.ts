@@ -22,7 +22,7 @@ import {
   type BlockSpec,
   type InputSpec,
 } from '../../pipeline/catalog/contract.ts';
-import { inputText } from '../../src/lib/run-values.ts';
+import { canonicalOutputs, inputText } from '../../src/lib/run-values.ts';
 import { FIXTURE_SANDBOX, FORGED, forgeBlock, makeCatalog } from '../site/fixtures/make-catalog.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'nnblocks-run-values-'));
@@ -173,6 +173,31 @@ describe('build-info.json', () => {
     );
     expect(checkAgainstSchema('build-info', { ...info, sandbox: { ...FIXTURE_SANDBOX, note: '<b>' } }, 'bi')).toEqual([
       'bi: /sandbox must NOT have additional properties',
+    ]);
+  });
+});
+
+describe('output shapes at builder configurations as the block page shows them', () => {
+  it('groups builders by input and outputs, and leaves out entries that are not shapes or builder names', () => {
+    const io = canonicalOutputs([
+      { builder: 'resnet18', params: 11_689_512, input: [1, 3, 224, 224], outputs: [[1, 1000]] },
+      { builder: 'resnet50', params: 25_557_032, input: [1, 3, 224, 224], outputs: [[1, 1000]] },
+      {
+        builder: 'inception_v3',
+        params: 27_161_264,
+        input: [1, 3, 299, 299],
+        outputs: [
+          [1, 1000],
+          [1, 1000],
+        ],
+      },
+      { builder: 'maskrcnn_resnet50_fpn', params: 44_401_393 },
+      { builder: "x'); import os #", input: [1, 3], outputs: [[1]] },
+      { builder: 'forged', input: [1, -3], outputs: [['<b>']] },
+    ]);
+    expect(io).toEqual([
+      { io: '[1, 3, 224, 224] → [1, 1000]', builders: ['resnet18', 'resnet50'] },
+      { io: '[1, 3, 299, 299] → [1, 1000], [1, 1000]', builders: ['inception_v3'] },
     ]);
   });
 });

@@ -37,8 +37,9 @@ describe.runIf(existsSync(ROOT))('canonical parameter counts on the installed to
           'torchvision/models/resnet.py',
           'torchvision/models/swin_transformer.py',
           'torchvision/models/efficientnet.py',
+          'torchvision/models/vision_transformer.py',
         ],
-        symbols: ['ResNet', 'SwinTransformer', 'EfficientNet'],
+        symbols: ['ResNet', 'SwinTransformer', 'EfficientNet', 'VisionTransformer'],
       },
     ]);
     const out = tempDir('nnb-canonical-');
@@ -54,6 +55,8 @@ describe.runIf(existsSync(ROOT))('canonical parameter counts on the installed to
     ['ResNet', ['resnet18', 'resnet50', 'resnext50_32x4d']],
     ['SwinTransformer', ['swin_t', 'swin_v2_t']],
     ['EfficientNet', ['efficientnet_b0', 'efficientnet_b3']],
+    // Validated at `image_size=32` (the builder's sizing), counted at the builder's own 224 pixels.
+    ['VisionTransformer', ['vit_b_16', 'vit_b_32']],
   ])('%s: the count at each builder equals the original builder model', (name, builders) => {
     const canonical = blocks.get(name)?.validation?.canonical ?? [];
     const published = Object.fromEntries(
@@ -68,6 +71,20 @@ describe.runIf(existsSync(ROOT))('canonical parameter counts on the installed to
     expect(at('ResNet', 'resnet50')).toBe(25_557_032);
     expect(at('SwinTransformer', 'swin_t')).toBe(28_288_354);
     expect(at('EfficientNet', 'efficientnet_b0')).toBe(5_288_548);
+  });
+
+  it('publishes output shapes at the default input, computed on the meta device', () => {
+    const at = (block: string, builder: string) =>
+      blocks.get(block)?.validation?.canonical?.find((c) => c.builder === builder);
+    expect(at('ResNet', 'resnet50')).toMatchObject({ input: [1, 3, 224, 224], outputs: [[1, 1000]] });
+    expect(at('VisionTransformer', 'vit_b_16')).toMatchObject({ input: [1, 3, 224, 224], outputs: [[1, 1000]] });
+    expect(at('EfficientNet', 'efficientnet_b3')).toMatchObject({ outputs: [[1, 1000]] });
+  });
+
+  it('validates a builder at its sizing (`image_size=32`) and says so in the recipe', () => {
+    const v = blocks.get('VisionTransformer')?.validation;
+    expect(v?.status).toBe('passed');
+    if (v?.recipe?.origin === 'builder') expect(v.recipe.kwargs).toContainEqual({ name: 'image_size', value: 32 });
   });
 
   it("loads torchvision's compiled ops as runtime and publishes them as <package>/<file>, no host path", () => {

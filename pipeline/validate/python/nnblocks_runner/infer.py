@@ -262,7 +262,7 @@ def build_candidates(cls, overrides, usage=()):
     inferred = inferred_kwargs(cls)
     out = []
     for c in usage:
-        kwargs, refs = dict(c.get("kwargs") or {}), list(c.get("refs") or ())
+        kwargs, refs = {**(c.get("kwargs") or {}), **(c.get("sizing") or {})}, list(c.get("refs") or ())
         if c.get("fill") and inferred:  # a site that left arguments unknown: inference's first guess fills them
             guess, guess_refs = inferred[0]
             for name, value in guess.items():

@@ -122,7 +122,7 @@ def stages(job, st, rec):
     # first (a detector's 320-pixel variant before its 800-pixel one), within a share of the block's time.
     builders = [infer.candidate(c.get("kwargs") or {}, c.get("refs") or (), "builder", c["builder"])
                 for c in job.get("usage") or [] if c.get("builder")]
-    counts = canonical(cls, builders, seed, started + CANONICAL_SHARE * job["timeoutMs"] / 1000)
+    counts = canonical(cls, builders, seed, started + CANONICAL_SHARE * job["timeoutMs"] / 1000, job.get("usageInputs") or [])
     if counts:
         rec["canonical"] = counts
     size = {c["builder"]: c["params"] for c in counts}
