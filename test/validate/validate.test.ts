@@ -391,9 +391,11 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(r.recipe).toMatchObject({ origin: 'builder', builder: 'net_small', kwargs: {} });
     const conv = (i: number, o: number) => i * o * 9 + o;
     expect(r.params).toBe(conv(3, 8) + conv(8, 16) + 16 * 10 + 10);
+    const at224 = { input: [1, 3, 224, 224], outputs: [[1, 10]] };
     expect(r.canonical).toEqual([
-      { builder: 'net_large', params: conv(3, 32) + conv(32, 64) + conv(64, 128) + 128 * 10 + 10 },
-      { builder: 'net_small', params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10 },
+      // Output shapes at the default 224-pixel input, from a meta-device forward.
+      { builder: 'net_large', params: conv(3, 32) + conv(32, 64) + conv(64, 128) + 128 * 10 + 10, ...at224 },
+      { builder: 'net_small', params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10, ...at224 },
     ]);
   });
 
