@@ -16,6 +16,10 @@ from .replay import backward, build, forward
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40).
 ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40}
+# Seconds of inference forwards that raised, after which inference stops guessing: a forward that fails deep inside
+# (RAFT's UpdateBlock runs its motion encoder before its parts disagree) would otherwise spend its 40 attempts at
+# a fifth of a second each. Forwards that fail at their first layer take milliseconds and never add up to this.
+INFERENCE_FAILING_S = 3.0
 # Input candidates tried per suggested candidate: its configuration is the point, not the probing.
 SPECS_PER_SUGGESTION = 4
 GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together
@@ -142,11 +146,12 @@ def default_output(m, usage_inputs):
 
 
 def fresh_copies(make):
-    """A function giving a fresh module each call: the first call builds, later ones deep-copy a pristine copy kept
-    from that build (a production-size model initialises in about a second, copies in a tenth of that), with the
-    global RNG state the build left behind restored, so each copy meets dropout exactly as a fresh build would. A
-    module deepcopy refuses (locks, generators) is rebuilt each time instead."""
-    pristine = []
+    """A function giving a fresh module each call. Most candidates need one module (the first input fits, or the
+    candidate is set aside): that is a plain build. The second call builds again and keeps a pristine deep copy of
+    that build, with the global RNG state the build left behind; later calls deep-copy it and restore that state,
+    so each copy meets dropout exactly as a fresh build would (a production-size model initialises in about a
+    second and copies in a tenth of that). A module deepcopy refuses (locks, generators) is rebuilt each time."""
+    calls, pristine = [0], []
 
     def rng_state():
         return torch.get_rng_state(), (torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
@@ -157,6 +162,9 @@ def fresh_copies(make):
             torch.cuda.set_rng_state_all(state[1])
 
     def get():
+        calls[0] += 1
+        if calls[0] == 1:
+            return make()
         if pristine:
             m, state = pristine[0]
             if m is None:
@@ -193,6 +201,7 @@ def search(cls, job, st, started):
     spent = {"build": 0.0, "forward": 0.0, "backward": 0.0}
     first = {"build": None, "forward": None, "backward": None}
     fatal, tries, built_any, ran, over = None, {k: 0 for k in ATTEMPTS}, False, None, False
+    failing = [0.0]  # seconds of inference forwards that raised
 
     def attempt(name, fn, share):
         nonlocal fatal, over
@@ -238,9 +247,12 @@ def search(cls, job, st, started):
                 ok, m = attempt("build", make, share)
                 if not ok:
                     break
+            if origin == "inference" and failing[0] >= INFERENCE_FAILING_S:
+                break
             t0 = time.monotonic()
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
+                failing[0] += time.monotonic() - t0 if origin == "inference" else 0
                 continue
             ran = ran or Found(m, cand, specs, out, None)
             if cap == FIRST_ROUND_S and guided and time.monotonic() - t0 >= cap / 2:
