@@ -278,6 +278,19 @@ const fixtures = {
     `,
     usage: [{ origin: 'usage' as const, kwargs: { width: 5000 } }],
   },
+  // Says which inputs reached a real forward: after the first one fails, the meta-device probe refuses the next
+  // wrong shape without a real forward (or a rebuild), and the fitting one runs for real.
+  metaProbe: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(12, 4)
+        def forward(self, x):
+            if x.device.type != "meta":
+                print("real", tuple(x.shape))
+            return self.fc(x)
+  `,
   // The same slow builder as the only way to build the block: the second round comes back to it and it passes.
   onlyBuilder: {
     code: py`
@@ -308,6 +321,8 @@ const progress: number[] = [];
 
 beforeAll(async () => {
   const { items } = fixtureItems(fixtures);
+  const probe = items.find((it) => it.id === 'fixture:metaProbe')!;
+  probe.usageInputs = [[{ shape: [2, 5], dtype: 'float32' }], [{ shape: [2, 7], dtype: 'float32' }]];
   const records = await validateBlocks(
     items,
     baseOptions({
@@ -483,6 +498,14 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(rec.onlyBuilder.status).toBe('passed');
     expect(rec.onlyBuilder.recipe).toMatchObject({ origin: 'builder', builder: 'big' });
     expect(rec.onlyBuilder.gradients).toMatchObject({ withGrad: 2, mode: 'train' });
+  });
+
+  it('checks further inputs on the meta device once a forward failed, and runs for real only those that fit', () => {
+    const r = rec.metaProbe;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([{ shape: [2, 12], dtype: 'float32' }]);
+    expect(r.stdoutTail).toContain('real (2, 5)');
+    expect(r.stdoutTail).not.toContain('real (2, 7)');
   });
 
   it("preloads an installed distribution's original once, refuses it to the block, and replays on it", () => {

@@ -12,14 +12,14 @@ from . import infer, inputs
 from .classify import classify
 from .containment import VIOLATIONS, Violation
 from .measure import count, tensors
-from .replay import backward, build, forward
+from .replay import backward, build, forward, make_inputs
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40).
 ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40}
 # Seconds of inference forwards that raised, after which inference stops guessing: a forward that fails deep inside
 # (RAFT's UpdateBlock runs its motion encoder before its parts disagree) would otherwise spend its 40 attempts at
 # a fifth of a second each. Forwards that fail at their first layer take milliseconds and never add up to this.
-INFERENCE_FAILING_S = 3.0
+INFERENCE_FAILING_S = 2.0
 # Input candidates tried per suggested candidate: its configuration is the point, not the probing.
 SPECS_PER_SUGGESTION = 4
 GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together
@@ -27,7 +27,7 @@ GUIDED_ATTEMPT_S = 15.0  # at most, per build, forward or backward of a builder 
 FIRST_ROUND_S = 5.0  # the same, in the first round (see `search`)
 # Parameters above which a construction site's configuration waits for the second round (builders don't: their
 # configuration is the point, and the forward-time rule above catches the slow ones).
-USAGE_PARAMS_FIRST_ROUND = 20_000_000
+USAGE_PARAMS_FIRST_ROUND = 10_000_000
 SECOND_ROUND_SHARE = 0.75  # of the block's time, up to which the second round may run (the rest: fidelity, records)
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
@@ -183,6 +183,33 @@ def fresh_copies(make):
     return get
 
 
+def meta_twin(m):
+    """`m` moved to torch's meta device, or None when it won't move. Only for a module whose forward failed: it is
+    dropped anyway (the next input gets a fresh module), so it becomes the probe the next inputs are checked on."""
+    try:
+        return m.to("meta")
+    except Exception:
+        return None
+
+
+def refuses(probe, specs, seed):
+    """Whether the meta-device `probe` rejects input `specs` for a reason of the block's own: a shape or type error.
+    Shapes propagate on the meta device without arithmetic, so the check takes milliseconds where a real forward of
+    a production-size model takes seconds, and the rebuild before it more (MViT's builders at eight video shapes).
+    An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta tensor) is no
+    refusal: the real forward runs. A refused escape is left to the real forward, which treats it as fatal."""
+    try:
+        with torch.no_grad():
+            probe(*make_inputs(specs, seed, "meta"))
+    except Violation:
+        return False
+    except NotImplementedError:
+        return False
+    except Exception as exc:
+        return "meta" not in str(exc).lower()
+    return False
+
+
 def search(cls, job, st, started):
     """The first candidate and input that pass build, forward and backward (`Found` with gradients); else the
     `Failure` of the furthest stage reached, with the first forward that ran (`Found` without gradients) when one
@@ -239,10 +266,13 @@ def search(cls, job, st, started):
         specs_list = (specs_list or [])[: SPECS_PER_SUGGESTION if guided else None]
         if not (st.tried and st.tried["inputs"]) and specs_list:
             st.tried = recipe_of(cand, seed, specs_list[0])
+        probe = None  # the candidate on the meta device, once a forward of it failed (see refuses)
         for n, specs in enumerate(specs_list):
             tries[origin] += 1
             if fatal or over or tries[origin] > ATTEMPTS[origin]:
                 break
+            if probe is not None and refuses(probe, specs, seed):
+                continue
             if n > 0:  # fresh module: a failed forward or backward may have changed it (lazy layers, caches)
                 ok, m = attempt("build", make, share)
                 if not ok:
@@ -253,6 +283,7 @@ def search(cls, job, st, started):
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
                 failing[0] += time.monotonic() - t0 if origin == "inference" else 0
+                probe = probe or meta_twin(m)
                 continue
             ran = ran or Found(m, cand, specs, out, None)
             if cap == FIRST_ROUND_S and guided and time.monotonic() - t0 >= cap / 2:
