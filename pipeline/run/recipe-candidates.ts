@@ -93,8 +93,9 @@ export function offline(params: { name: string; hasDefault: boolean }[]): Record
  *   10 of each still run every head;
  * - a vision transformer's `image_size` fixes its input at 224 pixels.
  * Asked for only when the builder passes `**kwargs` on to a constructor that takes them (the candidate's `sizing`),
- * and recorded in the recipe like any argument; the canonical count builds the builder without them. The parameter count does not depend on the first two; `image_size` changes only the position
- * embedding (the canonical count, from the builder's own configuration, is the production figure).
+ * and recorded in the recipe like any argument. The parameter count does not depend on the first two; `image_size`
+ * changes only the position embedding. The canonical count builds the builder without them: it is the production
+ * figure.
  */
 const CHEAP: [RegExp, LiteralValue][] = [
   [/^(min|max)_size$/, 64],

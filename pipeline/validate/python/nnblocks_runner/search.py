@@ -1,8 +1,9 @@
 # The recipe search: build candidates x input candidates, in the documented order (docs/validate.md, "Recipes"),
 # until one builds, runs forward *and* back-propagates; that candidate is the recipe, so every published recipe
-# replays whole. Candidates the corpus suggests (its builders, its construction sites) may be big: each of their
-# attempts runs under a time share and they all share less than half of the block's time, so the smaller
-# configurations inference guesses still get their turn. Also: the parameter counts of builder configurations.
+# replays whole. Candidates the corpus suggests (its builders, its construction sites) may be big: in a first round
+# each of their attempts runs under a short time share and a slow one is set aside, so the smaller configurations
+# inference guesses get their turn; a second round comes back to the set-aside ones only when nothing passed.
+# Also: the parameter counts and output shapes of builder configurations.
 import contextlib, copy, gc, signal, time
 from typing import NamedTuple, Optional
 
@@ -246,11 +247,13 @@ def search(cls, job, st, started):
         finally:
             spent[name] += (time.perf_counter() - t0) * 1000
 
-    def try_candidate(cand, cap):
-        """Found when the candidate passes; None otherwise (`over` tells whether it ran past its share)."""
+    def try_candidate(cand, first_round):
+        """Found when the candidate passes; None otherwise (`over` tells whether it ran past its share, or, in the
+        first round, looks set to)."""
         nonlocal built_any, ran, over
         origin = cand["origin"]
         guided = origin in ("builder", "usage")
+        cap = FIRST_ROUND_S if first_round else GUIDED_ATTEMPT_S
         share = (lambda: min(cap, guided_until - time.monotonic())) if guided else None
         if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
             st.tried = recipe_of(cand, seed, [])
@@ -259,7 +262,7 @@ def search(cls, job, st, started):
         if not ok:
             return None
         built_any = True
-        if cap == FIRST_ROUND_S and origin == "usage" and count(m, "_parameters") > USAGE_PARAMS_FIRST_ROUND:
+        if first_round and origin == "usage" and count(m, "_parameters") > USAGE_PARAMS_FIRST_ROUND:
             over = True  # a production-width site (`FastRCNNConvFCHead((256, 7, 7), [256] * 4, [1024])`): later
             return None
         ok, specs_list = attempt("forward", lambda: inputs.input_candidates(m, overrides, cand["kwargs"], usage_inputs), share)
@@ -283,10 +286,11 @@ def search(cls, job, st, started):
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
                 failing[0] += time.monotonic() - t0 if origin == "inference" else 0
-                probe = probe or meta_twin(m)
+                if probe is None:
+                    probe = meta_twin(m)
                 continue
             ran = ran or Found(m, cand, specs, out, None)
-            if cap == FIRST_ROUND_S and guided and time.monotonic() - t0 >= cap / 2:
+            if first_round and guided and time.monotonic() - t0 >= cap / 2:
                 over = True  # a backward takes about twice the forward: it would run over, so set it aside now
                 break
             ok, grads = attempt("backward", lambda: backward(m, specs, seed, device), share)
@@ -306,7 +310,7 @@ def search(cls, job, st, started):
         if (guided and time.monotonic() >= guided_until) or tries[origin] >= ATTEMPTS[origin]:
             continue
         over = False
-        found = try_candidate(cand, FIRST_ROUND_S if guided else None)
+        found = try_candidate(cand, first_round=True)
         if found is not None:
             return passed(st, spent, found)
         if over and guided:
@@ -318,7 +322,7 @@ def search(cls, job, st, started):
             break
         over = False
         tries[cand["origin"]] = 0
-        found = try_candidate(cand, GUIDED_ATTEMPT_S)
+        found = try_candidate(cand, first_round=False)
         if found is not None:
             return passed(st, spent, found)
     if ran is not None:  # something ran forward; nothing back-propagated
