@@ -92,12 +92,17 @@ export function layerClasses(mod: IndexedModule, block: Block): string[] {
     if (param.default !== undefined || param.kind === 'var-positional' || param.kind === 'var-keyword') continue;
     const ann = param.annotation ?? '';
     // An unannotated parameter named like a sibling class takes an instance of it (`motion_encoder` ->
-    // MotionEncoder in RAFT's UpdateBlock): the runner builds one (infer.py, instance_class).
+    // MotionEncoder in RAFT's UpdateBlock; `encoder_layer` -> the one class ending so, TransformerEncoderLayer):
+    // the runner builds one (infer.py, instance_class).
     const camel = param.name
       .split('_')
       .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
       .join('');
-    const instance = !ann ? siblings.find((c) => c.qualname === camel) : undefined;
+    const suffixed = siblings.filter((c) => c.qualname.endsWith(camel));
+    const instance = ann
+      ? undefined
+      : (siblings.find((c) => c.qualname === camel) ??
+        (param.name.includes('_') && !CLASS_PARAM.test(param.name) && suffixed.length === 1 ? suffixed[0] : undefined));
     if (instance) {
       if (!out.includes(instance.qualname)) out.push(instance.qualname);
       continue;

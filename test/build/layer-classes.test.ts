@@ -16,6 +16,7 @@ const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, jso
 const TREE = {
   'pkg/__init__.py': '',
   'pkg/video.py': py`
+    import copy
     from typing import Callable
     import torch.nn as nn
 
@@ -55,6 +56,23 @@ const TREE = {
             self.conv = nn.Conv2d(width, 2, 1)
         def forward(self, x):
             return self.conv(x)
+
+    class TransformerEncoderLayer(nn.Module):
+        def __init__(self, d_model, nhead):
+            super().__init__()
+            self.attn = nn.MultiheadAttention(d_model, nhead)
+        def forward(self, src):
+            return src + self.attn(src, src, src)[0]
+
+    # Stacks copies of the layer it is given, as DETR's does: \`encoder_layer\` names the one sibling ending so.
+    class TransformerEncoder(nn.Module):
+        def __init__(self, encoder_layer, num_layers):
+            super().__init__()
+            self.layers = nn.ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        def forward(self, src):
+            for layer in self.layers:
+                src = layer(src)
+            return src
 
     # Built from instances of its siblings, as RAFT's UpdateBlock is: one named by the parameter, one annotated.
     class Net(nn.Module):
@@ -97,6 +115,7 @@ describe('class-valued constructor parameters', () => {
     expect(classes('Conv3DSimple')).toEqual([]);
     // `encoder` (no annotation) takes an Encoder instance; `head: Head` names its class in the annotation already.
     expect(classes('Net')).toEqual(['Encoder']);
+    expect(classes('TransformerEncoder')).toEqual(['TransformerEncoderLayer']);
   });
 
   it('builds a block from instances of the sibling classes its parameters name', () => {
@@ -105,6 +124,18 @@ describe('class-valued constructor parameters', () => {
     expect(s.validation?.recipe?.calls).toEqual([
       { name: 'encoder', target: '.Encoder', kwargs: [{ name: 'width', value: 16 }] },
       { name: 'head', target: '.Head', kwargs: [{ name: 'width', value: 16 }] },
+    ]);
+    const stack = spec('TransformerEncoder').validation;
+    expect(stack?.status).toBe('passed');
+    expect(stack?.recipe?.calls).toEqual([
+      {
+        name: 'encoder_layer',
+        target: '.TransformerEncoderLayer',
+        kwargs: [
+          { name: 'd_model', value: 16 },
+          { name: 'nhead', value: 2 },
+        ],
+      },
     ]);
   });
 

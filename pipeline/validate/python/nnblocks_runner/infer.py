@@ -149,7 +149,13 @@ def instance_class(name, ann, cls):
     local = {k.__name__: k for k in module_classes(cls)}
     if ann:
         return local.get(ann)
-    return local.get("".join(w[:1].upper() + w[1:] for w in name.split("_")))
+    camel = "".join(w[:1].upper() + w[1:] for w in name.split("_"))
+    if camel in local:
+        return local[camel]
+    # `encoder_layer` -> the one sibling named `...EncoderLayer` (DETR's TransformerEncoder takes a
+    # TransformerEncoderLayer). Only names of two words or more, and never one that takes a class (`conv_block`).
+    hits = [k for n, k in local.items() if n.endswith(camel)] if "_" in name and not CLASS_PARAM.search(name) else []
+    return hits[0] if len(hits) == 1 else None
 
 
 def layer_ref(name, ann, cls, norm):
