@@ -8,6 +8,7 @@
 #   infer        constructor arguments guessed for blocks with no recipe
 #   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
 #   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
-#   stages       one block's stages as explicit results, and the candidate search
+#   search       the recipe search (candidates x inputs, two rounds, meta-device probes) and canonical figures
+#   stages       one block's stages as explicit results, then fidelity
 #   supervise    the worker's side of one block: fork, deadline, read the child's pipes, compose the record
 # runner.py (next to this folder) is the process entry: the protocol with the TypeScript side.
