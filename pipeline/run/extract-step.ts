@@ -77,6 +77,23 @@ const CLASS_PARAM = /(^|_)(block|builder|constructor|maker)$/;
 const GENERIC_WORDS = new Set(['layer', 'type', 'builder', 'constructor', 'maker', 'class', 'func', 'module']);
 
 /**
+ * The sibling class an unannotated parameter takes an *instance* of, as the runner picks it (infer.py,
+ * instance_class): the one its name in CamelCase names (`motion_encoder` -> MotionEncoder in RAFT's UpdateBlock),
+ * else, for a name of two words or more that takes no class (not `conv_block`), the one class ending so
+ * (`encoder_layer` -> TransformerEncoderLayer).
+ */
+function instanceClass<C extends { qualname: string }>(name: string, siblings: C[]): C | undefined {
+  const camel = name
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+  const exact = siblings.find((c) => c.qualname === camel);
+  if (exact || !name.includes('_') || CLASS_PARAM.test(name)) return exact;
+  const suffixed = siblings.filter((c) => c.qualname.endsWith(camel));
+  return suffixed.length === 1 ? suffixed[0] : undefined;
+}
+
+/**
  * The classes of a block's own module that may fill its required class-valued constructor parameters: for
  * `conv_builder: Callable[..., nn.Module]` in torchvision's video `BasicBlock`, `Conv3DSimple` and `Conv2Plus1D`
  * (a class named in the annotation, else one whose name holds a word of the parameter's: `conv`). The emitted
@@ -91,18 +108,7 @@ export function layerClasses(mod: IndexedModule, block: Block): string[] {
   for (const param of init.params.slice(1)) {
     if (param.default !== undefined || param.kind === 'var-positional' || param.kind === 'var-keyword') continue;
     const ann = param.annotation ?? '';
-    // An unannotated parameter named like a sibling class takes an instance of it (`motion_encoder` ->
-    // MotionEncoder in RAFT's UpdateBlock; `encoder_layer` -> the one class ending so, TransformerEncoderLayer):
-    // the runner builds one (infer.py, instance_class).
-    const camel = param.name
-      .split('_')
-      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-      .join('');
-    const suffixed = siblings.filter((c) => c.qualname.endsWith(camel));
-    const instance = ann
-      ? undefined
-      : (siblings.find((c) => c.qualname === camel) ??
-        (param.name.includes('_') && !CLASS_PARAM.test(param.name) && suffixed.length === 1 ? suffixed[0] : undefined));
+    const instance = ann ? undefined : instanceClass(param.name, siblings);
     if (instance) {
       if (!out.includes(instance.qualname)) out.push(instance.qualname);
       continue;
