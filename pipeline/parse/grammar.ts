@@ -2,11 +2,8 @@
 //
 // Why numeric ids: every property read on a node or cursor is a native call (~100 ns); the walker reads
 // `cursor.nodeTypeId` once per node and dispatches on small integers, never on type-name strings.
-import { createRequire } from 'node:module';
-import type TreeSitterParser from 'tree-sitter';
 import { NnblocksError } from '../diagnostics.ts';
-
-const require = createRequire(import.meta.url);
+import { treeSitterParser } from '../util/tree-sitter.ts';
 
 /** The slice of node-tree-sitter's cursor API the walker uses (the package ships CommonJS types only). */
 export interface Cursor {
@@ -45,29 +42,8 @@ interface TsParser {
 /** Tree-sitter's id for ERROR nodes. */
 export const ERROR_ID = 0xffff;
 
-let parser: TreeSitterParser | null = null;
-
-/**
- * The one place tree-sitter is loaded and given the Python grammar (the parse stage, de-duplication's fingerprints
- * and the tests all take their parser here). One parser per thread: node-tree-sitter parsers are cheap to reuse and
- * not thread-safe to share. Typed with the package's own types for callers that walk trees their own way.
- */
-export function treeSitterParser(): TreeSitterParser {
-  if (parser) return parser;
-  try {
-    const Parser = require('tree-sitter') as new () => TreeSitterParser;
-    const p = new Parser();
-    p.setLanguage(require('tree-sitter-python'));
-    parser = p;
-  } catch (err) {
-    throw new NnblocksError(
-      `cannot load tree-sitter / tree-sitter-python: ${(err as Error).message}`,
-      'parse',
-      'run `npm run setup` to rebuild the native modules for this Node version',
-    );
-  }
-  return parser;
-}
+/** The thread's parser lives in util/ (the sources stage reads setup.py with it too); re-exported for the callers. */
+export { treeSitterParser };
 
 /** The same parser, seen through the slice of its API the parse stage's walker uses. */
 export function pythonParser(): TsParser {
