@@ -15,9 +15,19 @@ const log = (msg) => {
   if (!quiet) process.stderr.write(`setup: ${msg}\n`);
 };
 
-/** Debian packages the pipeline and its tests use: torch for validation, bwrap for the sandbox, chromium for browser
- * tests, shellcheck for the CI scripts' lint test. */
-const APT_PACKAGES = ['python3-torch', 'python3-torchvision', 'bubblewrap', 'git', 'chromium', 'shellcheck'];
+/** Debian packages the pipeline and its tests use: Python with venv for the managed validation environment (torch
+ * 2.x from pip), Debian's torch 1.13 for the compatibility path (content/corpus.debian.json), bwrap for the sandbox,
+ * chromium for browser tests, shellcheck for the CI scripts' lint test. */
+const APT_PACKAGES = [
+  'python3',
+  'python3-venv',
+  'python3-torch',
+  'python3-torchvision',
+  'bubblewrap',
+  'git',
+  'chromium',
+  'shellcheck',
+];
 
 function run(cmd, args, opts = {}) {
   const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
@@ -96,5 +106,28 @@ function fail(message) {
   process.exit(1);
 }
 
+/**
+ * The managed validation environment of the default corpus (torch 2.14.1 + torchvision 0.29.1 from pip, ~5.5 GB,
+ * made once per machine and found by its stamp in milliseconds after): `nnblocks environment` makes it, so the build
+ * and the tests start with it. Without network and without it, the command says what to do and setup stops.
+ */
+function ensureEnvironment() {
+  const res = spawnSync(
+    process.execPath,
+    [join(root, 'bin', 'nnblocks.mjs'), 'environment', '--config', join(root, 'content', 'corpus.json'), '--json'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
+  );
+  let report;
+  try {
+    report = JSON.parse(res.stdout);
+  } catch {
+    report = null;
+  }
+  if (res.status !== 0 || !report?.ok)
+    fail('the validation environment could not be made; run `npx nnblocks environment` to see why');
+  log(`validation environment: torch ${report.environment.torch}, Python ${report.environment.python}`);
+}
+
 ensureAptPackages();
 ensureNodeModules();
+ensureEnvironment();

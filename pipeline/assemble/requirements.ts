@@ -1,6 +1,7 @@
 // Maps the top-level packages an emitted module imports to installed distributions and versions, by asking the
 // Python interpreter once (importlib.metadata), so a manifest says e.g. { name: 'torch', version: '1.13.0a0' }.
 import { execFileSync } from 'node:child_process';
+import { probeArgs, type HostPython } from '../sources/python-dist.ts';
 import type { ExtractedBlock, Requirement } from './extract.ts';
 import { STDLIB } from './stdlib.ts';
 
@@ -21,14 +22,19 @@ print(json.dumps(out))
 `;
 
 /** Requirement per top-level import name; stdlib names are left out; unknown ones get version null. */
-export function requirementVersions(python: string | null, tops: string[]): Map<string, Requirement> {
+export function requirementVersions(python: HostPython | null, tops: string[]): Map<string, Requirement> {
   const wanted = [...new Set(tops)].filter((t) => !STDLIB.has(t)).sort();
   const out = new Map<string, Requirement>();
   let found: Record<string, Requirement> = {};
   if (python && wanted.length) {
     try {
       found = JSON.parse(
-        execFileSync(python, ['-I', '-c', PROBE], { input: JSON.stringify(wanted), encoding: 'utf8', timeout: 60_000 }),
+        execFileSync(python.path, ['-I', ...probeArgs(python, PROBE)], {
+          cwd: '/',
+          input: JSON.stringify(wanted),
+          encoding: 'utf8',
+          timeout: 60_000,
+        }),
       );
     } catch {
       found = {};
@@ -39,7 +45,7 @@ export function requirementVersions(python: string | null, tops: string[]): Map<
 }
 
 /** One Python probe for all blocks: fills each manifest entry's requirements with the installed distribution. */
-export function attachRequirementVersions(python: string | null, extracted: ExtractedBlock[]): void {
+export function attachRequirementVersions(python: HostPython | null, extracted: ExtractedBlock[]): void {
   const versions = requirementVersions(
     python,
     extracted.flatMap((e) => e.entry.requires.map((r) => r.name)),

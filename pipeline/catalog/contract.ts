@@ -909,6 +909,33 @@ export interface BuildInfo {
   tools?: { name: string; version: string }[];
   /** How upstream code ran during validation; absent when nothing was validated. */
   sandbox?: SandboxReport;
+  /** What the blocks were validated with; absent when the build did not validate. */
+  environment?: EnvironmentReport;
+}
+
+/**
+ * The validation environment (build-info.json `environment`, the stats page): the interpreter, torch and CUDA, the
+ * installed set as a count and a digest (the validation cache keys on it), the requirements installed for the
+ * corpus and those that could not be. No path of the machine. See docs/config.md ("environment").
+ */
+export interface EnvironmentReport {
+  /** `managed`: an environment nnblocks made (torch from pip); `named`: the interpreter the config or $NNBLOCKS_PYTHON named. */
+  kind: 'managed' | 'named';
+  /** Python version, `3.11.2`. */
+  python: string;
+  /** torch.__version__, `2.14.1+cu130`. */
+  torch: string;
+  torchvision: string | null;
+  /** The CUDA version torch was built for (torch.version.cuda); null for a CPU build. */
+  cuda: string | null;
+  /** Distributions installed, base and requirements together. */
+  packages: number;
+  /** sha256 over their sorted `name==version` lines. */
+  digest: string;
+  /** Requirements installed for the corpus, with the version installed and who asked (`config`, source ids). */
+  requirements: { name: string; version: string | null; from: string[] }[];
+  /** Requirements that could not be installed, with why. */
+  missing: { name: string; spec: string; from: string[]; reason: string }[];
 }
 
 /**

@@ -11,8 +11,12 @@ import {
   DEFAULT_CACHE_DIR,
   DEFAULT_INCLUDE,
   DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_TORCH,
+  DEFAULT_TORCHVISION,
   type CorpusConfig,
   type CorpusConfigFile,
+  type EnvironmentConfig,
+  type EnvironmentConfigFile,
   type SourceConfig,
 } from './types.ts';
 import { validateConfig, type ConfigProblem } from './validate.ts';
@@ -96,6 +100,7 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
       priority: s.priority ?? 1,
       ...(s.domain !== undefined ? { domain: s.domain } : {}),
       ...(s.importRoot !== undefined ? { importRoot: s.importRoot.replace(/\/+$/, '') } : {}),
+      requirements: { add: s.requirements?.add ?? [], drop: s.requirements?.drop ?? [] },
     };
     if (s.kind === 'git')
       return { ...common, kind: 'git', url: s.url, ref: s.ref, ...(s.repository ? { repository: s.repository } : {}) };
@@ -116,8 +121,39 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
     cacheDir: abs(file.cacheDir ?? DEFAULT_CACHE_DIR),
     maxFileBytes: file.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     sources,
+    environment: environmentOf(file.environment ?? {}, abs),
     ...(file.validate ? { validate: file.validate } : {}),
     ...(file.dedup ? { dedup: file.dedup } : {}),
     ...(file.site ? { site: file.site } : {}),
+  };
+}
+
+/** `2.14.1` → `torch==2.14.1`; a specifier (`>=2.1`) is kept as written. */
+function pin(name: string, version: string): string {
+  return /^[<>=!~]/.test(version.trim()) ? `${name}${version.trim()}` : `${name}==${version.trim()}`;
+}
+
+/** The managed environment a config without `environment` gets (tests and `doctor` look for it). */
+export function defaultEnvironmentConfig(): EnvironmentConfig {
+  return environmentOf({}, (p) => p);
+}
+
+function environmentOf(env: EnvironmentConfigFile, abs: (p: string) => string): EnvironmentConfig {
+  const torch = env.torch ?? DEFAULT_TORCH;
+  // The default torchvision matches the default torch; with another torch, pip picks the torchvision that fits it.
+  const torchvision =
+    env.torchvision === false
+      ? null
+      : typeof env.torchvision === 'string'
+        ? pin('torchvision', env.torchvision)
+        : env.torch === undefined || env.torch === DEFAULT_TORCH
+          ? pin('torchvision', DEFAULT_TORCHVISION)
+          : 'torchvision';
+  return {
+    torch: pin('torch', torch),
+    torchvision,
+    ...(env.python !== undefined ? { python: env.python.includes('/') ? abs(env.python) : env.python } : {}),
+    requirements: env.requirements ?? [],
+    install: env.install ?? true,
   };
 }

@@ -18,6 +18,8 @@ export interface PythonInfo {
   path: string;
   version: string;
   torchVersion: string;
+  /** The CUDA version torch was built for (torch.version.cuda); null for a CPU build. */
+  cudaVersion: string | null;
   cudaAvailable: boolean;
   tried: PythonAttempt[];
 }
@@ -32,12 +34,20 @@ try:
     import torch
     out["torch"] = torch.__version__
     out["cuda"] = bool(torch.cuda.is_available())
+    out["cudaVersion"] = torch.version.cuda
 except BaseException as e:
     out["error"] = "%s: %s" % (type(e).__name__, e)
 print(json.dumps(out))
 `;
 
-type Probe = { path: string; version: string; torch?: string; cuda?: boolean; error?: string };
+type Probe = {
+  path: string;
+  version: string;
+  torch?: string;
+  cuda?: boolean;
+  cudaVersion?: string | null;
+  error?: string;
+};
 const probes = new Map<string, Probe | { error: string }>();
 
 function probe(candidate: string): Probe | { error: string } {
@@ -82,7 +92,14 @@ export function lookupPython(config: { python?: string } = {}, env: NodeJS.Proce
       tried.push({ ...c, ok: true });
       return {
         ok: true,
-        python: { path: r.path, version: r.version, torchVersion: r.torch, cudaAvailable: Boolean(r.cuda), tried },
+        python: {
+          path: r.path,
+          version: r.version,
+          torchVersion: r.torch,
+          cudaVersion: r.cudaVersion ?? null,
+          cudaAvailable: Boolean(r.cuda),
+          tried,
+        },
       };
     }
     tried.push({ ...c, ok: false, error: r.error ?? 'torch did not import' });

@@ -17,6 +17,8 @@ export interface SourceCommonFile {
   exclude?: string[];
   /** Glob-like patterns over block names, qualified names or ids: only matching blocks enter the catalog. */
   symbols?: string[];
+  /** Changes to the requirements the source declares, which the validation environment installs. */
+  requirements?: RequirementsChange;
   /** Whether blocks may inline definitions of the corpus's other sources (default true); false keeps their imports. */
   resolveAcross?: boolean;
   /** 1 = indexed first and preferred on name clashes; 2 = secondary. */
@@ -54,6 +56,27 @@ export interface PathSourceFile extends SourceCommonFile {
 }
 
 export type SourceFile = GitSourceFile | PythonSourceFile | PathSourceFile;
+
+export interface RequirementsChange {
+  /** Extra PEP 508 requirements. */
+  add?: string[];
+  /** Distribution names not installed although declared. */
+  drop?: string[];
+}
+
+/** The managed validation environment (docs/config.md, "environment"). */
+export interface EnvironmentConfigFile {
+  /** torch version (`2.14.1`) or specifier (`>=2.1`). */
+  torch?: string;
+  /** torchvision version or specifier; false leaves it out. */
+  torchvision?: string | false;
+  /** Interpreter the environment is created from. */
+  python?: string;
+  /** Extra PEP 508 requirements for every source. */
+  requirements?: string[];
+  /** false: never run pip (offline). */
+  install?: boolean;
+}
 
 /** Per-block recipe overrides from the config: used instead of the inferred candidates. */
 export interface ValidateOverride {
@@ -95,6 +118,7 @@ export interface CorpusConfigFile {
   cacheDir?: string;
   maxFileBytes?: number;
   sources: SourceFile[];
+  environment?: EnvironmentConfigFile;
   validate?: ValidateConfig;
   dedup?: DedupConfig;
   site?: SiteConfig;
@@ -111,6 +135,7 @@ interface ResolvedCommon {
   domain?: string;
   /** Still relative to the source root (a git or python root is only known after fetching). */
   importRoot?: string;
+  requirements: { add: string[]; drop: string[] };
 }
 
 export interface GitSource extends ResolvedCommon {
@@ -145,10 +170,30 @@ export interface CorpusConfig {
   /** Default 1 MiB. */
   maxFileBytes: number;
   sources: SourceConfig[];
+  /** The managed validation environment, defaults filled (pipeline/environment/). */
+  environment: EnvironmentConfig;
   validate?: ValidateConfig;
   dedup?: DedupConfig;
   site?: SiteConfig;
 }
+
+export interface EnvironmentConfig {
+  /** pip requirement for torch, e.g. `torch==2.14.1`. */
+  torch: string;
+  /** pip requirement for torchvision, or null to leave it out. */
+  torchvision: string | null;
+  /** Interpreter to create the environment from (absolute when it contained a slash); undefined → discovery. */
+  python?: string;
+  requirements: string[];
+  install: boolean;
+}
+
+/**
+ * The runtime a config gets when it names none: today's PyTorch from pip (the wheels' CPU path works on any
+ * machine; CUDA is used where a GPU is present). Pinned, so a catalog is reproducible whatever PyPI serves later.
+ */
+export const DEFAULT_TORCH = '2.14.1';
+export const DEFAULT_TORCHVISION = '0.29.1';
 
 export const DEFAULT_CACHE_DIR = '.nnblocks';
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;

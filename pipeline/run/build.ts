@@ -10,7 +10,6 @@ import { paperIdsIn } from '../catalog/papers.ts';
 import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../catalog/contract.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
-import { lookupPython } from '../config/python.ts';
 import type { DedupItem } from '../dedup/types.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { classAt } from '../discover/discover.ts';
@@ -47,8 +46,12 @@ export async function buildPartial(
 
   let t = performance.now();
   const blocks = selectBlocks(p.discovered.blocks, { shard });
-  const extracted = runExtraction(ctx, p, blocks, { outDir: join(ctx.config.cacheDir, 'extracted') });
-  const py = lookupPython(ctx.config);
+  // The environment only where blocks are validated: a --no-validate build never creates one.
+  const env = opts.noValidate ? null : await p.environment();
+  const extracted = runExtraction(ctx, p, blocks, {
+    outDir: join(ctx.config.cacheDir, 'extracted'),
+    versionsFrom: env?.ok ? env.environment.host : null,
+  });
   const byId = new Map(extracted.map((e) => [e.entry.id, e]));
   timings.extract = performance.now() - t;
 
@@ -111,7 +114,7 @@ export async function buildPartial(
   timings.spec = performance.now() - t;
   const tools = [
     { name: 'node', version: process.version },
-    ...(py.ok ? [{ name: 'torch', version: py.python.torchVersion ?? 'unknown' }] : []),
+    ...(env?.ok ? [{ name: 'torch', version: env.environment.report.torch }] : []),
   ];
   const partial: PartialBuild = {
     formatVersion: 1,
@@ -125,6 +128,7 @@ export async function buildPartial(
     timings,
     tools,
     sandbox: v?.sandbox ?? null,
+    environment: v?.environment ?? null,
     sourceCounts: sourceCounts(
       p.snapshots.map((s) => s.id),
       selectBlocks(p.discovered.blocks, { shard, abstract: true }).filter((b) => b.abstract),

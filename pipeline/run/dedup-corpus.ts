@@ -17,7 +17,7 @@ export async function dedupCorpus(ctx: RunContext, opts: { validated?: boolean }
     const p = await prepare(ctx);
     const blocks = selectBlocks(p.discovered.blocks);
     const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
-    const extracted = runExtraction(ctx, p, blocks, { outDir: '', write: false, versions: false });
+    const extracted = runExtraction(ctx, p, blocks, { outDir: '', write: false });
     items = blocks
       .map((b, i) => dedupItemOf(b, snapshots.get(b.sourceId)!, extracted[i], null))
       .filter((x): x is DedupItem => x !== null);

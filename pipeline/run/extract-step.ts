@@ -2,7 +2,7 @@
 // progress, then asks the configured Python once which installed distribution provides each import.
 import { extractBlocks, writeManifest, type ExtractedBlock } from '../assemble/extract.ts';
 import { attachRequirementVersions } from '../assemble/requirements.ts';
-import { lookupPython } from '../config/python.ts';
+import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
@@ -11,8 +11,11 @@ export interface ExtractStepOptions {
   outDir: string;
   /** false: assemble in memory only (de-duplication of unvalidated blocks needs the code, not the files). */
   write?: boolean;
-  /** Look up requirement versions (a Python subprocess); off when nothing reads them. */
-  versions?: boolean;
+  /**
+   * The interpreter whose installed distributions give each import's version (one Python subprocess); without
+   * it no versions are looked up (nothing reads them, or there is no environment).
+   */
+  versionsFrom?: HostPython | null;
 }
 
 export function runExtraction(
@@ -31,22 +34,23 @@ export function runExtraction(
     layers: (b, mod) => layerClasses(mod, b),
     onDone: () => progress.tick(),
   });
-  if (opts.versions !== false) {
-    const py = lookupPython(ctx.config);
-    attachRequirementVersions(py.ok ? py.python.path : null, extracted);
-  }
+  if (opts.versionsFrom !== undefined) attachRequirementVersions(opts.versionsFrom, extracted);
   progress.done(`${extracted.length} blocks`);
   return extracted;
 }
 
-/** `nnblocks extract`: the modules and their `manifest.json` in `outDir`, on the user's machine only. */
-export function extractToFolder(
+/**
+ * `nnblocks extract`: the modules and their `manifest.json` in `outDir`, on the user's machine only; requirement
+ * versions as the validation environment has them.
+ */
+export async function extractToFolder(
   ctx: RunContext,
   p: Prepared,
   blocks: Block[],
   outDir: string,
-): { manifest: string; extracted: ExtractedBlock[] } {
-  const extracted = runExtraction(ctx, p, blocks, { outDir });
+): Promise<{ manifest: string; extracted: ExtractedBlock[] }> {
+  const env = await p.environment();
+  const extracted = runExtraction(ctx, p, blocks, { outDir, versionsFrom: env.ok ? env.environment.host : null });
   return { manifest: writeManifest(outDir, extracted), extracted };
 }
 

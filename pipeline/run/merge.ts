@@ -4,7 +4,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
-import { CATALOG_FORMAT_VERSION, type BuildInfo, type SandboxReport } from '../catalog/contract.ts';
+import {
+  CATALOG_FORMAT_VERSION,
+  type BuildInfo,
+  type EnvironmentReport,
+  type SandboxReport,
+} from '../catalog/contract.ts';
+import { neutralText } from '../catalog/failure-reason.ts';
 import { methodsFile, propagateMethods } from '../catalog/methods.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
@@ -54,6 +60,7 @@ export async function finishCatalog(
     );
   }
   const sandbox = mergedSandbox(partials);
+  const environment = publishedEnvironment(partials.find((x) => x.environment)?.environment ?? null);
   const snapshots = partials[0].snapshots;
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const specs = partials.flatMap((x) => x.specs).sort(byId);
@@ -81,6 +88,7 @@ export async function finishCatalog(
     stages: Object.entries(timings).map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
     tools: partials[0].tools,
     ...(sandbox ? { sandbox } : {}),
+    ...(environment ? { environment } : {}),
   };
   // The catalog this build replaces, if any: the change feed compares against it.
   let previous: CatalogSnapshot | null = null;
@@ -183,4 +191,10 @@ export function readPartials(dirs: string[]): PartialBuild[] {
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
+}
+
+/** The environment as published: pip's reasons in neutral form (no path of this machine), capped. */
+function publishedEnvironment(env: EnvironmentReport | null): EnvironmentReport | null {
+  if (!env) return null;
+  return { ...env, missing: env.missing.map((m) => ({ ...m, reason: neutralText(m.reason).slice(0, 500) })) };
 }

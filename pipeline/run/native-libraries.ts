@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import type { IndexedModule } from '../index/types.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 
-const OP_LIBRARY = /^(_C|_ext)(\.[\w-]+)*\.so$/;
+/**
+ * `_C.so`, `_C.cpython-311-x86_64-linux-gnu.so`, `_ext.abi3.so`, and torchvision 0.26+'s `_C_stable.so` (built
+ * against torch's stable ABI); not `image_stable.so` (image decoding, not ops a block calls).
+ */
+const OP_LIBRARY = /^(_C|_ext)(_stable)?(\.[\w-]+)*\.so$/;
 
 export function nativeLibraries(snapshots: SourceSnapshot[], modules: IndexedModule[]): string[] {
   const out: string[] = [];

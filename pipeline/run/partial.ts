@@ -1,6 +1,6 @@
 // The record a build hands to the merge: finished block specs (no dedup yet) and what de-duplication needs.
 // An unsharded build makes one and merges it at once; `--shard K/N` writes it to OUT/partial.json.
-import type { BlockSpec, SandboxReport } from '../catalog/contract.ts';
+import type { BlockSpec, EnvironmentReport, SandboxReport } from '../catalog/contract.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import type { DedupItem, DedupParams } from '../dedup/types.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
@@ -20,6 +20,8 @@ export interface PartialBuild {
   tools: { name: string; version: string }[];
   /** How upstream code ran in this shard's validation (build-info.json `sandbox`); null when no block ran. */
   sandbox: SandboxReport | null;
+  /** What this shard validated with (build-info.json `environment`); null when nothing was validated. */
+  environment?: EnvironmentReport | null;
   /** Per source, this shard's abstract and extracted blocks (stats.json `perSource`); absent in older partials. */
   sourceCounts?: SourceBuildCounts[];
 }

@@ -10,7 +10,8 @@ import { Program } from '../resolve/program.ts';
 import { buildUsageIndex, type UsageIndex } from '../usage/usage-index.ts';
 import { loadConfig } from '../config/load.ts';
 import type { CorpusConfig } from '../config/types.ts';
-import { fetchSources } from '../sources/fetch.ts';
+import type { EnvironmentResult } from '../environment/types.ts';
+import { fetchCorpusSources } from './sources-step.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import type { SourceLabel } from '../assemble/emit.ts';
 
@@ -32,6 +33,11 @@ export interface Prepared {
    * validation its recipe candidates, the catalog `usedBy`. Every shard sees the same corpus, so the same users.
    */
   usage(): UsageIndex;
+  /**
+   * The validation environment (pipeline/environment/), resolved on first use: python sources need it while the
+   * sources are fetched; validation and requirement versions after. Commands that run no Python never create it.
+   */
+  environment(): Promise<EnvironmentResult>;
 }
 
 /** Loads the config and opens the index; the caller closes `store`. Quiet unless given a terminal's context. */
@@ -45,7 +51,7 @@ export function openRun(configPath: string, stage: StageContext = quietContext()
 export async function prepare(ctx: RunContext): Promise<Prepared> {
   const timings: Record<string, number> = {};
   let t = performance.now();
-  const sources = await fetchSources(ctx.config, ctx);
+  const { sources, environment } = await fetchCorpusSources(ctx, timings);
   timings.sources = performance.now() - t;
   t = performance.now();
   const usable = sources.snapshots.filter((s) => s.status !== 'failed');
@@ -65,6 +71,7 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
     discovered,
     diagnostics: [...sources.diagnostics, ...index.diagnostics, ...discovered.diagnostics],
     timings,
+    environment,
     usage: () => {
       if (!usage) {
         const t0 = performance.now();

@@ -2,7 +2,6 @@
 // for fidelity), runs the sandboxed runner with the SQLite-backed cache, and maps records to the catalog's form.
 import { isRuntimePackage, type ExtractedBlock } from '../assemble/extract.ts';
 import type { IndexedModule } from '../index/types.ts';
-import { lookupPython } from '../config/python.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
 import { classAt } from '../discover/discover.ts';
@@ -14,6 +13,7 @@ import type { ModuleTreeNode } from '../dedup/types.ts';
 import {
   capText,
   RUN_LIMITS,
+  type EnvironmentReport,
   type LiteralValue,
   type SandboxReport,
   type ValidationRecipe,
@@ -44,6 +44,8 @@ export interface ValidationStepResult {
   diagnostics: Diagnostic[];
   /** How upstream code ran (build-info.json `sandbox`); null when no block ran. */
   sandbox: SandboxReport | null;
+  /** What it ran with (build-info.json `environment`); null when there was no environment. */
+  environment: EnvironmentReport | null;
 }
 
 export interface ValidationStepOptions {
@@ -65,12 +67,12 @@ export async function runValidation(
     summary: summarize([]),
     diagnostics: [],
     sandbox: null,
+    environment: null,
   };
-  const py = lookupPython(ctx.config);
-  if (!py.ok) {
-    out.diagnostics.push({ ...py.diagnostic, stage: 'validate' });
-    return out;
-  }
+  const env = await p.environment();
+  out.diagnostics.push(...env.diagnostics);
+  if (!env.ok) return out;
+  out.environment = env.environment.report;
   const sandbox = !opts.noSandbox;
   if (sandbox && !bwrapAvailable().ok) {
     out.diagnostics.push({
@@ -120,7 +122,9 @@ export async function runValidation(
   const progress = ctx.progress('validate', items.length);
   const v = ctx.config.validate ?? {};
   const { records: raw, sandbox: report } = await validateRun(items, {
-    python: py.python.path,
+    python: env.environment.python,
+    pythonRoots: env.environment.roots,
+    environmentKey: env.environment.key,
     device: opts.device ?? v.device ?? 'auto',
     sandbox,
     timeoutMs: v.timeoutMs,

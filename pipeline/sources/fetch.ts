@@ -8,7 +8,7 @@ import type { Logger, StageContext } from '../context.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
-import { lookupPython, type PythonLookup } from '../config/python.ts';
+import { lookupPython } from '../config/python.ts';
 import { checkoutInfo, commitDateOf, syncGit, type GitState } from './git.ts';
 import {
   isRealDir,
@@ -20,7 +20,14 @@ import {
 } from './license.ts';
 import { LockTimeout, withLock } from './lock.ts';
 import { readUpstreamText } from './read-upstream.ts';
-import { locateDistribution, normalizeRepoUrl, tagForVersion, upstreamRepository } from './python-dist.ts';
+import { declaredRequirements } from './requirements.ts';
+import {
+  locateDistribution,
+  normalizeRepoUrl,
+  tagForVersion,
+  upstreamRepository,
+  type HostPython,
+} from './python-dist.ts';
 import type {
   LicenseInfo,
   SkippedFile,
@@ -36,7 +43,16 @@ import { makePathFilter } from '../util/glob.ts';
 export interface SourcesOptions {
   /** Sources fetched at once (default 4): network-bound, so a few in parallel hide latency. */
   concurrency?: number;
+  /**
+   * The interpreter `python` sources are located with, given the other sources once they are fetched (their
+   * declared requirements decide the validation environment, pipeline/environment/). Default: the config's
+   * interpreter as `lookupPython` finds it.
+   */
+  python?: (others: SourceSnapshot[]) => Promise<PythonFor>;
 }
+
+/** The interpreter python sources are located with, or why there is none. */
+export type PythonFor = { ok: true; host: HostPython } | { ok: false; diagnostic: Diagnostic };
 
 /** What the last run recorded per source (`<cacheDir>/sources/<id>/state.json`): decides unchanged/updated/stale. */
 interface SavedState {
@@ -95,7 +111,7 @@ async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | un
   };
 }
 
-function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedState | undefined): Fetched {
+function fetchPythonSource(src: PythonSource, python: PythonFor, prev: SavedState | undefined): Fetched {
   const failed = (d: Diagnostic): Fetched => ({
     status: 'failed',
     root: '',
@@ -104,7 +120,7 @@ function fetchPythonSource(src: PythonSource, python: PythonLookup, prev: SavedS
     diagnostics: [{ ...d, source: src.id, stage: 'sources' }],
   });
   if (!python.ok) return failed(python.diagnostic);
-  const found = locateDistribution(python.python.path, src.distribution, src.id);
+  const found = locateDistribution(python.host, src.distribution, src.id);
   if (!found.ok) return failed(found.diagnostic);
   const d = found.dist;
   // License: files shipped with the metadata (dist-info/licenses) or the package, then Debian's copyright
@@ -217,7 +233,7 @@ function inResolutionScope(
 async function fetchOne(
   src: SourceConfig,
   config: CorpusConfig,
-  python: () => PythonLookup,
+  python: () => Promise<PythonFor>,
   log: Logger,
 ): Promise<SourceSnapshot> {
   const dir = join(config.cacheDir, 'sources', src.id);
@@ -235,7 +251,7 @@ async function fetchOne(
         src.kind === 'git'
           ? await fetchGitSource(src, dir, prev)
           : src.kind === 'python'
-            ? fetchPythonSource(src, python(), prev)
+            ? fetchPythonSource(src, await python(), prev)
             : await fetchPathSource(src);
       const { tops, revision: rev, git: gitState, ...fields } = got;
       if (fields.status === 'failed')
@@ -274,7 +290,17 @@ async function fetchOne(
       }
       const importRoot = resolve(fields.root, listed.importRoot);
       if (listed.skipped.length) log.debug(`${src.id}: skipped ${listed.skipped.length} files`);
-      return { ...base, ...fields, importRoot, files: listed.files, skipped: listed.skipped };
+      // What a checkout says it needs to run (an installed distribution's needs came with it): read as data.
+      const declared = src.kind === 'python' ? null : declaredRequirements(fields.root);
+      return {
+        ...base,
+        ...fields,
+        importRoot,
+        files: listed.files,
+        skipped: listed.skipped,
+        ...(declared ? { requirements: declared.requirements } : {}),
+        diagnostics: [...fields.diagnostics, ...(declared?.diagnostics ?? []).map((d) => ({ ...d, source: src.id }))],
+      };
     });
   } catch (err) {
     if (!(err instanceof LockTimeout)) throw err;
@@ -306,23 +332,37 @@ export async function fetchSources(
   opts: SourcesOptions = {},
 ): Promise<SourcesResult> {
   const progress = ctx.progress('sources', config.sources.length);
-  let py: PythonLookup | undefined;
-  // Only python sources need the interpreter; probing it (importing torch) costs seconds.
-  const python = () => (py ??= lookupPython(config));
   const snapshots: SourceSnapshot[] = new Array(config.sources.length);
+  // python sources last: their interpreter may depend on what the others declare (the validation environment).
+  const order = config.sources
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => Number(a.s.kind === 'python') - Number(b.s.kind === 'python') || a.i - b.i);
+  const firstPython = order.findIndex((o) => o.s.kind === 'python');
+  let py: Promise<PythonFor> | undefined;
+  const python = () =>
+    (py ??= (async (): Promise<PythonFor> => {
+      const others = order.slice(0, firstPython).map((o) => snapshots[o.i]);
+      if (opts.python) return opts.python(others);
+      // Only python sources need the interpreter; probing it (importing torch) costs seconds.
+      const found = lookupPython(config);
+      return found.ok ? { ok: true, host: { path: found.python.path } } : found;
+    })());
   let next = 0;
-  const worker = async () => {
-    while (next < config.sources.length) {
-      const i = next++;
-      snapshots[i] = await fetchOne(config.sources[i], config, python, ctx.log);
+  const worker = async (phase: typeof order) => {
+    while (next < phase.length) {
+      const { s: src, i } = phase[next++];
+      snapshots[i] = await fetchOne(src, config, python, ctx.log);
       const s = snapshots[i];
       ctx.log.debug(`${s.id}: ${s.status}, ${s.files.length} files`);
       progress.tick();
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, config.sources.length)) }, worker),
-  );
+  for (const phase of firstPython < 0 ? [order] : [order.slice(0, firstPython), order.slice(firstPython)]) {
+    next = 0;
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, phase.length)) }, () => worker(phase)),
+    );
+  }
   const counts = new Map<string, number>();
   for (const s of snapshots) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
   progress.done(`${snapshots.length} sources (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`);

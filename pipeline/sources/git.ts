@@ -15,7 +15,8 @@ export const isCommitSha = (ref: string) => /^[0-9a-f]{40}$/.test(ref);
 /**
  * Non-cone sparse-checkout patterns: the resolution scope — every Python file below the import root, since a block
  * may import any module Python could find there (`from mmcv.utils import X` with only `mmcv/cnn` included) — plus
- * the includes' own folders (a discovery file may sit outside the import root) and project metadata. Without a
+ * the includes' own folders (a discovery file may sit outside the import root) and project metadata, requirements
+ * files included (the validation environment installs what they declare: docs/sources.md). Without a
  * configured import root (it is detected from the checkout) that is every Python file of the repository.
  */
 export function sparsePatterns(include: string[], importRoot?: string): string[] {
@@ -31,7 +32,18 @@ export function sparsePatterns(include: string[], importRoot?: string): string[]
     }
   }
   const list = py.has('*.py') ? ['*.py'] : [...py].sort();
-  return [...list, '/LICENSE*', '/LICENCE*', '/COPYING*', '/README*', '/pyproject.toml', '/setup.py', '/setup.cfg'];
+  return [
+    ...list,
+    '/LICENSE*',
+    '/LICENCE*',
+    '/COPYING*',
+    '/README*',
+    '/pyproject.toml',
+    '/setup.py',
+    '/setup.cfg',
+    '/requirements*.txt',
+    '/requirements/*.txt',
+  ];
 }
 
 export interface GitState {

@@ -116,7 +116,25 @@ export interface DistInfo {
 
 export type DistLookup = { ok: true; dist: DistInfo } | { ok: false; diagnostic: Diagnostic };
 
-export function locateDistribution(python: string, distribution: string, sourceId: string): DistLookup {
+/** An interpreter for probes on the host (pipeline/environment/ makes them). */
+export interface HostPython {
+  path: string;
+  /**
+   * When set, the probe runs with `-S` (no site processing: no `.pth` file of a requirements layer runs on the host)
+   * and these folders are appended to sys.path after the standard library, so no installed module can shadow one the
+   * probe imports.
+   */
+  sites?: string[];
+}
+
+/** The command line of a probe script on `python`. */
+export function probeArgs(python: HostPython, script: string, args: string[] = []): string[] {
+  if (!python.sites) return ['-c', script, ...args];
+  const prelude = `import sys; sys.path.extend(${JSON.stringify(python.sites)})\n`;
+  return ['-S', '-c', prelude + script, ...args];
+}
+
+export function locateDistribution(python: HostPython, distribution: string, sourceId: string): DistLookup {
   const fail = (message: string, hint: string): DistLookup => ({
     ok: false,
     diagnostic: {
@@ -130,7 +148,7 @@ export function locateDistribution(python: string, distribution: string, sourceI
   });
   let raw: Record<string, unknown>;
   try {
-    const out = execFileSync(python, ['-c', PROBE, distribution], {
+    const out = execFileSync(python.path, probeArgs(python, PROBE, [distribution]), {
       cwd: '/',
       encoding: 'utf8',
       timeout: 60_000,
@@ -139,14 +157,14 @@ export function locateDistribution(python: string, distribution: string, sourceI
     raw = JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>;
   } catch (err) {
     return fail(
-      `probing ${distribution} with ${python} failed: ${(err as { stderr?: string }).stderr?.trim().split('\n').pop() ?? (err as Error).message}`,
+      `probing ${distribution} with ${python.path} failed: ${(err as { stderr?: string }).stderr?.trim().split('\n').pop() ?? (err as Error).message}`,
       'run `nnblocks doctor` to check the Python interpreter',
     );
   }
   if (raw.error === 'not-installed') {
     return fail(
-      `distribution "${distribution}" is not installed for ${python}`,
-      `install it (e.g. \`apt-get install python3-${distribution.toLowerCase()}\` or \`${python} -m pip install ${distribution}\`), or correct \`distribution\``,
+      `distribution "${distribution}" is not installed for ${python.path}`,
+      `check the spelling of \`distribution\`; the validation environment installs it (see \`nnblocks environment\`), or install it for the interpreter you named`,
     );
   }
   const tops = raw.tops as string[];

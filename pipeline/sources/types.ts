@@ -1,4 +1,5 @@
 // Records of the sources stage: one snapshot per configured source, JSON-serializable, read by every later stage.
+import type { DeclaredRequirement } from './requirements/types.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { Priority, SourceKind } from '../config/types.ts';
 
@@ -76,6 +77,11 @@ export interface SourceSnapshot {
   releaseDate?: string;
   license: LicenseInfo;
   symbols?: string[];
+  /**
+   * git and path: the requirements the source declares for running its code (requirements files, setup.py /
+   * setup.cfg install_requires, pyproject dependencies), read as data; the validation environment installs them.
+   */
+  requirements?: DeclaredRequirement[];
   diagnostics: Diagnostic[];
 }
 

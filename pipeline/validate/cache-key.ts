@@ -15,13 +15,16 @@ export interface CacheKeyParts {
   corpus?: { packages: string[]; native: string[] };
   /** Compiled op libraries the workers loaded: they decide whether `torch.ops` calls work. */
   nativeLibraries?: string[];
+  /** The validation environment's key (pipeline/environment/): python, torch, CUDA and the installed set. */
+  environment?: string;
 }
 
 /**
  * sha256 over the assembled module's hash, the recipe overrides, the blocked packages, the original (fidelity),
- * the torch version, the device, the limits, the runner version and the corpus's packages and extensions. The
- * limits are in because they decide `timeout` and `memory` outcomes, the corpus because it decides `missing-module`
- * against `missing-dependency`.
+ * the torch version, the device, the limits, the runner version, the corpus's packages and extensions and the
+ * validation environment's installed set. The limits are in because they decide `timeout` and `memory` outcomes,
+ * the corpus because it decides `missing-module` against `missing-dependency`, the installed set because it decides
+ * what imports.
  */
 export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
   const material = [
@@ -42,6 +45,7 @@ export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
     parts.sandbox,
     ...(parts.corpus ? [parts.corpus] : []),
     ...(parts.nativeLibraries?.length ? [parts.nativeLibraries] : []),
+    ...(parts.environment ? [{ environment: parts.environment }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }

@@ -2,5 +2,5 @@
 // the stage's own files directly.
 export { validateRun } from './validate.ts';
 export { summarize } from './summary.ts';
-export { bwrapAvailable } from './sandbox.ts';
+export { bwrapAvailable } from '../sandbox/bwrap.ts';
 export * from './types.ts';

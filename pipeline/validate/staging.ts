@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { seccompFds } from './sandbox.ts';
+import { seccompFds } from '../sandbox/bwrap.ts';
 import type { ValidateItem } from './types.ts';
 
 export interface Staging {

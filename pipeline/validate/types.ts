@@ -40,12 +40,25 @@ export interface ValidateCache {
 export interface ValidateOptions {
   /** Interpreter that imports torch, e.g. /usr/bin/python3. */
   python: string;
+  /**
+   * Folders the interpreter reads besides its own prefix, shown read-only in every sandbox: the base environment
+   * below a requirements layer (pipeline/environment/).
+   */
+  pythonRoots?: string[];
+  /**
+   * The validation environment's identity (python, torch, CUDA, a digest of the installed set): part of the cache
+   * key, so records of one environment are never served for another.
+   */
+  environmentKey?: string;
   device: 'auto' | 'cpu' | 'cuda';
   /** false only with the user's --no-sandbox. */
   sandbox: boolean;
   /** Per-block wall clock; default 60_000. */
   timeoutMs?: number;
-  /** RLIMIT_AS per block (not applied on CUDA); default 4 GiB. */
+  /**
+   * Address space a block may add to what the worker had mapped after importing torch (RLIMIT_AS, not applied on
+   * CUDA); default 4 GiB. Relative because a CUDA build of torch maps over 3 GiB before any block runs.
+   */
   memoryBytes?: number;
   /** Size of each block's private /tmp in the sandbox; default 256 MiB. */
   tmpBytes?: number;
@@ -85,6 +98,9 @@ export const FAILURE_CLASSES = [
   'crashed',
   'sandbox-violation',
   'protocol-error',
+  // The validation environment failed the block (no account entry, a broken runtime): never the block's own
+  // failure, and never cached as its result.
+  'environment',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 

@@ -7,19 +7,16 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxReport } from '../catalog/contract.ts';
 import { cacheKey, type CacheKeyParts } from './cache-key.ts';
+import { bwrapAvailable, hostIdentity, readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
+import { seccompSupported } from '../sandbox/seccomp.ts';
 import {
-  bwrapAvailable,
   hasGpuDevices,
-  hostIdentity,
   NO_SANDBOX_DETAIL,
   pythonPrefixes,
-  readableBy,
   SANDBOX_INBOX,
   SANDBOX_WORK_ROOT,
   sandboxCommand,
-  sandboxHostUid,
 } from './sandbox.ts';
-import { seccompSupported } from './seccomp.ts';
 import { createStaging, placeBlock } from './staging.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from './types.ts';
 import { RunnerWorker, type JobOutcome, type WorkerCommand, type WorkerHello, type WorkerJob } from './worker.ts';
@@ -211,7 +208,9 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       );
       return run;
     }
-    const hidden = pythonPrefixes(opts.python).find((p) => !readableBy(p, sandboxHostUid()));
+    const hidden = [...pythonPrefixes(opts.python), ...(opts.pythonRoots ?? [])].find(
+      (p) => !readableBy(p, sandboxHostUid()),
+    );
     if (hidden) {
       skipAll(`no sandbox: ${hidden} (the Python) is not readable by uid ${sandboxHostUid()}, the sandbox's user`);
       return run;
@@ -241,6 +240,8 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
             readOnly: root ? [root] : [],
             gpu,
             tmpBytes,
+            accountsDir: staging.dir,
+            pythonRoots: opts.pythonRoots,
           }),
           ...hostIdentity(),
           extraFds: staging.extraFds,
@@ -288,6 +289,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       sandbox: opts.sandbox,
       corpus,
       nativeLibraries: hello.nativeLibraries,
+      environment: opts.environmentKey,
     };
     // An original the sandbox's user can't read would stop its sandbox from starting: no fidelity for it.
     const visible = (it: ValidateItem): ValidateItem =>
@@ -333,7 +335,8 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
               status: 'n/a',
               reason: `the original is not readable by uid ${sandboxHostUid()}, the sandbox's user`,
             };
-          opts.cache?.put(keys[i], JSON.stringify(rec));
+          // A failure the environment caused is about this machine, not the block: the next run tries again.
+          if (rec.failureClass !== 'environment') opts.cache?.put(keys[i], JSON.stringify(rec));
           finish(i, rec);
         } finally {
           placed.release();

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 const STAGES = [
   'util',
   'config',
+  'sandbox',
   'sources',
+  'environment',
   'parse',
   'index',
   'resolve',

@@ -77,7 +77,7 @@ describe('two scopes: discovery by include, resolution by package', () => {
   });
 
   it('inlines definitions from outside the includes; the module imports and builds with the package blocked', () => {
-    const [out] = runExtraction(ctx, p, p.discovered.blocks, { outDir: tempDir('nnb-out-'), versions: false });
+    const [out] = runExtraction(ctx, p, p.discovered.blocks, { outDir: tempDir('nnb-out-') });
     expect(out.diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
     const defs = out.definitions.map((d) => `${d.path}:${d.name}`);
     expect(defs).toEqual(

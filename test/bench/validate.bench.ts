@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapAvailable } from '../../pipeline/validate/sandbox.ts';
+import { bwrapAvailable } from '../../pipeline/sandbox/bwrap.ts';
 import { summarize } from '../../pipeline/validate/summary.ts';
 import type { ValidateItem } from '../../pipeline/validate/types.ts';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';

@@ -12,7 +12,7 @@ import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { lookupPython } from '../../pipeline/config/python.ts';
 import { FAULT_MARKER } from '../../pipeline/fault.ts';
-import { bwrapAvailable } from '../../pipeline/validate/sandbox.ts';
+import { bwrapAvailable } from '../../pipeline/sandbox/bwrap.ts';
 import { skipBecause } from '../helpers/skip.ts';
 import { tempDir, writeTree } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';

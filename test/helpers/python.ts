@@ -1,10 +1,24 @@
-// Runs the real Python that imports torch (Debian's /usr/bin/python3 here) for tests that import emitted modules.
+// Runs the real Python that imports torch for tests that import emitted modules: the managed environment of a
+// default config (torch 2.14.1 from pip, made by `npm test`'s setup), or Debian's torch 1.13 for the compatibility
+// tests.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { defaultEnvironmentConfig } from '../../pipeline/config/load.ts';
+import { findManagedBase } from '../../pipeline/environment/base.ts';
+import { environmentHome } from '../../pipeline/environment/home.ts';
 
-/** The interpreter tests use: $NNBLOCKS_PYTHON, else /usr/bin/python3. */
+let managed: string | null | undefined;
+
+/** The interpreter tests use: $NNBLOCKS_PYTHON, else the managed environment a default config gets, else Debian's. */
 export function testPython(): string {
-  return process.env.NNBLOCKS_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+  if (process.env.NNBLOCKS_PYTHON) return process.env.NNBLOCKS_PYTHON;
+  managed ??= findManagedBase(defaultEnvironmentConfig(), environmentHome())?.python ?? null;
+  return managed ?? debianPython();
+}
+
+/** Debian's Python with its torch 1.13 (python3-torch): the compatibility path. */
+export function debianPython(): string {
+  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 }
 
 /**

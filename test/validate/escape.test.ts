@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxReport } from '../../pipeline/catalog/contract.ts';
-import { seccompSupported } from '../../pipeline/validate/seccomp.ts';
+import { seccompSupported } from '../../pipeline/sandbox/seccomp.ts';
 import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateRun } from '../../pipeline/validate/validate.ts';
 import { py, tempDir, writeTree } from '../helpers/tree.ts';

@@ -2,8 +2,11 @@
 // prints, for each one missing, the exact command that installs it.
 import { execFileSync } from 'node:child_process';
 import type { RegisterCommand } from '../env.ts';
-import { loadConfig } from '../../config/load.ts';
+import { defaultEnvironmentConfig, loadConfig } from '../../config/load.ts';
 import { lookupPython } from '../../config/python.ts';
+import type { CorpusConfig } from '../../config/types.ts';
+import { findManagedBase } from '../../environment/base.ts';
+import { environmentHome } from '../../environment/home.ts';
 import { renderTable } from '../table.ts';
 
 export interface DoctorCheck {
@@ -36,7 +39,49 @@ function firstLine(cmd: string, args: string[]): string | null {
   }
 }
 
-export function runDoctor(python?: string): DoctorCheck[] {
+/**
+ * The Python validation runs with: the interpreter the config or $NNBLOCKS_PYTHON names (it must import torch), else
+ * the managed environment (found by its stamp, never made here: `nnblocks environment` makes it).
+ */
+function pythonCheck(config: CorpusConfig | undefined): DoctorCheck {
+  const named = config?.python ?? process.env.NNBLOCKS_PYTHON;
+  const neededFor = 'python sources, validation';
+  if (named) {
+    const py = lookupPython({ python: named });
+    return py.ok
+      ? {
+          name: 'python + torch',
+          found: true,
+          detail: `${py.python.path} (Python ${py.python.version}, torch ${py.python.torchVersion}${py.python.cudaAvailable ? ', CUDA' : ', CPU only'})`,
+          neededFor,
+        }
+      : {
+          name: 'python + torch',
+          found: false,
+          detail: py.tried.map((t) => `${t.candidate}: ${t.error}`).join('; '),
+          neededFor,
+          fix: py.diagnostic.hint!,
+        };
+  }
+  const spec = config?.environment ?? defaultEnvironmentConfig();
+  const base = findManagedBase(spec, environmentHome());
+  return base
+    ? {
+        name: 'validation environment',
+        found: true,
+        detail: `${base.python} (Python ${base.facts.version}, torch ${base.torch.torch}${base.torch.cuda ? `, built for CUDA ${base.torch.cuda}` : ''})`,
+        neededFor,
+      }
+    : {
+        name: 'validation environment',
+        found: false,
+        detail: `not made yet (${[spec.torch, spec.torchvision].filter(Boolean).join(', ')})`,
+        neededFor,
+        fix: `npx nnblocks environment${config ? ` --config ${config.configPath}` : ''}  (pip; ~5.5 GB, needs PyPI)`,
+      };
+}
+
+export function runDoctor(config?: CorpusConfig): DoctorCheck[] {
   const checks: DoctorCheck[] = [];
   const [major, minor] = process.versions.node.split('.').map(Number);
   const nodeOk = major > 20 || (major === 20 && minor >= 5);
@@ -57,23 +102,7 @@ export function runDoctor(python?: string): DoctorCheck[] {
     ...(git ? {} : { fix: apt('git') }),
   });
 
-  const py = lookupPython(python ? { python } : {});
-  checks.push(
-    py.ok
-      ? {
-          name: 'python + torch',
-          found: true,
-          detail: `${py.python.path} (Python ${py.python.version}, torch ${py.python.torchVersion}${py.python.cudaAvailable ? ', CUDA' : ', CPU only'})`,
-          neededFor: 'python sources, validation',
-        }
-      : {
-          name: 'python + torch',
-          found: false,
-          detail: py.tried.map((t) => `${t.candidate}: ${t.error}`).join('; '),
-          neededFor: 'python sources, validation',
-          fix: py.diagnostic.hint!,
-        },
-  );
+  checks.push(pythonCheck(config));
 
   const bwrap = firstLine('bwrap', ['--version']);
   let sandbox = bwrap !== null;
@@ -122,11 +151,14 @@ export const registerDoctor: RegisterCommand = (program, env) => {
     .description(
       'check node, git, python + torch, bubblewrap and chromium; print the command that fixes what is missing',
     )
-    .option('-c, --config <file>', 'corpus config whose `python` field to check (default: auto-detect)')
+    .option(
+      '-c, --config <file>',
+      'corpus config whose environment (or `python`) to check (default: the default environment)',
+    )
     .option('--json', 'print one JSON document on stdout for machines')
     .action((opts: { config?: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const checks = runDoctor(opts.config ? loadConfig(opts.config).python : undefined);
+      const checks = runDoctor(opts.config ? loadConfig(opts.config) : undefined);
       const ok = checks.every((c) => c.found);
       if (!ok) env.setExitCode(1);
       if (opts.json) return void io.out(JSON.stringify({ ok, checks }, null, 2) + '\n');

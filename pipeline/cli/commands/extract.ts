@@ -43,7 +43,7 @@ export const registerExtract: RegisterCommand = (program, env) => {
             return;
           }
           const outDir = resolve(opts.out);
-          const { manifest, extracted } = extractToFolder(run, p, blocks, outDir);
+          const { manifest, extracted } = await extractToFolder(run, p, blocks, outDir);
           const diagnostics = extracted.flatMap((e) => e.diagnostics);
           if (opts.json)
             return printJson(io, {

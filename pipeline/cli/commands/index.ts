@@ -5,6 +5,7 @@ import { registerBlocks } from './blocks.ts';
 import { registerExtract } from './extract.ts';
 import { registerSources } from './sources.ts';
 import { registerDoctor } from './doctor.ts';
+import { registerEnvironment } from './environment.ts';
 import { registerValidate } from './validate.ts';
 import { registerBuild } from './build.ts';
 import { registerMerge } from './merge.ts';
@@ -14,6 +15,7 @@ import { registerChanges } from './changes.ts';
 export const commands: RegisterCommand[] = [
   registerSources,
   registerDoctor,
+  registerEnvironment,
   registerIndex,
   registerBlocks,
   registerExtract,

@@ -1,7 +1,7 @@
 // `nnblocks sources`: fetch or update every source of the corpus config, then show id, kind, ref, commit, files, status.
 import type { RegisterCommand } from '../env.ts';
 import { loadConfig } from '../../config/load.ts';
-import { fetchSources } from '../../sources/fetch.ts';
+import { fetchCorpusSources } from '../../run/sources-step.ts';
 import type { SourceSnapshot } from '../../sources/types.ts';
 import { terminalContext } from '../terminal.ts';
 import { renderTable } from '../table.ts';
@@ -23,7 +23,7 @@ export const registerSources: RegisterCommand = (program, env) => {
     .action(async (opts: { config: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
       const config = loadConfig(opts.config);
-      const result = await fetchSources(config, terminalContext(io));
+      const { sources: result } = await fetchCorpusSources({ ...terminalContext(io), config });
       const failed = result.snapshots.filter((s) => s.status === 'failed');
       if (failed.length) env.setExitCode(1);
       if (opts.json) {

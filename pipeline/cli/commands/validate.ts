@@ -34,7 +34,6 @@ export const registerValidate: RegisterCommand = (program, env) => {
           const blocks = selectBlocks(p.discovered.blocks, { names: opts.only });
           const extracted = runExtraction(run, p, blocks, {
             outDir: join(run.config.cacheDir, 'extracted'),
-            versions: false,
           });
           const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
           const s = v.summary;

@@ -13,6 +13,11 @@
 # (bubblewrap) and a wall-clock backstop. See docs/validate.md.
 import json, os, sys
 
+# Validation checks eager behaviour: torch.compile (TorchDynamo/Inductor) would start a C++ compiler, which the sandbox
+# refuses (no processes), so code that compiles itself (torchvision's pure-Python roi_align fallback) runs eagerly
+# instead of failing. Set before torch is imported, which reads it once. `-I` ignores PYTHON* variables, not this.
+os.environ["TORCHDYNAMO_DISABLE"] = "1"
+
 # `python -I` keeps this folder off sys.path: put it there just long enough to import our modules, so no block
 # can import them by name later.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -88,6 +93,19 @@ def preload(entries):
     return done
 
 
+def environment_problem():
+    """Why this environment would fail blocks that are not at fault, or None: torch 2.x, timm and transformers ask
+    who the user is and where home is at import (the sandbox provides an account entry and HOME; a sandbox that
+    lost them must run nothing rather than blame every block)."""
+    import getpass, pwd
+    try:
+        getpass.getuser()
+        pwd.getpwuid(os.getuid())
+    except Exception as exc:
+        return f"environment: the sandbox's user has no account entry ({type(exc).__name__}: {exc})"
+    return None
+
+
 def main():
     # No other process of the sandbox (a block's, all running as the same uid) may open this one's /proc entries:
     # its fd 3 (the result pipe) or its memory.
@@ -102,6 +120,7 @@ def main():
     device, gpu, error = probe_device(hello.get("device", "auto"))
     native = load_native(hello.get("nativeLibraries") or [])
     preload(hello.get("preload") or [])
+    error = error or environment_problem()
     emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
           "python": sys.version.split()[0], "identity": identity(), "nativeLibraries": native})
     count = 0

@@ -153,6 +153,11 @@ def with_absent_imports(detail, tree, corpus):
 # table. The order is the point: a compiled extension before any missing module, the corpus's own packages before
 # "not installed" (a corpus package is never installed in the sandbox, and missing it is our resolver's fault).
 RULES = (
+    # The environment, not the block: the sandbox's user has no account entry (torch 2.x asks getpass.getuser() for
+    # its cache folders). The sandbox provides one; should it ever be missing, no block is blamed, and the record is
+    # not cached (validate.ts).
+    ("environment:account", lambda e, s, c: isinstance(e, KeyError) and "getpwuid" in str(e).lower(),
+     lambda e: ("environment", "the sandbox's user has no account entry (getpwuid)")),
     ("memory", lambda e, s, c: is_memory(e), lambda e: ("memory", None)),
     ("import:native", lambda e, s, c: isinstance(e, ImportError) and (is_native_import(e) or is_declared_native(e, c)),
      lambda e: ("native-extension", import_target(e))),

@@ -99,13 +99,26 @@ def install_audit_hook(work, send):
 NPROC = 128
 
 
+def mapped_bytes():
+    """The address space this process has mapped now (VmSize), or 0 where /proc can't tell."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def apply_limits(job):
-    """rlimits for this child only. RLIMIT_AS is skipped on CUDA, whose driver reserves huge virtual ranges."""
+    """rlimits for this child only. The address-space budget is what the block may add to what the child inherited:
+    a CUDA build of torch maps over 3 GiB of libraries before any block runs (Debian's CPU torch 0.6 GiB), and a
+    limit counted from zero would leave a block of the same size less room on one build than on another. RLIMIT_AS
+    is skipped on CUDA, whose driver reserves huge virtual ranges."""
     cpu = int(math.ceil(job["timeoutMs"] / 1000)) + 1
     limits = [(resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)),
               (resource.RLIMIT_NOFILE, (256, 256)), (resource.RLIMIT_NPROC, (NPROC, NPROC)), (resource.RLIMIT_CORE, (0, 0))]
     if job["device"] != "cuda":
-        limits.append((resource.RLIMIT_AS, (job["memoryBytes"], job["memoryBytes"])))
+        budget = mapped_bytes() + job["memoryBytes"]
+        limits.append((resource.RLIMIT_AS, (budget, budget)))
     for what, value in limits:
         try:
             resource.setrlimit(what, value)
@@ -125,7 +138,13 @@ def enter_child(job, res_w, out_w, err_w):
     os.closerange(res_w + 1, 1 << 16)
     os.makedirs(job["work"], exist_ok=True)
     os.chdir(job["work"])
-    os.environ.update(TMPDIR=job["work"], HOME=job["work"])
+    # Caches a library asks for at run time (torch hub, matplotlib, Hugging Face) go into the work folder too: the
+    # only place the audit hook lets a block write, and wiped after it.
+    cache = os.path.join(job["work"], ".cache")
+    os.environ.update(TMPDIR=job["work"], HOME=job["work"], XDG_CACHE_HOME=cache, TORCH_HOME=os.path.join(cache, "torch"),
+                      HF_HOME=os.path.join(cache, "huggingface"), MPLCONFIGDIR=os.path.join(cache, "matplotlib"),
+                      TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "torchinductor"),
+                      TRITON_CACHE_DIR=os.path.join(cache, "triton"))
     tempfile.tempdir = job["work"]
     sys.dont_write_bytecode = True
 

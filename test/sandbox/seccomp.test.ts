@@ -2,7 +2,7 @@
 // sandbox is tried in escape.test.ts.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DENIED_SYSCALLS, seccompProgram } from '../../pipeline/validate/seccomp.ts';
+import { DENIED_SYSCALLS, seccompProgram } from '../../pipeline/sandbox/seccomp.ts';
 
 describe('seccomp program', () => {
   it('is whole sock_filter records: an arch check, one test per refused call, allow, refuse', () => {
