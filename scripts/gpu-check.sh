@@ -39,12 +39,13 @@ while (($#)); do
 done
 
 mkdir -p "$out"
-exec > >(tee -a "$out/gpu-check.log") 2>&1
+rm -f "$out"/{gpu-check.log,doctor.json,report.txt,summary.json,validate-*.json.gz}
+exec > >(tee "$out/gpu-check.log") 2>&1
 say() { echo "gpu-check [$SECONDS s]: $*"; }
-die() {
+die() { # CODE MESSAGE: report.txt then says why there is no comparison
   local code=$1
   shift
-  echo "gpu-check: ERROR: $*"
+  echo "gpu-check: ERROR (exit $code): $*" | tee "$out/report.txt"
   exit "$code"
 }
 now() { date +%s.%N; }
@@ -64,6 +65,9 @@ export NNBLOCKS_PYTHON=$py
 [[ -f $bundle ]] || die 4 "no bundle at $bundle: run scripts/gpu-bundle.sh here first, and carry gpu-bundle"
 sha=$(sha256sum "$bundle" | cut -d' ' -f1)
 if ((fresh)) || [[ $(cat "$work/bundle.sha256" 2>/dev/null) != "$sha" ]]; then
+  if [[ -d $work && ! -f $work/bundle.sha256 ]] && [[ -n $(ls -A "$work") ]]; then
+    die 4 "$work is not empty and not an earlier check's: refusing to wipe it (choose another --work)"
+  fi
   say "unpacking $bundle into $work"
   rm -rf "$work" && mkdir -p "$work"
   if command -v xz >/dev/null; then
@@ -109,7 +113,7 @@ else
   echo "# NO GPU: $py sees no CUDA device (torch.cuda.is_available() is false)."
   echo "# This is not a GPU check. Run it on a CUDA machine, or pass --cpu-only."
   echo "############################################################################"
-  exit 3
+  die 3 "no GPU: nothing was checked"
 fi
 
 if [[ $(id -u) == 0 ]]; then

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { checksumsClose, compareRuns, main, type RunRecord } from '../../scripts/gpu-compare.ts';
+import { checksumsClose, compareRuns, main, runFacts, type RunRecord } from '../../scripts/gpu-compare.ts';
 import { writeTree } from '../helpers/tree.ts';
 
 const recipe = { seed: 0, origin: 'inference' as const, kwargs: { inplanes: 16, planes: 16 }, inputs: [] };
@@ -93,6 +93,13 @@ describe('compareRuns', () => {
     ]);
     expect(c.ok).toBe(false);
     expect(compareRuns([], [], tol).problems).toEqual(['run A has no records', 'run B has no records']);
+  });
+});
+
+describe('runFacts', () => {
+  it('counts blocks read from the cache (an earlier call) but not in blocks/s', () => {
+    const facts = runFacts('cuda', [rec('tv:A', 'cuda', { cached: true }), rec('tv:B', 'cuda')], 2);
+    expect(facts).toMatchObject({ device: 'cuda', records: 2, cached: 1, blocksPerSecond: 0.5 });
   });
 });
 
