@@ -94,13 +94,14 @@ export const workflowFiles = () =>
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()
     .map((f) => join(root, '.github', 'workflows', f));
-export const scriptFiles = () => [
-  ...readdirSync(join(root, '.github', 'scripts'))
-    .filter((f) => f.endsWith('.sh'))
-    .sort()
-    .map((f) => join('.github', 'scripts', f)),
-  join('scripts', 'ci-dry-run.sh'),
-];
+/** The workflow's scripts and the project's own (the dry run, the GPU check and its bundle). */
+export const scriptFiles = () =>
+  ['.github/scripts', 'scripts'].flatMap((dir) =>
+    readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.sh'))
+      .sort()
+      .map((f) => join(dir, f)),
+  );
 
 async function main(): Promise<number> {
   let failed = false;
