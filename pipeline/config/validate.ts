@@ -104,6 +104,12 @@ function translate(e: ErrorObject, parents: Map<object, Json>): ConfigProblem | 
   switch (e.keyword) {
     case 'if':
       return null; // the failing `then` reports the concrete missing field
+    case 'anyOf':
+      return {
+        path: fieldPath(e.instancePath),
+        message: `is none of the allowed forms (got ${describe(e.data)})`,
+        fix: fix || 'see content/corpus.schema.json',
+      };
     case 'required': {
       const missing = (e.params as { missingProperty: string }).missingProperty;
       // `then: { required }` inside a source: the field schemas are on the enclosing object schema.
@@ -173,6 +179,14 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
       path: 'python',
       message: `interpreter ${resolvePath(data.python)} does not exist`,
       fix: 'point it at an interpreter that imports torch (e.g. "/usr/bin/python3"), or remove the field to auto-detect',
+    });
+  }
+  const env = data.environment as Json | undefined;
+  if (env && typeof env.python === 'string' && env.python.includes('/') && !existsSync(resolvePath(env.python))) {
+    problems.push({
+      path: 'environment.python',
+      message: `interpreter ${resolvePath(env.python)} does not exist`,
+      fix: 'point it at a Python 3 with the venv module (e.g. "/usr/bin/python3"), or remove the field',
     });
   }
   if (!Array.isArray(data.sources)) return problems;
@@ -261,6 +275,8 @@ export function validateConfig(
   const problems: ConfigProblem[] = [];
   if (!validate(data)) {
     for (const e of validate.errors ?? []) {
+      // The branches of an `anyOf` each fail on their own; the `anyOf` error itself says it once, with the fix.
+      if (/\/anyOf\/\d+\//.test(e.schemaPath)) continue;
       const p = translate(e, parents);
       if (p && !problems.some((q) => q.path === p.path && q.message === p.message)) problems.push(p);
     }

@@ -128,6 +128,7 @@ export async function resolveEnvironment(
       roots: layer
         ? outermost([base.facts.prefix, ...base.sites, ...base.roots]).filter((p) => !underUsr(p))
         : base.roots,
+      runtime: base.sites,
       host: layer ? { path: layer.python, sites } : { path: base.python },
       key,
       report,

@@ -38,6 +38,11 @@ export interface Environment {
   python: string;
   /** Folders the sandbox must show besides the interpreter's prefix (the base under a layer). */
   roots: string[];
+  /**
+   * The base's site folders: the runtime (torch, torchvision) whose packages nnblocks or the user installed, never
+   * a source's declared requirements. Originals there are imported once by the validate workers, like /usr.
+   */
+  runtime: string[];
   /** The interpreter for probes on the host (python sources, requirement versions). */
   host: HostPython;
   /** Identifies python, torch and the installed set: part of the validation cache key. */

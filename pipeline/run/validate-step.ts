@@ -124,6 +124,7 @@ export async function runValidation(
   const { records: raw, sandbox: report } = await validateRun(items, {
     python: env.environment.python,
     pythonRoots: env.environment.roots,
+    runtimeRoots: env.environment.runtime,
     environmentKey: env.environment.key,
     device: opts.device ?? v.device ?? 'auto',
     sandbox,

@@ -46,6 +46,11 @@ export interface ValidateOptions {
    */
   pythonRoots?: string[];
   /**
+   * Site folders of the runtime (the environment's base: torch, torchvision), like /usr: an original installed
+   * there is imported once by the workers; anything else (a checkout, a requirements layer) only by a block's child.
+   */
+  runtimeRoots?: string[];
+  /**
    * The validation environment's identity (python, torch, CUDA, a digest of the installed set): part of the cache
    * key, so records of one environment are never served for another.
    */

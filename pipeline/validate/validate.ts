@@ -126,28 +126,29 @@ function toJob(
   };
 }
 
-/** Folders visible in every sandbox anyway (the system binds): an original there needs no bind of its own. */
-const SYSTEM_PREFIXES = ['/usr/'];
-
 /**
- * The folder an item's original class imports from that its sandbox must show, or '' for none. Workers are
- * grouped by it, so a block sees its own source's tree (for fidelity) and never another source's.
+ * The folder an item's original class imports from that its sandbox must show, or '' for none: an original of the
+ * runtime (under /usr or the environment's base, `runtime`), which every sandbox shows. Workers are grouped by it,
+ * so a block sees its own source's tree (for fidelity) and never another source's.
  */
-function extraRoot(item: ValidateItem): string {
+function extraRoot(item: ValidateItem, runtime: readonly string[]): string {
   const root = item.original?.importRoot ?? '';
-  return root && !SYSTEM_PREFIXES.some((p) => `${root}/`.startsWith(p)) ? root : '';
+  return root && !runtime.some((p) => `${root}/`.startsWith(p.endsWith('/') ? p : `${p}/`)) ? root : '';
 }
 
 /**
- * The packages of originals that live in installed distributions (torchvision under /usr): the workers that serve
- * system roots import them once, before any block, instead of each block's child importing them again for
- * fidelity (~150 ms a block). Installed distributions are the runtime like torch itself; a checkout's package is
- * upstream code and is only ever imported by a block's own contained child.
+ * The packages of originals that are part of the runtime (torchvision under /usr or in the environment's base): the
+ * workers that serve runtime roots import them once, before any block, instead of each block's child importing them
+ * again for fidelity (~150 ms a block). They are installed like torch itself; a checkout's package, or anything of a
+ * requirements layer, is upstream code and is only ever imported by a block's own contained child.
  */
-function installedOriginals(items: ValidateItem[]): { importRoot: string; package: string }[] {
+function installedOriginals(
+  items: ValidateItem[],
+  runtime: readonly string[],
+): { importRoot: string; package: string }[] {
   const seen = new Map<string, { importRoot: string; package: string }>();
   for (const it of items) {
-    if (!it.original || extraRoot(it) !== '') continue;
+    if (!it.original || extraRoot(it, runtime) !== '') continue;
     const entry = { importRoot: it.original.importRoot, package: it.original.module.split('.')[0] };
     seen.set(`${entry.importRoot}\0${entry.package}`, entry);
   }
@@ -226,7 +227,9 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     sandboxed: opts.sandbox,
     nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
   };
-  const preload = installedOriginals(items);
+  // Runtime roots: /usr and the environment's base (a runtime of the user's choosing or installed by nnblocks).
+  const runtime = ['/usr/', ...(opts.runtimeRoots ?? [])];
+  const preload = installedOriginals(items, runtime);
   const workers: RunnerWorker[] = [];
   /** Starts a worker whose sandbox shows `root` (an original's import root) besides the block it runs. */
   const start = async (root: string) => {
@@ -293,7 +296,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     };
     // An original the sandbox's user can't read would stop its sandbox from starting: no fidelity for it.
     const visible = (it: ValidateItem): ValidateItem =>
-      opts.sandbox && extraRoot(it) && !readableBy(extraRoot(it), sandboxHostUid())
+      opts.sandbox && extraRoot(it, runtime) && !readableBy(extraRoot(it, runtime), sandboxHostUid())
         ? { ...it, original: undefined }
         : it;
     const runnable = items.map(visible);
@@ -302,7 +305,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     runnable.forEach((it, i) => {
       const hit = opts.cache?.get(keys[i]);
       if (hit !== undefined) return finish(i, { ...(JSON.parse(hit) as ValidationRecord), id: it.id, cached: true });
-      const root = extraRoot(it);
+      const root = extraRoot(it, runtime);
       groups.set(root, [...(groups.get(root) ?? []), i]);
     });
     // Blocks with builders first: they build production-size models and take seconds where most blocks take

@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type ConfigProblem } from '../../pipeline/config/load.ts';
+import { ConfigError, loadConfig, resolveConfig, type ConfigProblem } from '../../pipeline/config/load.ts';
 import { tempDir } from '../helpers/tree.ts';
 
 /** Writes `data` as `<tmp>/content/corpus.json` and returns the problems loadConfig reports (or [] when it loads). */
@@ -149,6 +149,32 @@ describe('config errors name the field path, the problem and the fix', () => {
     expect(problems[1].message).toContain('only applies to python sources');
   });
 
+  it('environment and requirements: a bad version, requirement or name names its field and the fix', () => {
+    const problems = problemsOf({
+      name: 'x',
+      environment: {
+        torch: 'latest',
+        torchvision: true,
+        requirements: ['not a requirement!', 'numpy>=1.20,<2', 'cv ; sys_platform == "linux"', 'x[a,b]~=1.0'],
+        pyton: '/usr/bin/python3',
+      },
+      sources: [{ ...ok, requirements: { add: ['einops'], drop: ['-bad-'] } }],
+    });
+    expect(problems.map((p) => p.path)).toEqual([
+      'sources[0].requirements.drop[0]',
+      'environment.pyton',
+      'environment.torch',
+      'environment.torchvision',
+      'environment.requirements[0]',
+    ]);
+    expect(problems[1].fix).toBe('did you mean "python"? rename it');
+    expect(problems[2].fix).toContain('"2.14.1"');
+    expect(problems[3].message).toBe('is none of the allowed forms (got true)');
+    expect(problemsOf({ name: 'x', environment: { python: '/no/such/python3' }, sources: [ok] })).toEqual([
+      expect.objectContaining({ path: 'environment.python', message: 'interpreter /no/such/python3 does not exist' }),
+    ]);
+  });
+
   it('a field of another source kind, a missing folder and an escaping importRoot', () => {
     const problems = problemsOf({
       name: 'x',
@@ -248,8 +274,31 @@ describe('resolved config', () => {
       symbols: [],
       resolveAcross: true,
       priority: 1,
+      requirements: { add: [], drop: [] },
     });
     expect(c.sources[1]).toMatchObject({ kind: 'git', priority: 2, include: ['**/*.py'] });
+    // No `environment`: the managed default, today's torch from pip.
+    expect(c.environment).toEqual({
+      torch: 'torch==2.14.1',
+      torchvision: 'torchvision==0.29.1',
+      requirements: [],
+      install: true,
+    });
+  });
+
+  it('environment: versions become pins, specifiers stay, another torch lets pip pick torchvision', () => {
+    const env = (environment: object) =>
+      resolveConfig({ name: 'x', sources: [ok], environment }, join(tempDir('nnb-cfg-'), 'c.json')).environment;
+    expect(env({ torch: '2.9.1', torchvision: '0.24.1' })).toMatchObject({
+      torch: 'torch==2.9.1',
+      torchvision: 'torchvision==0.24.1',
+    });
+    expect(env({ torch: '>=2.1,<3' })).toMatchObject({ torch: 'torch>=2.1,<3', torchvision: 'torchvision' });
+    expect(env({ torchvision: false, requirements: ['einops>=0.6'], install: false })).toMatchObject({
+      torchvision: null,
+      requirements: ['einops>=0.6'],
+      install: false,
+    });
   });
 
   it('outside a content/ folder the config folder is the project root', () => {

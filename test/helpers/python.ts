@@ -7,13 +7,21 @@ import { defaultEnvironmentConfig } from '../../pipeline/config/load.ts';
 import { findManagedBase } from '../../pipeline/environment/base.ts';
 import { environmentHome } from '../../pipeline/environment/home.ts';
 
-let managed: string | null | undefined;
+let managed: { python: string; sites: string[] } | null | undefined;
+
+function managedBase(): { python: string; sites: string[] } | null {
+  managed ??= findManagedBase(defaultEnvironmentConfig(), environmentHome());
+  return managed;
+}
 
 /** The interpreter tests use: $NNBLOCKS_PYTHON, else the managed environment a default config gets, else Debian's. */
 export function testPython(): string {
-  if (process.env.NNBLOCKS_PYTHON) return process.env.NNBLOCKS_PYTHON;
-  managed ??= findManagedBase(defaultEnvironmentConfig(), environmentHome())?.python ?? null;
-  return managed ?? debianPython();
+  return process.env.NNBLOCKS_PYTHON ?? managedBase()?.python ?? debianPython();
+}
+
+/** The runtime's site folders for `testPython()` (ValidateOptions.runtimeRoots): the managed base's, else none. */
+export function testRuntimeRoots(): string[] {
+  return process.env.NNBLOCKS_PYTHON ? [] : (managedBase()?.sites ?? []);
 }
 
 /** Debian's Python with its torch 1.13 (python3-torch): the compatibility path. */

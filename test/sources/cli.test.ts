@@ -22,29 +22,36 @@ async function cli(argv: string[]) {
 }
 
 describe('nnblocks sources', () => {
-  it('--json reports torchvision 0.14.x from the installed distribution with its repository and tag', async () => {
-    const { code, out } = await cli(['sources', '--config', 'content/corpus.json', '--json']);
-    expect(code).toBe(0);
-    const result = JSON.parse(out) as { snapshots: SourceSnapshot[]; diagnostics: unknown[] };
-    expect(result.diagnostics).toEqual([]);
-    const tv = result.snapshots[0];
-    expect(tv).toMatchObject({
-      id: 'torchvision',
-      kind: 'python',
-      distribution: 'torchvision',
-      repository: 'https://github.com/pytorch/vision',
-      tag: 'v0.14.1',
+  // The default config's torchvision lives in the managed environment (pip's 0.29.1); the Debian config's in
+  // /usr/lib/python3/dist-packages (0.14.1): both are located the same way.
+  for (const [config, version] of [
+    ['content/corpus.json', '0.29.1'],
+    ['content/corpus.debian.json', '0.14.1'],
+  ]) {
+    it(`--json reports torchvision ${version} of ${config} with its repository and tag`, async () => {
+      const { code, out } = await cli(['sources', '--config', config, '--json']);
+      expect(code).toBe(0);
+      const result = JSON.parse(out) as { snapshots: SourceSnapshot[]; diagnostics: unknown[] };
+      expect(result.diagnostics).toEqual([]);
+      const tv = result.snapshots[0];
+      expect(tv).toMatchObject({
+        id: 'torchvision',
+        kind: 'python',
+        distribution: 'torchvision',
+        repository: 'https://github.com/pytorch/vision',
+        tag: `v${version}`,
+      });
+      expect(tv.version!.startsWith(version.replace(/\.\d+$/, ''))).toBe(true);
+      expect(['fetched', 'unchanged', 'updated']).toContain(tv.status);
     });
-    expect(tv.version).toMatch(/^0\.14\./);
-    expect(['fetched', 'unchanged', 'updated']).toContain(tv.status);
-  });
+  }
 
   it('prints a table with id, kind, ref, commit, files and status', async () => {
     const { code, out } = await cli(['sources', '--config', 'content/corpus.json']);
     expect(code).toBe(0);
     expect(out.split('\n')[0]).toMatch(/^id\s+kind\s+ref\s+commit\s+files\s+discover\s+skipped\s+license\s+status$/);
     expect(out).toMatch(
-      /torchvision\s+python\s+v0\.14\.1\s+torchvision 0\.14\.\S+\s+\d+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/,
+      /torchvision\s+python\s+v0\.29\.1\s+torchvision 0\.29\.\S+\s+\d+\s+\d+\s+0\s+BSD-3-Clause\s+(fetched|unchanged|updated)/,
     );
   });
 
@@ -80,10 +87,25 @@ describe('nnblocks doctor', () => {
   it('--json lists each tool, found or missing with the fixing command', async () => {
     const { out } = await cli(['doctor', '--json']);
     const result = JSON.parse(out) as { ok: boolean; checks: { name: string; found: boolean; fix?: string }[] };
-    expect(result.checks.map((c) => c.name)).toEqual(['node', 'git', 'python + torch', 'bubblewrap', 'chromium']);
+    // The default: the managed environment (made by `npm test`'s setup here).
+    expect(result.checks.map((c) => c.name)).toEqual([
+      'node',
+      'git',
+      'validation environment',
+      'bubblewrap',
+      'chromium',
+    ]);
+    expect(result.checks[2].found).toBe(true);
     // Whatever this machine lacks, each missing tool comes with a command to run.
     for (const c of result.checks) expect(c.found || Boolean(c.fix)).toBe(true);
     expect(result.checks.find((c) => c.name === 'node')!.found).toBe(true);
     expect(result.checks.find((c) => c.name === 'git')!.found).toBe(true);
+  });
+
+  it('checks the interpreter a config names instead (Debian torch 1.13)', async () => {
+    const { out } = await cli(['doctor', '--json', '--config', 'content/corpus.debian.json']);
+    const checks = (JSON.parse(out) as { checks: { name: string; found: boolean; detail: string }[] }).checks;
+    expect(checks[2]).toMatchObject({ name: 'python + torch', found: true });
+    expect(checks[2].detail).toMatch(/torch 1\.13/);
   });
 });

@@ -6,47 +6,54 @@ import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { normalizeRepoUrl, tagForVersion, upstreamRepository } from '../../pipeline/sources/python-dist.ts';
 import { tempDir } from '../helpers/tree.ts';
-import { testPython } from '../helpers/python.ts';
+import { debianPython, testPython } from '../helpers/python.ts';
 
 const ctx = quietContext();
 
-function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
-  return resolveConfig(
-    { name: 't', python: testPython(), cacheDir, sources },
-    join(tempDir('nnb-proj-'), 'corpus.json'),
-  );
+function config(sources: object[], cacheDir = tempDir('nnb-cache-'), python = testPython()) {
+  return resolveConfig({ name: 't', python, cacheDir, sources }, join(tempDir('nnb-proj-'), 'corpus.json'));
 }
 
 describe('the installed torchvision distribution', () => {
-  it('is located with its version, upstream repository, tag, files and license', async () => {
-    const c = config([
-      { id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'] },
-    ]);
-    const { snapshots, diagnostics } = await fetchSources(c, ctx);
-    expect(diagnostics).toEqual([]);
-    const s = snapshots[0];
-    expect(s).toMatchObject({
-      kind: 'python',
-      status: 'fetched',
-      distribution: 'torchvision',
-      repository: 'https://github.com/pytorch/vision',
-      tag: 'v0.14.1',
-    });
-    expect(s.version).toMatch(/^0\.14\./);
-    // Debian ships the package under dist-packages; the import root is that folder.
-    expect(s.root).toMatch(/\/(dist|site)-packages$/);
-    expect(s.importRoot).toBe(s.root);
-    expect(s.files.length).toBeGreaterThan(120);
-    expect(s.files.length).toBeLessThan(200);
-    expect(s.files.map((f) => f.path)).toEqual(
-      expect.arrayContaining(['torchvision/__init__.py', 'torchvision/models/resnet.py', 'torchvision/ops/misc.py']),
-    );
-    expect(s.files.every((f) => f.path.startsWith('torchvision/') && f.path.endsWith('.py'))).toBe(true);
-    expect(s.license.spdx).toBe('BSD-3-Clause');
-    expect(s.license.method).toMatch(/BSD/);
-    // Same version next time: unchanged.
-    expect((await fetchSources(c, ctx)).snapshots[0].status).toBe('unchanged');
-  });
+  // pip's torchvision 0.29.1 in the managed environment (site-packages, license in dist-info) and Debian's 0.14.1
+  // (dist-packages, license in /usr/share/doc): located the same way.
+  it.each([
+    ['0.29.1', testPython(), 160, 230],
+    ['0.14.1', debianPython(), 120, 200],
+  ])(
+    'torchvision %s is located with its version, upstream repository, tag, files and license',
+    async (version, python, fewest, most) => {
+      const c = config(
+        [{ id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'] }],
+        tempDir('nnb-cache-'),
+        python,
+      );
+      const { snapshots, diagnostics } = await fetchSources(c, ctx);
+      expect(diagnostics).toEqual([]);
+      const s = snapshots[0];
+      expect(s).toMatchObject({
+        kind: 'python',
+        status: 'fetched',
+        distribution: 'torchvision',
+        repository: 'https://github.com/pytorch/vision',
+        tag: `v${version}`,
+      });
+      expect(s.version!.startsWith(version.slice(0, 4))).toBe(true);
+      // The package sits in dist-packages (Debian) or site-packages (pip); the import root is that folder.
+      expect(s.root).toMatch(/\/(dist|site)-packages$/);
+      expect(s.importRoot).toBe(s.root);
+      expect(s.files.length).toBeGreaterThan(fewest);
+      expect(s.files.length).toBeLessThan(most);
+      expect(s.files.map((f) => f.path)).toEqual(
+        expect.arrayContaining(['torchvision/__init__.py', 'torchvision/models/resnet.py', 'torchvision/ops/misc.py']),
+      );
+      expect(s.files.every((f) => f.path.startsWith('torchvision/') && f.path.endsWith('.py'))).toBe(true);
+      expect(s.license.spdx).toBe('BSD-3-Clause');
+      expect(s.license.method).toMatch(/BSD/);
+      // Same version next time: unchanged.
+      expect((await fetchSources(c, ctx)).snapshots[0].status).toBe('unchanged');
+    },
+  );
 
   it('a distribution that is not installed fails with a hint; the interpreter being wrong is a diagnostic too', async () => {
     const { snapshots, diagnostics } = await fetchSources(

@@ -214,6 +214,14 @@ const ROWS: Row[] = [
     detail: null,
     why: 'nothing requires a gradient',
   },
+  // environment: not the block's failure (and never cached)
+  {
+    cls: 'environment',
+    stage: 'import',
+    code: 'import pwd; pwd.getpwuid(4242424)',
+    detail: "the sandbox's user has no account entry (getpwuid)",
+    why: 'torch 2.x asks getpass.getuser() for its caches: a sandbox without an account entry fails at import',
+  },
   // memory
   { cls: 'memory', stage: 'build', code: 'bytearray(1 << 62)', detail: null, why: 'MemoryError' },
   {

@@ -1,7 +1,7 @@
 // Shared fixture plumbing for the validate tests: inline Python modules written to a temp folder, as ValidateItems.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { testPython } from '../helpers/python.ts';
+import { testPython, testRuntimeRoots } from '../helpers/python.ts';
 import { writeTree } from '../helpers/tree.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from '../../pipeline/validate/types.ts';
 
@@ -42,7 +42,15 @@ export function fixtureItems(
 }
 
 export function baseOptions(extra: Partial<ValidateOptions> = {}): ValidateOptions {
-  return { python: testPython(), device: 'cpu', sandbox: true, timeoutMs: 20_000, workers: 2, ...extra };
+  return {
+    python: testPython(),
+    runtimeRoots: testRuntimeRoots(),
+    device: 'cpu',
+    sandbox: true,
+    timeoutMs: 20_000,
+    workers: 2,
+    ...extra,
+  };
 }
 
 export function byName(records: ValidationRecord[]): Record<string, ValidationRecord> {
