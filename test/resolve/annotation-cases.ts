@@ -1,6 +1,7 @@
-// Resolver cases for annotations: postponed annotations (PEP 563), outside names used only as annotations, and
-// subpackages reached through `from pkg import sub` and `__init__` re-exports (the shapes of torchvision 0.29's
-// transforms.v2). Each emitted module is imported with `pkg` blocked (test/assemble/import.test.ts).
+// Resolver cases for annotations and what only type checkers see: postponed annotations (PEP 563), names bound
+// under `if TYPE_CHECKING:`, outside names used only as annotations, and subpackages reached through
+// `from pkg import sub` and `__init__` re-exports (the shapes of torchvision 0.29's transforms.v2). Each emitted
+// module is imported with `pkg` blocked (test/assemble/import.test.ts).
 import { py, type Tree } from '../helpers/tree.ts';
 import type { ResolverCase } from './cases.ts';
 
@@ -13,6 +14,13 @@ const usesBoxes = py`
   class Block(nn.Module):
       def forward(self, x):
           return x.as_subclass(Boxes)
+`;
+
+/** A heavy module that must not be inlined: importing it fails without its own dependencies. */
+const heavy = py`
+  import not_installed_anywhere
+  class Heavy:
+      pass
 `;
 
 export const annotationCases: ResolverCase[] = [
@@ -119,6 +127,90 @@ export const annotationCases: ResolverCase[] = [
     block: 'pkg.m:Block',
     has: ['pkg.v2.functional._meta:clamp', 'pkg.tv._boxes:Boxes'],
     run: 'assert type(Block()(torch.ones(1))).__name__ == "Boxes"',
+  },
+  {
+    name: 'a name bound only under `if TYPE_CHECKING:` is not followed; the block stays for type checkers',
+    why: 'TYPE_CHECKING is False at run time: Heavy is never bound and, postponed, never read; its import is kept (absolute) and never runs',
+    files: pkg({
+      'pkg/heavy.py': heavy,
+      'pkg/m.py': py`
+        from __future__ import annotations
+        from typing import TYPE_CHECKING
+        import torch.nn as nn
+        if TYPE_CHECKING:
+            from .heavy import Heavy
+        class Block(nn.Module):
+            def forward(self, x: Heavy) -> Heavy:
+                return x
+      `,
+    }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.heavy:Heavy'],
+    code: ['from __future__ import annotations', 'if TYPE_CHECKING:\n    from pkg.heavy import Heavy'],
+    notCode: ['from .heavy', 'not_installed_anywhere'],
+    run: 'Block()(torch.ones(1))',
+  },
+  {
+    name: 'the else branch of `if TYPE_CHECKING:` is what runs',
+    why: '`if TYPE_CHECKING: from .heavy import Heavy` / `else: Heavy = object`: at run time Heavy is object, pkg.heavy is never imported',
+    files: pkg({
+      'pkg/heavy.py': heavy,
+      'pkg/m.py': py`
+        from typing import TYPE_CHECKING
+        import torch.nn as nn
+        if TYPE_CHECKING:
+            from .heavy import Heavy
+        else:
+            Heavy = object
+        class Block(nn.Module):
+            def forward(self, x):
+                return x * isinstance(x, Heavy)
+      `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:Heavy'],
+    hasNot: ['pkg.heavy:Heavy'],
+    code: ['from pkg.heavy import Heavy', 'Heavy = object'],
+    run: 'assert Block()(torch.ones(1)).item() == 1',
+  },
+  {
+    name: 'a TYPE_CHECKING import named only in a string annotation needs nothing',
+    why: 'strings are not read: `x: "npt.NDArray"` follows nothing, so neither numpy nor the block comes',
+    files: pkg({
+      'pkg/m.py': py`
+        from typing import TYPE_CHECKING
+        import torch.nn as nn
+        if TYPE_CHECKING:
+            import numpy.typing as npt
+            from .heavy import Heavy
+        class Block(nn.Module):
+            def forward(self, x: "npt.NDArray", h: "Heavy" = None):
+                return x
+      `,
+      'pkg/heavy.py': heavy,
+    }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.heavy:Heavy'],
+    notCode: ['TYPE_CHECKING', 'numpy'],
+  },
+  {
+    name: 'a TYPE_CHECKING name read at run time is said',
+    why: '`cast(Heavy, x)` evaluates Heavy when forward runs: NameError upstream too; a diagnostic, nothing inlined',
+    files: pkg({
+      'pkg/heavy.py': heavy,
+      'pkg/m.py': py`
+        from typing import TYPE_CHECKING, cast
+        import torch.nn as nn
+        if TYPE_CHECKING:
+            from .heavy import Heavy
+        class Block(nn.Module):
+            def forward(self, x):
+                return cast(Heavy, x)
+      `,
+    }),
+    block: 'pkg.m:Block',
+    hasNot: ['pkg.heavy:Heavy'],
+    diagnostics: ['unresolved-name'],
   },
   {
     name: 'an outside module used only in annotations stays imported',
