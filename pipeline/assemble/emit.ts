@@ -69,6 +69,7 @@ export function emitModule(
       }
       continue;
     }
+    if (postponesAnnotations(st.mod)) futures.add(FUTURE_ANNOTATIONS);
     nodes.push({
       key: st.key,
       sortKey: `${st.mod.sourceId}\0${st.mod.path}\0${String(st.stmt).padStart(6, '0')}`,
@@ -149,6 +150,25 @@ export function emitModule(
     definitions,
     diagnostics,
   };
+}
+
+const FUTURE_ANNOTATIONS = 'from __future__ import annotations';
+
+/**
+ * Whether `mod` starts with `from __future__ import annotations` (PEP 563): its annotations are never evaluated, so
+ * they may name what is defined later, the class being defined, or nothing at run time at all.
+ *   from __future__ import annotations
+ *   class TVTensor(torch.Tensor):
+ *       def wrap(self, like: TVTensor) -> TVTensor: ...     # fine: TVTensor is not bound yet, never looked up
+ * A future statement holds for its whole module, so one emitted statement from such a module makes the emitted
+ * module postpone every annotation: the only way its own annotations stay unevaluated. A statement from a module
+ * without it can only import more easily so (its annotations go unevaluated; what they name is emitted anyway), and
+ * `typing.get_type_hints` and TorchScript resolve the strings in the module's globals.
+ */
+function postponesAnnotations(mod: IndexedModule): boolean {
+  return mod.facts.imports.some(
+    (i) => i.future && i.scope === 'module' && i.names.some((n) => n.name === 'annotations'),
+  );
 }
 
 /**

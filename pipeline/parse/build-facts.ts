@@ -192,6 +192,10 @@ export function buildFacts(
       sideEffect: binds.length === 0 && s.kind !== 'import' && s.kind !== 'class' && s.kind !== 'function',
       hasError,
     };
+    const typing = [...s.typing].filter((n) => !s.binds.has(n));
+    if (typing.length) st.typing = typing;
+    if (s.typingBodies.length)
+      st.typeChecking = s.typingBodies.map((b) => ({ startByte: map.byte(b.pos), endByte: map.byte(b.end) }));
     if (dicts[index] && !hasError) st.dict = dicts[index];
     if (reads[index]) st.attrReads = reads[index];
     return st;

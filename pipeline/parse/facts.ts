@@ -17,8 +17,9 @@ export type { LiteralValue, ParamKind };
  * 3: `dict` (entries of a module-level dict literal) and `key` (a name read with a literal key).
  * 4: `attrReads` (attribute names read) of statements and methods, each method's `body` span, `typeOnly`.
  * 5: `usage` (call sites and the values around them, for usage mining).
+ * 6: `typing` (names bound only under `if TYPE_CHECKING:`, no longer in `binds`), `typeChecking` (those bodies).
  */
-export const PARSER_VERSION = 5;
+export const PARSER_VERSION = 6;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -68,9 +69,21 @@ export interface TopStatement {
    * annotated/augmented assignment, for/with targets, walrus at module level), import aliases (for
    * `import a.b` the bound name is `a`), names bound anywhere inside a module-level if/try/with/for block,
    * and names a class body binds through `global` (it runs at import time). Names are as Python binds them
-   * (NFKC: `class Ｂlock` binds `Block`).
+   * (NFKC: `class Ｂlock` binds `Block`). Not names bound only under `if TYPE_CHECKING:` (see `typing`).
    */
   binds: string[];
+  /**
+   * Module-level names bound only inside `if TYPE_CHECKING:`, which is False at run time: bound for type checkers,
+   * never when the module runs. A name an `else:` branch binds too is in `binds` instead. Unset when none.
+   *   if TYPE_CHECKING:
+   *       from .boxes import Boxes     # typing: Boxes
+   */
+  typing?: string[];
+  /**
+   * Byte spans of the bodies of `if TYPE_CHECKING:` anywhere in the statement (a function's too): code that never
+   * runs, so what it reads and imports is never needed. Unset when none.
+   */
+  typeChecking?: { startByte: number; endByte: number }[];
   /**
    * Module-level names that code run later (a function or method body defined here) rebinds through `global`,
    * with the spans of the `global` declaration and of each binding (renamed with the name on a clash). Not

@@ -158,6 +158,10 @@ export interface RawStatement {
   start: number;
   end: number;
   binds: Set<string>;
+  /** Module names bound only inside `if TYPE_CHECKING:` (TopStatement.typing); those also bound elsewhere go. */
+  typing: Set<string>;
+  /** Bodies of `if TYPE_CHECKING:` anywhere in the statement (TopStatement.typeChecking). */
+  typingBodies: RawSpan[];
   mutates: Set<string>;
   /** Module names rebound through `global` in code that runs later, with their `global` and binding spans. */
   rebinds: Map<string, RawSpan[]>;
@@ -179,6 +183,12 @@ export class NestingTooDeep extends Error {
   constructor() {
     super(`nested more than ${MAX_NESTING} levels deep`);
   }
+}
+
+/** Inside the body of an `if TYPE_CHECKING:` (at any depth), where nothing runs. */
+function underTypeChecking(frame: GuardFrame | null): boolean {
+  for (let f = frame; f; f = f.parent) if (f.kind === 'type-checking') return true;
+  return false;
 }
 
 /** An enclosing `try`/`if` while walking, to label the imports inside it. */
@@ -306,7 +316,8 @@ export abstract class WalkState {
     const visibleFrom = s.kind === 'class' && this.bindPos >= 0 ? this.bindPos : pos;
     if (this.scopes.bind(scope, name, visibleFrom)) {
       const st = this.statements[this.stmt];
-      if (!s.deferred) st.binds.add(name);
+      // `if TYPE_CHECKING: from .boxes import Boxes`: TYPE_CHECKING is False at run time, nothing is bound.
+      if (!s.deferred) (underTypeChecking(this.guard) ? st.typing : st.binds).add(name);
       else {
         let spans = st.rebinds.get(name);
         if (!spans) st.rebinds.set(name, (spans = []));

@@ -77,6 +77,8 @@ export class ModuleWalker extends MatchWalker {
         start: c.startIndex,
         end: c.endIndex,
         binds: new Set(),
+        typing: new Set(),
+        typingBodies: [],
         mutates: new Set(),
         rebinds: new Map(),
       });
@@ -126,6 +128,8 @@ export class ModuleWalker extends MatchWalker {
     this.depth = 0;
     const st = this.statements[this.stmt];
     st.binds.clear();
+    st.typing.clear();
+    st.typingBodies.length = 0;
     st.mutates.clear();
     st.rebinds.clear();
     st.tooDeep = true;
@@ -358,10 +362,15 @@ export class ModuleWalker extends MatchWalker {
     this.guard = saved;
   }
 
-  /** `if TYPE_CHECKING:` labels its imports 'type-checking'; any other if/elif/else labels them 'if'. */
+  /**
+   * `if TYPE_CHECKING:` labels its imports 'type-checking' and its body is recorded (never runs); any other
+   * if/elif/else labels them 'if'.
+   */
   private ifStatement(scope: number): void {
     let kind: GuardFrame['kind'] = 'if';
     this.eachChild((t) => {
+      if (t === T.block && kind === 'type-checking')
+        this.statements[this.stmt].typingBodies.push({ pos: this.c.startIndex, end: this.c.endIndex });
       if (t === T.block) this.withGuard(kind, () => this.block(scope));
       else if (t === T.elifClause || t === T.elseClause) this.withGuard('if', () => this.compound(scope));
       else if (EXPR[t] !== X.Leaf) {

@@ -1,10 +1,12 @@
 // Name lookup across modules with Python's import rules: follows aliases, relative imports, package re-exports,
 // star imports (honouring __all__) and attribute chains on module objects, to a definition or an external name.
+// A name bound only under `if TYPE_CHECKING:` is no run-time binding: it is told apart, for annotations.
 // Lookup never throws: it returns a small result union, like ruff's semantic model.
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact } from '../parse/facts.ts';
 import { BUILTINS, MODULE_DUNDERS } from './builtins.ts';
 import type { Program } from './program.ts';
+import { typeCheckingOnly } from './type-checking.ts';
 
 export type Target =
   /** A top-level statement of an indexed module binds the name (class, def, assignment, compound statement...). */
@@ -18,6 +20,11 @@ export type Target =
       via?: { mod: IndexedModule; stmt: number; name: string };
       confidence: 'import' | 'star';
     }
+  /**
+   * Bound only for type checkers, by statement `stmt` of `mod` (an `if TYPE_CHECKING:`): never at run time. What
+   * an annotation may name; code that runs would raise NameError upstream too.
+   */
+  | { kind: 'typing'; mod: IndexedModule; stmt: number; name: string }
   | { kind: 'builtin'; name: string }
   | { kind: 'unresolved'; name: string; reason: string };
 
@@ -104,6 +111,9 @@ export class Lookup {
       const imp = this.importBinding(mod, stmt, name);
       if (!imp) return { kind: 'def', mod, stmt, name };
       const via = this.viaImport(mod, imp, name, seen, depth);
+      // `from .boxes import Boxes` where boxes binds Boxes only under `if TYPE_CHECKING:`: ImportError at run time.
+      if (via.kind === 'typing')
+        return { kind: 'unresolved', name, reason: `'${name}' is bound only under TYPE_CHECKING in ${via.mod.module}` };
       // An external name is provided by the innermost statement that imports it from outside the source: a
       // re-export chain (`from pkg import X`, pkg/__init__: `from .sub import X`, pkg/sub: `from torch import X`)
       // ends at pkg/sub's import, never at an import of the block's own (blocked) package. An import of an
@@ -120,10 +130,12 @@ export class Lookup {
       if (target) {
         if (!this.exports(target, name)) continue;
         const t = this.nameIn(target, name, seen, depth + 1);
-        if (t.kind !== 'unresolved') return t;
+        // A star import binds what the module binds at run time, not its TYPE_CHECKING names.
+        if (t.kind !== 'unresolved' && t.kind !== 'typing') return t;
       } else if (!this.sourceOf(base, mod.sourceId)) {
-        // External star import: we can't list its names; a free name nothing else binds most likely comes from it.
-        if (!BUILTINS.has(name)) {
+        // External star import: we can't list its names; a free name nothing else binds most likely comes from it
+        // (unless the module imports it for type checkers: then that is where it comes from).
+        if (!BUILTINS.has(name) && this.program.typingBinding(mod, name) < 0) {
           return {
             kind: 'external',
             qualified: `${base}.${name}`,
@@ -133,6 +145,9 @@ export class Lookup {
         }
       }
     }
+    // `if TYPE_CHECKING: from .boxes import Boxes`, then `def f(b: Boxes)` under postponed annotations.
+    const typing = this.program.typingBinding(mod, name);
+    if (typing >= 0) return { kind: 'typing', mod, stmt: typing, name };
     if (BUILTINS.has(name) || MODULE_DUNDERS.has(name)) return { kind: 'builtin', name };
     return { kind: 'unresolved', name, reason: `no binding of '${name}' in ${mod.module ?? mod.path}` };
   }
@@ -140,7 +155,10 @@ export class Lookup {
   /** The module-scope import inside statement `stmt` that binds `name`, if the binding comes from an import. */
   private importBinding(mod: IndexedModule, stmt: number, name: string): { imp: ImportFact; index: number } | null {
     const imps = this.program.importsOf(mod, stmt);
+    const facts = mod.facts.statements[stmt];
     for (let i = imps.length - 1; i >= 0; i--) {
+      // `if TYPE_CHECKING: from .a import A` / `else: A = None`: at run time A is the else branch's.
+      if (typeCheckingOnly(facts, imps[i].span.startByte)) continue;
       const idx = imps[i].names.findIndex((n) => n.bound === name);
       if (idx >= 0) return { imp: imps[i], index: idx };
     }
@@ -187,12 +205,13 @@ export class Lookup {
   ): Target {
     if (!sourceId) return { kind: 'external', qualified: `${base}.${member}`, confidence: 'import' };
     const file = this.program.findModule(base, sourceId);
-    if (file) {
-      const t = this.nameIn(file, member, seen, depth);
-      if (t.kind !== 'unresolved') return t;
-    }
+    const t = file ? this.nameIn(file, member, seen, depth) : null;
+    if (t && t.kind !== 'unresolved' && t.kind !== 'typing') return t;
+    // `from pkg import sub` finds submodule pkg/sub.py when pkg binds no `sub` at run time: the import system loads
+    // it and binds it on pkg (a `sub` bound only for type checkers is no such binding).
     const sub = `${base}.${member}`;
     if (this.sourceOf(sub, sourceId)) return this.moduleObject(sub, sourceId);
+    if (t?.kind === 'typing') return t;
     return {
       kind: 'unresolved',
       name: member,

@@ -199,7 +199,8 @@ export class MethodReach {
         .concat(facts.eager)
         .some((ref) => ref.name === head && ref.occurrences.some((o) => o.startByte === r.startByte));
       const t = free ? this.lookup.dotted(mod, r.name) : null;
-      if (t?.kind === 'module' || t?.kind === 'external' || t?.kind === 'builtin') continue;
+      // A name bound only for type checkers holds nothing at run time either.
+      if (t?.kind === 'module' || t?.kind === 'external' || t?.kind === 'builtin' || t?.kind === 'typing') continue;
       const key = t?.kind === 'def' ? this.classAt(t.mod, t.stmt, t.name) : null;
       if (key) this.dynamicOn(key);
       else this.all();

@@ -13,6 +13,8 @@ interface ModuleBindings {
   binders: Map<string, number[]>;
   /** Name → statements whose functions rebind it through `global` when they run, in order. */
   rebinders: Map<string, number[]>;
+  /** Name → the last statement binding it only under `if TYPE_CHECKING:` (never at run time). */
+  typing: Map<string, number>;
 }
 
 /** Compound statements whose bindings may not happen when the module runs. */
@@ -84,6 +86,14 @@ export class Program {
   }
 
   /**
+   * Index of the last top-level statement that binds `name` only for type checkers (`if TYPE_CHECKING:`), or -1.
+   * Not a binding at run time: `lastBinding` never returns it; lookup falls back to it (lookup.ts).
+   */
+  typingBinding(mod: IndexedModule, name: string): number {
+    return this.bindingsOf(mod).typing.get(name) ?? -1;
+  }
+
+  /**
    * Statements that must run for `name` to be bound after the module ran: the last binding, and when that one is
    * conditional (inside if/try/for/while/with, which may not bind it), reads the name itself (`X += [...]`) or
    * binds it by calling a function that rebinds it through `global` (`_init()`), the earlier ones back to a plain
@@ -119,7 +129,7 @@ export class Program {
   private bindingsOf(mod: IndexedModule): ModuleBindings {
     let b = this.bindingCache.get(mod);
     if (b) return b;
-    b = { binders: new Map(), rebinders: new Map() };
+    b = { binders: new Map(), rebinders: new Map(), typing: new Map() };
     const latest = new Map<string, number>();
     const add = (map: Map<string, number[]>, name: string, index: number) => {
       const list = map.get(name);
@@ -137,6 +147,7 @@ export class Program {
         latest.set(name, st.index);
       }
       for (const rb of st.rebinds) add(b.rebinders, rb.name, st.index);
+      for (const name of st.typing ?? []) b.typing.set(name, st.index);
     }
     this.bindingCache.set(mod, b);
     return b;

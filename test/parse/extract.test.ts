@@ -124,6 +124,15 @@ describe('imports', () => {
     expect(src.slice(b.span.startByte, b.span.endByte)).toBe('import b');
     expect([b.span.startLine, b.span.endLine]).toEqual([5, 5]);
   });
+
+  it('names bound only under `if TYPE_CHECKING:` are no run-time bindings; its body is recorded', () => {
+    // TYPE_CHECKING is False at run time: `a` is never bound; `c` is, by the else branch.
+    const src = 'if TYPE_CHECKING:\n    import a\n    from m import c\nelse:\n    c = None\n';
+    const [st] = parseText(src).statements;
+    expect(st.binds).toEqual(['c']);
+    expect(st.typing).toEqual(['a']);
+    expect(st.typeChecking!.map((b) => src.slice(b.startByte, b.endByte))).toEqual(['import a\n    from m import c']);
+  });
 });
 
 describe('classes', () => {

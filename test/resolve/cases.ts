@@ -1,6 +1,7 @@
 // Resolver cases in the ruff/stack-graphs style: a tiny multi-file package, the block to close over, the
 // definitions the closure must contain and must not contain (as 'module:name'), and why.
 import { py, type Tree } from '../helpers/tree.ts';
+import { annotationCases } from './annotation-cases.ts';
 import { methodCases } from './method-cases.ts';
 
 export interface ResolverCase {
@@ -1281,4 +1282,6 @@ export const cases: ResolverCase[] = [
   },
   // Method-level reachability: which method bodies are followed (method-cases.ts).
   ...methodCases,
+  // Postponed annotations, TYPE_CHECKING, subpackages through `from pkg import sub` (annotation-cases.ts).
+  ...annotationCases,
 ];
