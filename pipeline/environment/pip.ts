@@ -3,6 +3,7 @@
 // pip itself is the trusted tool here; what it installs is not (see layer.ts).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, createWriteStream, existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { execa } from 'execa';
 
 /** Flags every pip call takes: no prompts, no version nag, no progress bars in logs. */
@@ -93,12 +94,17 @@ export interface PipConfiguration {
   localPaths: string[];
 }
 
-/** Absolute paths and `file://` URLs among a setting's whitespace-separated words that exist here. */
+/**
+ * Absolute paths and `file://` URLs among a setting's whitespace-separated words that exist here. A local index's
+ * `simple/` pages link to files beside it (`../../files/x.whl`): the folder above `simple` is what must be shown.
+ */
 function localPathsOf(value: string): string[] {
   return value
     .split(/\s+/)
     .map((w) => (w.startsWith('file://') ? decodeURIComponent(w.slice('file://'.length)) : w))
-    .filter((w) => w.startsWith('/') && existsSync(w));
+    .map((p) => p.replace(/\/+$/, ''))
+    .map((p) => (basename(p) === 'simple' ? dirname(p) : p))
+    .filter((p) => p.startsWith('/') && p !== '/' && existsSync(p));
 }
 
 /** What pip is configured with for `python` (its config files and `PIP_*`), read by pip itself. */

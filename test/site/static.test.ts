@@ -179,6 +179,23 @@ describe('catalog site, built files', () => {
     expect(facts.one('[data-fact="tmp"]').text()).toBe('64 MiB (67,108,864 bytes)');
   });
 
+  it('shows what validation ran with on the stats page: torch, CUDA, the installed set, requirements, as text', () => {
+    const p = page('stats/');
+    const facts = p.one('dl[data-environment="managed"]');
+    expect(facts.one('[data-fact="torch"]').text()).toBe('2.14.1+cu130');
+    expect(facts.one('[data-fact="cuda"]').text()).toBe('13.0');
+    expect(facts.one('[data-fact="python"]').text()).toBe('3.11.2');
+    expect(facts.one('[data-fact="packages"]').text()).toBe('47, digest aaaaaaaaaaaaaaaa');
+    expect(p.all('table[data-requirements] tbody tr').map((r) => r.attr('data-requirement'))).toEqual([
+      'addict',
+      'termcolor',
+    ]);
+    const missing = p.one('tr[data-missing-requirement="opencv-python"]');
+    // A hostile reason is text in the DOM, never markup.
+    expect(missing.text()).toContain('<script>alert(1)</script>');
+    expect(p.all('table[data-missing] script')).toEqual([]);
+  });
+
   it("shows per-repository figures beside the paper's, and the distributions that would unblock blocks", () => {
     const stats = JSON.parse(readFileSync(join(site.catalog.dir, 'stats.json'), 'utf8')) as StatsFile;
     const p = page('stats/');
