@@ -17,8 +17,10 @@ export const PIP_FLAGS = [
 
 export interface PipOutcome {
   ok: boolean;
-  /** The last lines pip printed (its error, when it failed). */
+  /** Why it failed: pip's `ERROR:` line, else its last line ('' when it succeeded). */
   tail: string;
+  /** The last lines it printed (at most 80): which requirements pip could not find, say. */
+  lines: string[];
 }
 
 /** The line of pip's output that says why it failed (`ERROR: ...`), else its last line. */
@@ -73,7 +75,7 @@ export async function runLogged(
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     for (const l of lines) opts.onLine?.(l);
-    tail = [...tail, ...lines].slice(-40);
+    tail = [...tail, ...lines].slice(-80);
   });
   const res = await sub;
   await new Promise<void>((done) => log.end(done));
@@ -82,6 +84,7 @@ export async function runLogged(
   return {
     ok,
     tail: ok ? '' : res.timedOut ? 'pip ran out of time' : pipError(tail.join('\n') || String(res.message ?? '')),
+    lines: tail,
   };
 }
 

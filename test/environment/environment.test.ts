@@ -1,6 +1,7 @@
 // The validation environment for real: the managed torch base, a requirements layer made by pip inside the
 // sandbox from what a fixture repository declares (wheels and a source distribution written by the test, no
-// network), a hostile setup.py that can reach nothing of the host, offline use, and the installed set in the key.
+// network), a hostile setup.py built offline that reaches nothing of the host nor the network, offline use, and the
+// installed set in the key.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,10 +71,15 @@ describe('the validation environment', () => {
     const pkg = EVIL.replace(/-/g, '_');
     writeSdist(wheelhouse, EVIL, '1.0', {
       'setup.py': py`
-        import os
+        import os, socket
         from setuptools import setup
         os.makedirs("${pkg}", exist_ok=True)
         seen = {"secret": os.environ.get("NNB_TEST_SECRET", ""), "home": os.path.expanduser("~")}
+        try:
+            socket.create_connection(("pypi.org", 443), timeout=5).close()
+            seen["network"] = "connected"
+        except OSError as e:
+            seen["network"] = type(e).__name__
         for target in ("${HOST_MARK}", "${base?.sites[0] ?? '/nonexistent'}/nnb_planted_${tag}.py"):
             try:
                 open(target, "w").write("planted")
@@ -119,6 +125,8 @@ describe('the validation environment', () => {
     expect(seen).toContain("'secret': ''");
     expect(seen).not.toContain(SECRET);
     expect(seen).toContain("'home': '/tmp'");
+    // Built offline: the network is there only for pip, which imports nothing a package brings.
+    expect(seen).toMatch(/'network': '(gaierror|OSError|ConnectionRefusedError)'/);
     expect(existsSync(HOST_MARK)).toBe(false);
     expect(readdirSync(base!.sites[0]).some((n) => n.includes(`nnb_planted_${tag}`))).toBe(false);
   });
