@@ -46,6 +46,12 @@ export interface ValidateOptions {
    */
   pythonRoots?: string[];
   /**
+   * Site folders the runner appends to sys.path itself, the interpreter started with `-S`: no `.pth` file or
+   * `sitecustomize` of an installed package (a requirements layer is upstream's choice) runs in a worker. Runtime
+   * first. Undefined: the interpreter's own site processing (an interpreter the tests name directly).
+   */
+  sites?: string[];
+  /**
    * Site folders of the runtime (the environment's base: torch, torchvision), like /usr: an original installed
    * there is imported once by the workers; anything else (a checkout, a requirements layer) only by a block's child.
    */

@@ -65,7 +65,12 @@ async function environmentFor(requirements: string, extra: Record<string, unknow
 describe('the validation environment', () => {
   let layered: Environment;
   beforeAll(() => {
-    writeWheel(wheelhouse, GOOD, '1.0', { [`${GOOD.replace(/-/g, '_')}/__init__.py`]: 'VALUE = 42\n' });
+    // An honest package, with a .pth file beside it as some wheels ship: it must never run in a validate worker
+    // (the worker holds the result channel), nor on the host.
+    writeWheel(wheelhouse, GOOD, '1.0', {
+      [`${GOOD.replace(/-/g, '_')}/__init__.py`]: 'VALUE = 42\n',
+      [`${GOOD.replace(/-/g, '_')}_hook.pth`]: 'import os; os.environ["NNB_PTH_RAN"] = "yes"\n',
+    });
     // A source distribution whose setup.py tries what a hostile one would: read the build's secrets, write on the
     // host, change the base environment. It runs inside the install sandbox.
     const pkg = EVIL.replace(/-/g, '_');
@@ -138,8 +143,10 @@ describe('the validation environment', () => {
       uses: py`
         import torch.nn as nn
         import ${mod}
+        import os
         class Block(nn.Module):
             def forward(self, x):
+                print("pth", os.environ.get("NNB_PTH_RAN"), flush=True)
                 return x * ${mod}.VALUE
       `,
       absent: py`
@@ -153,10 +160,17 @@ describe('the validation environment', () => {
     const recs = byName(
       await validateBlocks(
         items,
-        baseOptions({ python: layered.python, pythonRoots: layered.roots, environmentKey: layered.key }),
+        baseOptions({
+          python: layered.python,
+          pythonRoots: layered.roots,
+          runtimeRoots: layered.runtime,
+          sites: layered.sites,
+          environmentKey: layered.key,
+        }),
       ),
     );
     expect(recs.uses.status).toBe('passed');
+    expect(recs.uses.stdoutTail).toContain('pth None');
     expect(recs.absent.status).toBe('blocked');
   });
 
