@@ -311,7 +311,9 @@ describe('catalog site, built files', () => {
     const p = page(`blocks/${site.catalog.built.slug}/`);
     expect(p.one('[data-recipe-origin]').text()).toBe('a builder function of its source: make_block()');
     const line = (b: string) => p.one(`[data-canonical-builder="${b}"]`).text().replace(/\s+/g, ' ').trim();
-    expect(line('make_block')).toMatch(/^make_block: [\d.,]+[kMB]? parameters, [\d.]+ [kMG]?MACs at \[1, 64, 14, 14\]$/);
+    expect(line('make_block')).toMatch(
+      /^make_block: [\d.,]+[kMB]? parameters, [\d.]+ [kMG]?MACs at \[1, 64, 14, 14\]$/,
+    );
     // MACs beside the parameters, with the input they were counted at; the exact count and its unit in the title.
     expect(line('make_block_large')).toMatch(/^make_block_large: [\d.]+M parameters, 4\.1 GMACs at 224 px$/);
     expect(p.one('[data-canonical-builder="make_block_large"] [data-canonical-macs]').attr('title')).toMatch(
