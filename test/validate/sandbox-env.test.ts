@@ -24,6 +24,19 @@ const fixtures = {
             print("facts", user, entry.pw_uid, sorted(accounts), cache.startswith(os.getcwd()), flush=True)
             return x * 2
   `,
+  // A library picking its config folder at import: ~/.config when writable, else /tmp (outside the work folder,
+  // which the audit hook refuses). Home must have one.
+  configDir: py`
+    import os
+    from pathlib import Path
+    import torch.nn as nn
+    home_config = Path.home() / ".config"
+    CONFIG = (home_config if os.access(home_config, os.W_OK) else Path("/tmp")) / "SomeTool"
+    CONFIG.mkdir(exist_ok=True)
+    class Block(nn.Module):
+        def forward(self, x):
+            return x + 1
+  `,
   // A forward that compiles itself: eager in the sandbox (TorchDynamo off), never a refused compiler process.
   compiled: py`
     import torch
@@ -49,6 +62,10 @@ describe.runIf(bwrapAvailable().ok)('the sandbox answers what libraries ask at i
   it("has an account entry for its user, and only root's and its own", () => {
     expect(rec.account.status).toBe('passed');
     expect(rec.account.stdoutTail).toContain("facts nobody 65534 ['nobody', 'root'] True");
+  });
+
+  it('gives the block a home with .config and .cache it may write', () => {
+    expect(rec.configDir.status).toBe('passed');
   });
 
   it('runs torch.compile eagerly instead of starting a compiler the sandbox would refuse', () => {

@@ -140,8 +140,13 @@ def enter_child(job, res_w, out_w, err_w):
     os.chdir(job["work"])
     # Caches a library asks for at run time (torch hub, matplotlib, Hugging Face) go into the work folder too: the
     # only place the audit hook lets a block write, and wiped after it.
-    cache = os.path.join(job["work"], ".cache")
-    os.environ.update(TMPDIR=job["work"], HOME=job["work"], XDG_CACHE_HOME=cache, TORCH_HOME=os.path.join(cache, "torch"),
+    # `~/.config` exists too: libraries pick a config folder with `os.access(~/.config, W_OK)` and fall back to
+    # /tmp (yolov5's user_config_dir), which is outside the work folder, when it is absent.
+    cache, config = os.path.join(job["work"], ".cache"), os.path.join(job["work"], ".config")
+    os.makedirs(cache, exist_ok=True)
+    os.makedirs(config, exist_ok=True)
+    os.environ.update(TMPDIR=job["work"], HOME=job["work"], XDG_CACHE_HOME=cache, XDG_CONFIG_HOME=config,
+                      TORCH_HOME=os.path.join(cache, "torch"),
                       HF_HOME=os.path.join(cache, "huggingface"), MPLCONFIGDIR=os.path.join(cache, "matplotlib"),
                       TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "torchinductor"),
                       TRITON_CACHE_DIR=os.path.join(cache, "triton"))
