@@ -8,11 +8,13 @@ import type { ArgFact, CallFact, ValueFact } from '../parse/facts.ts';
 import type { Program } from '../resolve/program.ts';
 import { qualifiedName, scopeOf, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
 import { bindArg, Flow } from './flow.ts';
+import { PartBuilders } from './parts.ts';
 import type {
   BlockUsage,
   BuilderFn,
   ConstructionSite,
   ConstructionVia,
+  PartBuilder,
   UsageArg,
   UsageLocation,
   UsageValue,
@@ -25,6 +27,8 @@ const TENSOR_FACTORIES = new Set(['torch.randn', 'torch.rand', 'torch.zeros', 't
 export interface UsageIndex {
   /** Every construction site, builder and forward call of a block; empty lists for a block never used. */
   usageOf(blockId: string): BlockUsage;
+  /** Zero-argument builders of the block's source whose model may hold it, nearest first (`parts.ts`). */
+  partBuilders(blockId: string): PartBuilder[];
 }
 
 /** Builds the usage index of the corpus for these blocks (`discoverBlocks(program).blocks`). */
@@ -37,7 +41,16 @@ export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
     miner.visitLinks(mod);
   }
   for (const fn of corpus.functions.values()) if (!fn.cls) miner.builders(fn);
-  return miner.finish();
+  const usage = miner.finish();
+  const sources = new Map(blocks.map((b) => [b.id, b.sourceId]));
+  let parts: PartBuilders | null = null; // built on first use: most commands never ask
+  return {
+    usageOf: usage.usageOf,
+    partBuilders: (blockId) => {
+      parts ??= new PartBuilders(corpus, flow, usage.usageOf, usage.all);
+      return parts.of(blockId, sources.get(blockId) ?? '');
+    },
+  };
 }
 
 /** One `<-` step of a builder: the class it ends at and the constructor's arguments in the builder's terms. */
@@ -310,14 +323,14 @@ class Miner {
     return { kind: 'expr', text: `${call.callee}(...)` };
   }
 
-  finish(): { usageOf(blockId: string): BlockUsage } {
+  finish(): { usageOf(blockId: string): BlockUsage; all: Iterable<BlockUsage> } {
     for (const u of this.out.values()) {
       u.constructions.sort(byPlace);
       u.builders.sort(byPlace);
       u.forwardCalls.sort(byPlace);
     }
     const out = this.out;
-    return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY };
+    return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY, all: out.values() };
   }
 }
 
