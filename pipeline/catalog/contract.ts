@@ -299,6 +299,23 @@ export const RUN_LIMITS = {
   layerTypes: 500,
 } as const;
 
+/**
+ * `validation.canonical[].macs`: multiply-accumulates of one forward at the figure's `input`, as torch's own counter
+ * (`torch.utils.flop_counter`, torch >= 2.1) counts them on the meta device, halved: it counts 2 FLOPs per
+ * multiply-add of matrix products and convolutions (attention's included) and nothing for elementwise ops,
+ * normalisation, activations or pooling. MACs, not FLOPs: the unit of torchvision's published `_ops` (resnet50
+ * 4.089 G). An integer up to 2^53 - 1, the largest a JSON reader holds exactly; absent under older torch. The
+ * runner-record check uses this schema; the catalog schema states it again (a test keeps them in step).
+ */
+export const CANONICAL_MACS = {
+  type: 'integer',
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+} as const;
+
+/** A MACs figure as CANONICAL_MACS allows it (the site checks with this before it shows one). */
+export const isMacs = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
 const KWARG_NAME = new RegExp(KWARG_NAME_PATTERN);
 const PART_PATH = new RegExp(PART_PATH_PATTERN);
 const DOTTED_MODULE = new RegExp(DOTTED_MODULE_PATTERN);
@@ -624,9 +641,10 @@ export interface ValidationRecord {
    * Parameter counts at the configurations of the source's zero-argument builders, labelled with the builder
    * (`resnet50`: 25,557,032). `params` is the count at the test configuration the recipe built. `outputs`: the
    * output shapes at the default `input` (`[1, 3, 224, 224]` -> `[[1, 1000]]`), computed on torch's meta device;
-   * absent when no default input ran (a detector's forward needs real values).
+   * absent when no default input ran (a detector's forward needs real values). `macs`: the multiply-accumulates of
+   * that one forward at `input` (CANONICAL_MACS).
    */
-  canonical?: { builder: string; params: number; input?: number[]; outputs?: number[][] }[];
+  canonical?: { builder: string; params: number; input?: number[]; outputs?: number[][]; macs?: number }[];
   /** `eval` when the backward check ran in eval mode: the training-mode forward raised (a detector wants targets). */
   gradientMode?: 'eval';
   /** e.g. `cpu`, `cuda:0`. */

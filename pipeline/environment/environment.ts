@@ -129,7 +129,8 @@ export async function resolveEnvironment(
         ? outermost([base.facts.prefix, ...base.sites, ...base.roots]).filter((p) => !underUsr(p))
         : base.roots,
       runtime: base.sites,
-      host: layer ? { path: layer.python, sites } : { path: base.python },
+      sites: layer ? [...base.sites, layer.site] : base.sites,
+      host: layer ? { path: layer.python, sites: [...base.sites, layer.site] } : { path: base.python },
       key,
       report,
     },

@@ -1,59 +1,36 @@
 // The requirements layer: a virtual environment on top of a base (managed or named) that holds what the corpus's
 // sources declare, the config adds, and the distributions of `python` sources. Made once per (base, requirement
-// set) and shared. A layer is upstream's choice, so nothing of it runs on the host: pip runs inside a bubblewrap
-// sandbox (uid 65534, no capabilities, seccomp, the network but nothing of the host's files or environment beyond
-// what pip is configured with), where a source distribution's setup.py may run; compilers are switched off, so
-// compiled extensions are not built. Its `.pth` files are processed only inside validation sandboxes.
-// See docs/config.md ("environment").
+// set) and shared. A layer is upstream's choice, so none of it runs on the host, and none of it runs with the
+// network: wheels are installed by a sandboxed pip that imports nothing they bring; a requirement with no wheel is
+// downloaded by the host as data (sdist.ts) and built into one in an offline sandbox (install-sandbox.ts). Its
+// `.pth` files are processed only inside offline sandboxes. See docs/config.md ("environment").
 import { createHash } from 'node:crypto';
 import {
-  chmodSync,
   chownSync,
-  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../context.ts';
-import {
-  accountBinds,
-  bwrapAvailable,
-  underUsr,
-  hostIdentity,
-  outermost,
-  privilegeArgs,
-  sandboxEnv,
-  SANDBOX_UID,
-  seccompFds,
-  systemBinds,
-} from '../sandbox/bwrap.ts';
+import { bwrapAvailable, SANDBOX_UID } from '../sandbox/bwrap.ts';
+import { normalizeName } from '../sources/requirements/pep508.ts';
 import { withLock } from '../sources/lock.ts';
 import type { BaseEnvironment } from './base.ts';
-import { installedDistributions, type InstalledDistribution } from './installed.ts';
-import { configFileText, pipConfiguration, PIP_FLAGS, runLogged } from './pip.ts';
+import { installSandboxes, type InstallSandboxes } from './install-sandbox.ts';
+import { pipConfiguration, runLogged } from './pip.ts';
+import { fetchSdist, indexSources, type IndexSources } from './sdist.ts';
 import type { MissingRequirement, RequirementEntry } from './types.ts';
 
-const FORMAT = 1;
+const FORMAT = 2;
 const STAMP = 'nnblocks-layer.json';
-/** What pip inside the sandbox needs of /etc besides the loader's files: name resolution and certificates. */
-const NETWORK_ETC = [
-  'resolv.conf',
-  'hosts',
-  'host.conf',
-  'gai.conf',
-  'services',
-  'protocols',
-  'ssl',
-  'ca-certificates',
-];
+/** Rounds of "install, build the sdists pip found no wheel for, install again" (fvcore → iopath → ...). */
+const MAX_ROUNDS = 6;
 
 export interface Layer {
   dir: string;
@@ -92,96 +69,43 @@ function readStamp(dir: string): Stamp | null {
   }
 }
 
-/** Pins for everything the base has (torch above all): a requirement may use them, never replace them. */
-function constraintsText(base: InstalledDistribution[]): string {
-  const free = new Set(['pip', 'setuptools', 'wheel']);
-  return base
-    .filter((d) => !free.has(d.name))
-    .map((d) => `${d.name}==${d.version}\n`)
-    .join('');
-}
-
-interface InstallSandbox {
-  run(specs: string[]): Promise<{ ok: boolean; tail: string }>;
-  close(): void;
+/**
+ * What pip found no wheel for (`Could not find a version that satisfies the requirement iopath>=0.1.7 (from
+ * fvcore)`): the requirement as pip wrote it, keyed by name.
+ */
+export function wheelless(lines: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const l of lines) {
+    const m = /(?:satisfies the requirement|No matching distribution found for) ([A-Za-z0-9][^\s(]*)/.exec(l);
+    const name = m && /^[A-Za-z0-9][A-Za-z0-9._-]*/.exec(m[1]);
+    if (m && name) out.set(normalizeName(name[0]), m[1]);
+  }
+  return out;
 }
 
 /**
- * pip inside bubblewrap: the layer bound writable at its final path, the base read-only, the user's pip
- * configuration as one file, the local indexes it names read-only, and the network. As root, bubblewrap runs as
- * uid 65534, which owns the layer while pip runs.
+ * Installs `specs` (wheels only), building the source distributions pip found no wheel for and trying again, until
+ * it works or nothing new can be built. Returns pip's last outcome.
  */
-function installSandbox(
-  base: BaseEnvironment,
-  dir: string,
-  partial: string,
-  logFile: string,
-  hostEnv: NodeJS.ProcessEnv,
-): InstallSandbox {
-  // World-readable: bubblewrap runs as the sandbox's uid when nnblocks is root, and binds from here.
-  const staging = mkdtempSync(join(tmpdir(), 'nnblocks-install-'));
-  chmodSync(staging, 0o755);
-  const cfg = pipConfiguration(base.python, hostEnv);
-  writeFileSync(join(staging, 'pip.conf'), configFileText(cfg), { mode: 0o644 });
-  writeFileSync(join(staging, 'constraints.txt'), constraintsText(installedDistributions(base.sites)), { mode: 0o644 });
-  const roots = outermost([base.facts.prefix, base.facts.basePrefix, ...base.sites, ...base.roots]).filter(
-    (p) => !underUsr(p),
-  );
-  const env = Object.entries({
-    ...cfg.env,
-    PIP_CONFIG_FILE: '/nnb/pip/pip.conf',
-    PIP_NO_CACHE_DIR: '1', // a cache shared between layers would let one corpus's setup.py poison another's
-    CC: '/bin/false', // no compiled extensions: a build that needs a compiler fails, and the requirement is missing
-    CXX: '/bin/false',
-  }).flatMap(([k, v]) => ['--setenv', k, v]);
-  const args = (specs: string[]) => [
-    ...privilegeArgs({ network: true }),
-    '--clearenv',
-    ...sandboxEnv(),
-    ...env,
-    ...systemBinds(NETWORK_ETC),
-    ...accountBinds(staging),
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--tmpfs',
-    '/tmp',
-    ...roots.flatMap((r) => ['--ro-bind', r, r]),
-    ...cfg.localPaths.flatMap((p) => ['--ro-bind', p, p]),
-    '--ro-bind',
-    staging,
-    '/nnb/pip',
-    '--bind',
-    partial,
-    dir,
-    '--chdir',
-    '/tmp',
-    join(dir, 'bin', 'python'),
-    '-m',
-    'pip',
-    'install',
-    ...PIP_FLAGS,
-    '-c',
-    '/nnb/pip/constraints.txt',
-    ...specs,
-  ];
-  return {
-    run: async (specs) => {
-      const fds = seccompFds(staging);
-      try {
-        return await runLogged('bwrap', args(specs), {
-          logFile,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-          ...hostIdentity(),
-          fds,
-        });
-      } finally {
-        for (const fd of fds) closeSync(fd);
-      }
-    },
-    close: () => rmSync(staging, { recursive: true, force: true }),
-  };
+async function installRounds(box: InstallSandboxes, specs: string[], src: IndexSources, built: Set<string>) {
+  let out = await box.install(specs);
+  for (let round = 0; !out.ok && round < MAX_ROUNDS; round++) {
+    let progress = false;
+    for (const [name, spec] of wheelless(out.lines)) {
+      if (built.has(name)) continue;
+      built.add(name);
+      const file = await fetchSdist(
+        name,
+        [spec, ...specs.filter((s) => normalizeName(s.split(/[^A-Za-z0-9._-]/)[0]) === name)],
+        src,
+        box.downloads,
+      );
+      if (file && (await box.build(file)).ok) progress = true;
+    }
+    if (!progress) break;
+    out = await box.install(specs);
+  }
+  return out;
 }
 
 /**
@@ -200,10 +124,9 @@ export async function ensureLayer(
     .digest('hex');
   const name = `layer-${key.slice(0, 16)}`;
   const dir = join(home, name);
-  const site = siteOf(dir, base.facts.version);
   const done = (s: Stamp): LayerOutcome => ({
     ok: true,
-    layer: { dir, python: join(dir, 'bin', 'python'), site },
+    layer: { dir, python: join(dir, 'bin', 'python'), site: siteOf(dir, base.facts.version) },
     missing: s.missing,
   });
   const ready = readStamp(dir);
@@ -226,7 +149,7 @@ export async function ensureLayer(
     rmSync(partial, { recursive: true, force: true });
     const logFile = join(home, `${name}.log`);
     writeFileSync(logFile, '');
-    opts.log.info(`environment: installing ${specs.length} declared requirements in a sandbox (${specs.join(' ')})`);
+    opts.log.info(`environment: installing ${specs.length} requirements in a sandbox (${specs.join(' ')})`);
     const made = await runLogged(base.facts.baseExecutable, ['-m', 'venv', '--without-pip', partial], { logFile });
     if (!made.ok)
       return { ok: false, message: `creating the requirements layer failed: ${made.tail}`, hint: `see ${logFile}` };
@@ -237,16 +160,17 @@ export async function ensureLayer(
     );
     const root = process.getuid?.() === 0;
     if (root) chownTree(partial, SANDBOX_UID);
-    const box = installSandbox(base, dir, partial, logFile, opts.env ?? process.env);
+    const pip = pipConfiguration(base.python, opts.env ?? process.env);
+    const box = installSandboxes({ base, dir, partial, pip, logFile });
+    const src = indexSources(pip);
+    const built = new Set<string>();
     const missing: MissingRequirement[] = [];
     try {
-      const all = await box.run(specs);
-      if (!all.ok) {
+      if (!(await installRounds(box, specs, src, built)).ok)
         for (const r of requirements) {
-          const one = await box.run(r.specs);
+          const one = await installRounds(box, r.specs, src, built);
           if (!one.ok) missing.push({ name: r.name, spec: r.specs.join('; '), from: r.from, reason: one.tail });
         }
-      }
     } finally {
       box.close();
       // Back to the host user: the sandbox's uid may read the layer, never change it again.

@@ -3,6 +3,7 @@
 // pip itself is the trusted tool here; what it installs is not (see layer.ts).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, createWriteStream, existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { execa } from 'execa';
 
 /** Flags every pip call takes: no prompts, no version nag, no progress bars in logs. */
@@ -16,8 +17,10 @@ export const PIP_FLAGS = [
 
 export interface PipOutcome {
   ok: boolean;
-  /** The last lines pip printed (its error, when it failed). */
+  /** Why it failed: pip's `ERROR:` line, else its last line ('' when it succeeded). */
   tail: string;
+  /** The last lines it printed (at most 80): which requirements pip could not find, say. */
+  lines: string[];
 }
 
 /** The line of pip's output that says why it failed (`ERROR: ...`), else its last line. */
@@ -72,7 +75,7 @@ export async function runLogged(
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     for (const l of lines) opts.onLine?.(l);
-    tail = [...tail, ...lines].slice(-40);
+    tail = [...tail, ...lines].slice(-80);
   });
   const res = await sub;
   await new Promise<void>((done) => log.end(done));
@@ -81,6 +84,7 @@ export async function runLogged(
   return {
     ok,
     tail: ok ? '' : res.timedOut ? 'pip ran out of time' : pipError(tail.join('\n') || String(res.message ?? '')),
+    lines: tail,
   };
 }
 
@@ -93,12 +97,17 @@ export interface PipConfiguration {
   localPaths: string[];
 }
 
-/** Absolute paths and `file://` URLs among a setting's whitespace-separated words that exist here. */
+/**
+ * Absolute paths and `file://` URLs among a setting's whitespace-separated words that exist here. A local index's
+ * `simple/` pages link to files beside it (`../../files/x.whl`): the folder above `simple` is what must be shown.
+ */
 function localPathsOf(value: string): string[] {
   return value
     .split(/\s+/)
     .map((w) => (w.startsWith('file://') ? decodeURIComponent(w.slice('file://'.length)) : w))
-    .filter((w) => w.startsWith('/') && existsSync(w));
+    .map((p) => p.replace(/\/+$/, ''))
+    .map((p) => (basename(p) === 'simple' ? dirname(p) : p))
+    .filter((p) => p.startsWith('/') && p !== '/' && existsSync(p));
 }
 
 /** What pip is configured with for `python` (its config files and `PIP_*`), read by pip itself. */

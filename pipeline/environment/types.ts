@@ -43,6 +43,11 @@ export interface Environment {
    * a source's declared requirements. Originals there are imported once by the validate workers, like /usr.
    */
   runtime: string[];
+  /**
+   * Every site folder validation imports from, runtime first, then the layer's: the runner appends them itself,
+   * started with `-S`, so no `.pth` file of the layer runs in a worker.
+   */
+  sites: string[];
   /** The interpreter for probes on the host (python sources, requirement versions). */
   host: HostPython;
   /** Identifies python, torch and the installed set: part of the validation cache key. */

@@ -136,6 +136,7 @@ export async function runValidation(
     python: env.environment.python,
     pythonRoots: env.environment.roots,
     runtimeRoots: env.environment.runtime,
+    sites: env.environment.sites,
     environmentKey: env.environment.key,
     device: opts.device ?? v.device ?? 'auto',
     sandbox,

@@ -4,6 +4,7 @@
 // and module-tree type names that aren't dotted identifiers dropped. See docs/validate.md ("Sandbox").
 import { Ajv, type ErrorObject } from 'ajv';
 import {
+  CANONICAL_MACS,
   INPUT_BOXES_RULE,
   INPUT_FIELD_SCHEMAS,
   isBoxesInput,
@@ -177,7 +178,11 @@ const SCHEMA = {
           params: COUNT,
           input: SHAPE,
           outputs: { type: 'array', maxItems: 8, items: SHAPE },
+          // An integer in range: a forged 1e300 or -1 makes this block's record a protocol-error.
+          macs: CANONICAL_MACS,
         },
+        // MACs are of the forward at `input`: a figure without the input it was counted at says nothing.
+        dependencies: { macs: ['input'] },
       },
     },
     fidelity: {

@@ -30,6 +30,18 @@ export interface SandboxSpec {
   accountsDir: string;
   /** Folders the interpreter needs besides its own prefix (a requirements layer's base environment). */
   pythonRoots?: string[];
+  /** Site folders to append instead of site processing (`runnerArgs`); undefined: the interpreter's own. */
+  sites?: string[];
+}
+
+/**
+ * The interpreter's arguments for the runner: `-I` always; with `sites`, `-S` too and each folder as `--site`, so
+ * no `.pth` file or `sitecustomize` of an installed package runs in the worker (runner.py).
+ */
+export function runnerArgs(runner: string, sites?: string[]): string[] {
+  return sites
+    ? ['-I', '-S', '-B', '-u', runner, ...sites.flatMap((s) => ['--site', s])]
+    : ['-I', '-B', '-u', runner];
 }
 
 /** The prefix of a Python outside /usr (a virtualenv), which must be visible too. */
@@ -86,10 +98,7 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
     '--chdir',
     '/tmp',
     spec.python,
-    '-I',
-    '-B',
-    '-u',
-    join(SANDBOX_RUNNER_DIR, 'runner.py'),
+    ...runnerArgs(join(SANDBOX_RUNNER_DIR, 'runner.py'), spec.sites),
   ];
   return { file: 'bwrap', args };
 }

@@ -46,6 +46,12 @@ export interface ValidateOptions {
    */
   pythonRoots?: string[];
   /**
+   * Site folders the runner appends to sys.path itself, the interpreter started with `-S`: no `.pth` file or
+   * `sitecustomize` of an installed package (a requirements layer is upstream's choice) runs in a worker. Runtime
+   * first. Undefined: the interpreter's own site processing (an interpreter the tests name directly).
+   */
+  sites?: string[];
+  /**
    * Site folders of the runtime (the environment's base: torch, torchvision), like /usr: an original installed
    * there is imported once by the workers; anything else (a checkout, a requirements layer) only by a block's child.
    */
@@ -148,13 +154,21 @@ export interface RecipeCandidate {
   sizing?: Record<string, unknown>;
 }
 
-/** A builder's configuration as upstream ships it: its parameter count, and its output shapes at a default input. */
+/**
+ * A builder's configuration as upstream ships it: its parameter count, and its output shapes and MACs at a default
+ * input.
+ */
 export interface CanonicalFigure {
   builder: string;
   params: number;
   /** The input the output shapes were computed for (`[1, 3, 224, 224]`), on torch's meta device (no arithmetic). */
   input?: number[];
   outputs?: number[][];
+  /**
+   * Multiply-accumulates of that forward at `input` (torch.utils.flop_counter's FLOPs / 2; contract.ts
+   * CANONICAL_MACS says what is counted). Absent under torch < 2.1, or when counting failed or ran long.
+   */
+  macs?: number;
 }
 
 /** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */

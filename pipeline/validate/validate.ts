@@ -13,6 +13,7 @@ import {
   hasGpuDevices,
   NO_SANDBOX_DETAIL,
   pythonPrefixes,
+  runnerArgs,
   SANDBOX_INBOX,
   SANDBOX_WORK_ROOT,
   sandboxCommand,
@@ -245,11 +246,12 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
             tmpBytes,
             accountsDir: staging.dir,
             pythonRoots: opts.pythonRoots,
+            sites: opts.sites,
           }),
           ...hostIdentity(),
           extraFds: staging.extraFds,
         }
-      : { file: opts.python, args: ['-I', '-B', '-u', join(staging.runnerDir, 'runner.py')] };
+      : { file: opts.python, args: runnerArgs(join(staging.runnerDir, 'runner.py'), opts.sites) };
     const started = await RunnerWorker.start(cmd, { ...helloIn, preload: root === '' ? preload : [] });
     workers.push(started.worker);
     return { ...started, inbox };

@@ -157,6 +157,8 @@ export function failureSummary(spec: BlockSpec): Part[] {
     }
     case 'protocol-error':
       return withError("its result could not be read: the run's record broke the protocol");
+    case 'environment':
+      return withError('not the block: the validation environment failed it (a problem of the machine it ran on)');
     default:
       return withError(v.failureClass ? `failed (${capText(v.failureClass, 64)})` : 'failed, cause not recorded');
   }

@@ -11,6 +11,21 @@ export function compact(n: number): string {
   return `${(n / 1e9).toFixed(2)}B`;
 }
 
+const MAC_UNITS = ['', 'k', 'M', 'G', 'T', 'P'];
+
+/**
+ * A multiply-accumulate count with its unit: 4089184256 → '4.1 GMACs', 216589760 → '217 MMACs'. One decimal below
+ * 100 of the unit, none above; the unit is picked after rounding, so 999,960,000 is '1.0 GMACs', not '1000 MMACs'.
+ */
+export function macs(n: number): string {
+  if (n < 1000) return `${grouped.format(n)} ${n === 1 ? 'MAC' : 'MACs'}`;
+  for (let k = 1; ; k++) {
+    const v = n / 1000 ** k;
+    const text = v < 99.95 ? v.toFixed(1) : v.toFixed(0);
+    if (Number(text) < 1000 || k === MAC_UNITS.length - 1) return `${text} ${MAC_UNITS[k]}MACs`;
+  }
+}
+
 export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)}%`;
 
 export const shape = (dims: number[]): string => `[${dims.join(', ')}]`;

@@ -9,6 +9,7 @@ import {
   isInputKeys,
   isInputLiteral,
   isKwargName,
+  isMacs,
   isModuleName,
   isRefTarget,
   isShape,
@@ -21,7 +22,7 @@ import {
   type InputSpec,
   type ValidationRecipe,
 } from '../../pipeline/catalog/contract.ts';
-import { count, shape } from './format.ts';
+import { compact, count, macs, shape } from './format.ts';
 import { literalSource, pyLiteral } from './replay.ts';
 
 /** Free text from a run (failure detail, device, versions), capped; 64 characters unless said otherwise. */
@@ -86,11 +87,51 @@ export function canonicalOutputs(
   return [...groups].map(([io, builders]) => ({ io, builders }));
 }
 
+/** A count of elements: a non-negative safe integer. */
+const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+
+/** Where a figure was measured: `224 px` for one square image of 1 or 3 channels, else the input's shape. */
+export function inputAt(input: number[]): string {
+  const [n, c, h, w] = input;
+  return input.length === 4 && n === 1 && (c === 1 || c === 3) && h === w ? `${h} px` : shape(input);
+}
+
+/** One builder configuration as the block page and the method table show it. */
+export interface CanonicalFigureText {
+  builder: string;
+  /** `25.56M`, and the exact count for its title. */
+  params: string;
+  paramsExact: string;
+  /** `4.1 GMACs at 224 px`, and what was counted for its title; absent when the figure has no MACs. */
+  macs?: string;
+  macsTitle?: string;
+}
+
+/**
+ * The figures at the builders' configurations: `resnet50`: 25.56M parameters, 4.1 GMACs at 224 px. An entry whose
+ * builder or parameter count is not one is left out; MACs are shown only with the input they were counted at.
+ */
+export function canonicalFigures(
+  canonical: { builder: unknown; params?: unknown; input?: unknown; outputs?: unknown; macs?: unknown }[] | undefined,
+): CanonicalFigureText[] {
+  const out: CanonicalFigureText[] = [];
+  for (const c of canonical ?? []) {
+    if (!isKwargName(c.builder) || !isCount(c.params)) continue;
+    const fig: CanonicalFigureText = { builder: c.builder, params: compact(c.params), paramsExact: count(c.params) };
+    if (isMacs(c.macs) && isShape(c.input)) {
+      fig.macs = `${macs(c.macs)} at ${inputAt(c.input)}`;
+      fig.macsTitle = `${count(c.macs)} multiply-accumulates (MACs, half the FLOPs) of one forward at ${shape(
+        c.input,
+      )}: matrix products and convolutions, as torch.utils.flop_counter counts them`;
+    }
+    out.push(fig);
+  }
+  return out;
+}
+
 /** A parameter count as a reader should read it: measured at the configuration validation built, not canonical. */
 export const paramsText = (n: unknown): string | null =>
-  typeof n === 'number' && Number.isSafeInteger(n) && n >= 0
-    ? `${count(n)} parameters at the test configuration`
-    : null;
+  isCount(n) ? `${count(n)} parameters at the test configuration` : null;
 
 /** A recipe's kwargs (`dim=64`, `norm_layer=torch.nn.LayerNorm`) and inputs as text; unreadable values say so. */
 export function recipeText(recipe: ValidationRecipe): { kwargs: string[]; inputs: string[] } {

@@ -218,5 +218,7 @@ describe('a build killed at fault points, then run again', () => {
     expect(existsSync(join(out, 'build-info.json'))).toBe(false);
     expect(await runCli(['build', '--config', config2, '--out', out, '--json'], quiet)).toBe(0);
     expect((JSON.parse(readFileSync(join(out, 'changes.json'), 'utf8')) as { previous: unknown }).previous).toBeNull();
-  });
+    // Six builds, four of them validating in fresh sandboxes (each worker imports torch 2.x: seconds): 20 s on a quiet
+    // machine, minutes on a loaded one.
+  }, 600_000);
 });

@@ -1,6 +1,7 @@
 // The validation environment for real: the managed torch base, a requirements layer made by pip inside the
 // sandbox from what a fixture repository declares (wheels and a source distribution written by the test, no
-// network), a hostile setup.py that can reach nothing of the host, offline use, and the installed set in the key.
+// network), a hostile setup.py built offline that reaches nothing of the host nor the network, offline use, and the
+// installed set in the key.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,16 +65,26 @@ async function environmentFor(requirements: string, extra: Record<string, unknow
 describe('the validation environment', () => {
   let layered: Environment;
   beforeAll(() => {
-    writeWheel(wheelhouse, GOOD, '1.0', { [`${GOOD.replace(/-/g, '_')}/__init__.py`]: 'VALUE = 42\n' });
+    // An honest package, with a .pth file beside it as some wheels ship: it must never run in a validate worker
+    // (the worker holds the result channel), nor on the host.
+    writeWheel(wheelhouse, GOOD, '1.0', {
+      [`${GOOD.replace(/-/g, '_')}/__init__.py`]: 'VALUE = 42\n',
+      [`${GOOD.replace(/-/g, '_')}_hook.pth`]: 'import os; os.environ["NNB_PTH_RAN"] = "yes"\n',
+    });
     // A source distribution whose setup.py tries what a hostile one would: read the build's secrets, write on the
     // host, change the base environment. It runs inside the install sandbox.
     const pkg = EVIL.replace(/-/g, '_');
     writeSdist(wheelhouse, EVIL, '1.0', {
       'setup.py': py`
-        import os
+        import os, socket
         from setuptools import setup
         os.makedirs("${pkg}", exist_ok=True)
         seen = {"secret": os.environ.get("NNB_TEST_SECRET", ""), "home": os.path.expanduser("~")}
+        try:
+            socket.create_connection(("pypi.org", 443), timeout=5).close()
+            seen["network"] = "connected"
+        except OSError as e:
+            seen["network"] = type(e).__name__
         for target in ("${HOST_MARK}", "${base?.sites[0] ?? '/nonexistent'}/nnb_planted_${tag}.py"):
             try:
                 open(target, "w").write("planted")
@@ -119,6 +130,8 @@ describe('the validation environment', () => {
     expect(seen).toContain("'secret': ''");
     expect(seen).not.toContain(SECRET);
     expect(seen).toContain("'home': '/tmp'");
+    // Built offline: the network is there only for pip, which imports nothing a package brings.
+    expect(seen).toMatch(/'network': '(gaierror|OSError|ConnectionRefusedError)'/);
     expect(existsSync(HOST_MARK)).toBe(false);
     expect(readdirSync(base!.sites[0]).some((n) => n.includes(`nnb_planted_${tag}`))).toBe(false);
   });
@@ -130,8 +143,10 @@ describe('the validation environment', () => {
       uses: py`
         import torch.nn as nn
         import ${mod}
+        import os
         class Block(nn.Module):
             def forward(self, x):
+                print("pth", os.environ.get("NNB_PTH_RAN"), flush=True)
                 return x * ${mod}.VALUE
       `,
       absent: py`
@@ -145,10 +160,17 @@ describe('the validation environment', () => {
     const recs = byName(
       await validateBlocks(
         items,
-        baseOptions({ python: layered.python, pythonRoots: layered.roots, environmentKey: layered.key }),
+        baseOptions({
+          python: layered.python,
+          pythonRoots: layered.roots,
+          runtimeRoots: layered.runtime,
+          sites: layered.sites,
+          environmentKey: layered.key,
+        }),
       ),
     );
     expect(recs.uses.status).toBe('passed');
+    expect(recs.uses.stdoutTail).toContain('pth None');
     expect(recs.absent.status).toBe('blocked');
   });
 

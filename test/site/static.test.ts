@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { BlockSpec, MethodsFile, StatsFile } from '../../pipeline/catalog/contract.ts';
 import { testPython } from '../helpers/python.ts';
 import { TORCH_DTYPES } from '../../pipeline/catalog/contract.ts';
+import { macs } from '../../src/lib/format.ts';
 import {
   FIXTURE_SANDBOX,
   FIXTURE_SOURCE_ARXIV,
@@ -179,6 +180,23 @@ describe('catalog site, built files', () => {
     expect(facts.one('[data-fact="tmp"]').text()).toBe('64 MiB (67,108,864 bytes)');
   });
 
+  it('shows what validation ran with on the stats page: torch, CUDA, the installed set, requirements, as text', () => {
+    const p = page('stats/');
+    const facts = p.one('dl[data-environment="managed"]');
+    expect(facts.one('[data-fact="torch"]').text()).toBe('2.14.1+cu130');
+    expect(facts.one('[data-fact="cuda"]').text()).toBe('13.0');
+    expect(facts.one('[data-fact="python"]').text()).toBe('3.11.2');
+    expect(facts.one('[data-fact="packages"]').text()).toBe('47, digest aaaaaaaaaaaaaaaa');
+    expect(p.all('table[data-requirements] tbody tr').map((r) => r.attr('data-requirement'))).toEqual([
+      'addict',
+      'termcolor',
+    ]);
+    const missing = p.one('tr[data-missing-requirement="opencv-python"]');
+    // A hostile reason is text in the DOM, never markup.
+    expect(missing.text()).toContain('<script>alert(1)</script>');
+    expect(p.all('table[data-missing] script')).toEqual([]);
+  });
+
   it("shows per-repository figures beside the paper's, and the distributions that would unblock blocks", () => {
     const stats = JSON.parse(readFileSync(join(site.catalog.dir, 'stats.json'), 'utf8')) as StatsFile;
     const p = page('stats/');
@@ -306,11 +324,18 @@ describe('catalog site, built files', () => {
     expect(deps.text()).toContain('license unknown');
   });
 
-  it("says a block was built by its source's builder, with sizes at builder configurations, and replays through it", () => {
+  it("says a block was built by its source's builder, with sizes and MACs at builder configurations, and replays through it", () => {
     const p = page(`blocks/${site.catalog.built.slug}/`);
     expect(p.one('[data-recipe-origin]').text()).toBe('a builder function of its source: make_block()');
-    const canonical = p.one('[data-canonical]').text().replace(/\s+/g, ' ');
-    expect(canonical).toMatch(/^at make_block: .+, at make_block_large: .+M$/);
+    const line = (b: string) => p.one(`[data-canonical-builder="${b}"]`).text().replace(/\s+/g, ' ').trim();
+    expect(line('make_block')).toMatch(
+      /^make_block: [\d.,]+[kMB]? parameters, [\d.]+ [kMG]?MACs at \[1, 64, 14, 14\]$/,
+    );
+    // MACs beside the parameters, with the input they were counted at; the exact count and its unit in the title.
+    expect(line('make_block_large')).toMatch(/^make_block_large: [\d.]+M parameters, 4\.1 GMACs at 224 px$/);
+    expect(p.one('[data-canonical-builder="make_block_large"] [data-canonical-macs]').attr('title')).toMatch(
+      /^4,089,184,256 multiply-accumulates \(MACs, half the FLOPs\) of one forward at \[1, 3, 224, 224\]/,
+    );
     expect(p.one('main').text()).toContain("model = getattr(module, 'make_block')(**kwargs).to(device).eval()");
   });
 
@@ -423,6 +448,23 @@ describe('method pages and papers (issue 16)', () => {
     expect(p.one('#interfaces').text()).toContain('Interfaces side by side');
     // The index lists it with its implementation count.
     expect(page('methods/').one(`tr[data-method="${m!.slug}"]`).text()).toContain(String(m!.members.length));
+  });
+
+  it("shows an implementation's first builder configuration with its MACs and the input they were counted at", () => {
+    const bySlug = readdirSync(join(site.catalog.dir, 'blocks')).map((f) => spec(f.replace(/\.json$/, '')));
+    const byId = new Map(bySlug.map((s) => [s.id, s]));
+    const m = methodsJson().methods.find((x) =>
+      x.members.some((b) => byId.get(b.blockId)?.validation?.canonical?.[0]?.macs !== undefined),
+    );
+    expect(m, 'the fixture has a method implemented by a block with builder MACs').toBeDefined();
+    const rows = page(`methods/${m!.slug}/`).all('tr[data-implementation]');
+    const withMacs = rows.filter((r) => byId.get(r.attr('data-implementation')!)?.validation?.canonical?.[0]?.macs);
+    expect(withMacs.length).toBeGreaterThan(0);
+    for (const r of withMacs) {
+      const canon = byId.get(r.attr('data-implementation')!)!.validation!.canonical![0];
+      expect(r.one('[data-canonical-macs]').text()).toBe(`${macs(canon.macs!)} at [1, 64, 14, 14]`);
+      expect(r.text()).toContain(`at ${canon.builder}`);
+    }
   });
 
   it('links a block page to its method and shows the paper it was introduced in, with BibTeX', () => {

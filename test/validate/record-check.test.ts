@@ -143,6 +143,21 @@ describe('checkRunnerRecord', () => {
     expect(why(record({ recipe: { ...plain, builderModule: 'pkg.models' } }))).not.toBe('ok');
   });
 
+  it('takes MACs at the input they were counted at, and refuses a forged one: huge, negative, fractional, not a number', () => {
+    const fig = { builder: 'resnet50', params: 25557032, input: [1, 3, 224, 224], outputs: [[1, 1000]] };
+    const withMacs = (macs: unknown) => why(record({ canonical: [{ ...fig, macs }] }));
+    expect(withMacs(4089184256)).toBe('ok');
+    expect(withMacs(0)).toBe('ok'); // a model of elementwise ops only: nothing the counter counts
+    expect(withMacs(Number.MAX_SAFE_INTEGER)).toBe('ok');
+    // JSON.parse reads 1e300 and 2^53 as integers: the bound is what keeps them out.
+    for (const bad of [1e300, Number.MAX_SAFE_INTEGER + 1, -1, 4.5, '4089184256', null, Number.NaN])
+      expect(withMacs(bad), String(bad)).toMatch(/malformed record: \/canonical\/0/);
+    // MACs say nothing without the input they were counted at.
+    expect(why(record({ canonical: [{ builder: 'resnet50', params: 25557032, macs: 4089184256 }] }))).toMatch(
+      /malformed record: \/canonical\/0 must have property input when property macs is present/,
+    );
+  });
+
   it('takes boxes and literal inputs, and refuses hostile ones: code, long or patterned strings, huge lists, junk', () => {
     const withInputs = (...inputs: unknown[]) =>
       record({ recipe: { seed: 0, origin: 'inference', kwargs: {}, inputs } });

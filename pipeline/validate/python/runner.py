@@ -18,6 +18,14 @@ import gc, json, os, sys
 # instead of failing. Set before torch is imported, which reads it once. `-I` ignores PYTHON* variables, not this.
 os.environ["TORCHDYNAMO_DISABLE"] = "1"
 
+# `--site DIR` (repeated): the interpreter was started with `-S`, so no site folder's `.pth` file or
+# `sitecustomize` ran in this worker (a requirements layer is upstream's choice, and the worker holds the result
+# channel); the folders are appended after the standard library, runtime (torch) first, so nothing installed can
+# shadow a module of the standard library or of torch.
+while len(sys.argv) > 2 and sys.argv[1] == "--site":
+    sys.path.append(sys.argv[2])
+    del sys.argv[1:3]
+
 # `python -I` keeps this folder off sys.path: put it there just long enough to import our modules, so no block
 # can import them by name later.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

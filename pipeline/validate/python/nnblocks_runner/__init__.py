@@ -5,10 +5,14 @@
 #   classify     exception -> failure class, by exception type and module name, as one ordered table
 #   replay       the replay protocol: inputs, build, forward, backward (what a reader re-runs)
 #   measure      counts, checksums and the module tree, through references a block can't patch
+#   flops        MACs of a meta-device forward, by torch's own FLOP counter (torch >= 2.1), references taken early
 #   infer        constructor arguments guessed for blocks with no recipe
 #   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
 #   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
 #   search       the recipe search (candidates x inputs, two rounds, meta-device probes) and canonical figures
+#                (parameters, output shapes, MACs)
+#   twins        a search attempt's fresh module copies, and its meta-device twin that checks inputs first
+#   part         composite recipes: the block found in a model a builder makes, fed what that model passes it
 #   stages       one block's stages as explicit results, then fidelity
 #   supervise    the worker's side of one block: fork, deadline, read the child's pipes, compose the record
 # runner.py (next to this folder) is the process entry: the protocol with the TypeScript side.

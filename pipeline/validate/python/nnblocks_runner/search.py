@@ -4,17 +4,18 @@
 # each of their attempts runs under a short time share and a slow one is set aside, so the smaller configurations
 # inference guesses get their turn; a second round comes back to the set-aside ones only when nothing passed.
 # A block only a bigger model builds comes last: as the part of a model another builder of its source makes
-# (part.py). Also: the parameter counts and output shapes of builder configurations.
+# (part.py). Also: the parameter counts, output shapes and MACs of builder configurations.
 import contextlib, copy, gc, signal, time
 from typing import NamedTuple, Optional
 
 import torch
 
-from . import infer, inputs, part
+from . import flops, infer, inputs, part
 from .classify import classify
 from .containment import VIOLATIONS, Violation
 from .measure import count, tensors
-from .replay import backward, build, forward, make_inputs
+from .replay import backward, build, forward
+from .twins import fresh_copies, meta_twin, refuses
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
 # part.MAX_PARTS models, each with its probes and larger inputs (GROWN).
@@ -43,6 +44,10 @@ GUIDED = ("builder", "usage", "part")  # origins whose candidates the corpus sug
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
 MAX_CANONICAL = 8
+# At most, per builder configuration, for its MACs (flops.py): a counted meta-device forward takes 1.5 to 3 times a
+# plain one, 0.03 s (resnet18) to 0.7 s (efficientnet_b7) for torchvision's classifiers on a quiet core. A model
+# slower than this gets no figure.
+CANONICAL_MACS_S = 1.0
 
 
 class OverBudget(BaseException):
@@ -116,8 +121,12 @@ def canonical(cls, builders, seed, deadline, usage_inputs=()):
     """Parameter counts of the block at its source's builder configurations (`resnet50`: 25,557,032), each built
     fresh within a short share, without random initialisation, and dropped; with the output shapes at a default
     input where one runs (default_output). A builder that fails, runs long or builds another class is left out:
-    these are figures about this block, labelled with the builder's name."""
-    out = []
+    these are figures about this block, labelled with the builder's name.
+
+    Then, while the share lasts, the MACs of each configuration that has shapes, at the same input (canonical_macs),
+    on the meta-device module kept for it (no storage: moving to meta freed its parameters). A second pass, so that
+    counting costs no configuration its count or shapes on a slow machine: they are exactly what they were without."""
+    out, kept = [], []
     for c in builders[:MAX_CANONICAL]:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -126,13 +135,32 @@ def canonical(cls, builders, seed, deadline, usage_inputs=()):
             with without_init():
                 m = budgeted(min(CANONICAL_BUILD_S, left), lambda: build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"]))
             fig = {"builder": c["builder"], "params": count(m, "_parameters")}
-            shapes = budgeted(min(CANONICAL_BUILD_S, max(deadline - time.monotonic(), 0.5)), lambda: default_output(m, usage_inputs))
-            out.append({**fig, **(shapes or {})})
+            m, shapes = budgeted(min(CANONICAL_BUILD_S, max(deadline - time.monotonic(), 0.5)), lambda: default_output(m, usage_inputs))
+            if shapes:
+                fig.update(shapes)
+                kept.append((fig, m))
+            out.append(fig)
         except BaseException:
             pass
         m = None
         gc.collect()
+    for fig, m in kept:
+        n = canonical_macs(m, fig["input"], deadline)
+        if n is not None:
+            fig["macs"] = n
     return out
+
+
+def canonical_macs(m, shape, deadline):
+    """MACs of meta-device `m` at the input its output shapes were taken at (flops.macs), or None: no counter (torch
+    < 2.1), no time left in the canonical share, slower than CANONICAL_MACS_S, or any error."""
+    seconds = min(CANONICAL_MACS_S, deadline - time.monotonic())
+    if not flops.AVAILABLE or seconds <= 0:
+        return None
+    try:
+        return budgeted(seconds, lambda: flops.macs(m, shape))
+    except BaseException:
+        return None
 
 
 # Inputs a builder's model is first tried at for its output shapes: an image classifier's 224 pixels, Inception's 299,
@@ -143,9 +171,10 @@ MAX_OUTPUTS = 8
 
 
 def default_output(m, usage_inputs):
-    """{"input", "outputs"}: the output shapes of `m` at the first default input it takes, or None. Computed on torch's
-    meta device, which propagates shapes without arithmetic (a ResNet-50 at 224 pixels in milliseconds, where this
-    CPU would take seconds); a model whose forward needs real values (a detector's NMS) gets none. `m` is moved."""
+    """(`m` on the meta device, {"input", "outputs"} or None): the output shapes of `m` at the first default input it
+    takes. Computed on torch's meta device, which propagates shapes without arithmetic (a ResNet-50 at 224 pixels in
+    milliseconds, where this CPU would take seconds); a model whose forward needs real values (a detector's NMS) gets
+    none. The moved module comes back for the MACs at the same input."""
     m = m.to("meta").eval()
     tried = [u[0]["shape"] for u in usage_inputs if len(u) == 1 and set(u[0]) == {"shape", "dtype"}]
     for shape in [*tried, *DEFAULT_INPUTS]:
@@ -155,73 +184,8 @@ def default_output(m, usage_inputs):
         except Exception:
             continue
         if outs:
-            return {"input": list(shape), "outputs": [[int(n) for n in t.shape] for t in outs[:MAX_OUTPUTS]]}
-    return None
-
-
-def fresh_copies(make):
-    """A function giving a fresh module each call. Most candidates need one module (the first input fits, or the
-    candidate is set aside): that is a plain build. The second call builds again and keeps a pristine deep copy of
-    that build, with the global RNG state the build left behind; later calls deep-copy it and restore that state,
-    so each copy meets dropout exactly as a fresh build would (a production-size model initialises in about a
-    second and copies in a tenth of that). A module deepcopy refuses (locks, generators) is rebuilt each time."""
-    calls, pristine = [0], []
-
-    def rng_state():
-        return torch.get_rng_state(), (torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
-
-    def restore(state):
-        torch.set_rng_state(state[0])
-        if state[1] is not None:
-            torch.cuda.set_rng_state_all(state[1])
-
-    def get():
-        calls[0] += 1
-        if calls[0] == 1:
-            return make()
-        if pristine:
-            m, state = pristine[0]
-            if m is None:
-                return make()
-            restore(state)
-            return copy.deepcopy(m)
-        m = make()
-        state = rng_state()
-        try:
-            pristine.append((copy.deepcopy(m), state))
-        except Exception:
-            pristine.append((None, None))
-        restore(state)
-        return m
-
-    return get
-
-
-def meta_twin(m):
-    """`m` moved to torch's meta device, or None when it won't move. Only for a module whose forward failed: it is
-    dropped anyway (the next input gets a fresh module), so it becomes the probe the next inputs are checked on."""
-    try:
-        return m.to("meta")
-    except Exception:
-        return None
-
-
-def refuses(probe, specs, seed):
-    """Whether the meta-device `probe` rejects input `specs` for a reason of the block's own: a shape or type error.
-    Shapes propagate on the meta device without arithmetic, so the check takes milliseconds where a real forward of
-    a production-size model takes seconds, and the rebuild before it more (MViT's builders at eight video shapes).
-    An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta tensor) is no
-    refusal: the real forward runs. A refused escape is left to the real forward, which treats it as fatal."""
-    try:
-        with torch.no_grad():
-            probe(*make_inputs(specs, seed, "meta"))
-    except Violation:
-        return False
-    except NotImplementedError:
-        return False
-    except Exception as exc:
-        return "meta" not in str(exc).lower()
-    return False
+            return m, {"input": list(shape), "outputs": [[int(n) for n in t.shape] for t in outs[:MAX_OUTPUTS]]}
+    return m, None
 
 
 def search(cls, job, st, started):

@@ -1,0 +1,91 @@
+# Multiply-accumulates (MACs) of one forward, counted by torch's own FLOP counter (`torch.utils.flop_counter`,
+# torch >= 2.1) on the meta device: shapes propagate without arithmetic, and the counter's formulas read only
+# shapes, so a ResNet-50 at 224 pixels is counted in tens of milliseconds. torch 1.13 has no counter: AVAILABLE is
+# False and nothing is counted (the catalog field is simply absent).
+#
+# What is counted: the counter's formulas, i.e. matrix multiplications and convolutions (mm, addmm, bmm, baddbmm,
+# convolution, scaled-dot-product attention...), at 2 FLOPs per multiply-add. Elementwise ops, normalisation,
+# activations and pooling count zero. We publish the count halved, as MACs: the convention of torchvision's
+# published `_ops` figures (named GFLOPS there, multiply-accumulates in fact: resnet50 4.089, which is this count).
+#
+# What a block can do to a TorchDispatchMode, and what holds anyway (docs/validate.md, "Canonical configurations"):
+# - Replace `torch.utils.flop_counter`'s names, or register formulas of its own into the global `flop_registry`
+#   (`register_flop_formula`), before we count: the class, its enter/exit/total methods and a copy of the formula
+#   table are taken when the runner starts, before any block is imported, as measure.py does for its references.
+# - Its forward runs inside the mode, so it can reach the mode (`_get_current_dispatch_mode()`), pop it, change its
+#   counts or run ops where it doesn't look: it lies about its own figure, as it can about its own outputs. It runs
+#   in its own forked child: no other block's figure moves.
+# - Raise, or leave the mode stack unbalanced: any exception means no figure, and the stack is cut back to what it
+#   was, so the later stages don't run under a stale counter (or a mode of the block's own left on top of it).
+# - Run long: the caller caps the count (search.canonical_macs); absurd totals are refused here and in TypeScript.
+import logging, sys
+
+import torch
+
+
+def _import_counter():
+    """`torch.utils.flop_counter`, imported with triton held off. The module imports triton only to recognise triton
+    kernels, which never run on the meta device, and triton maps 188 MB of address space (libtriton.so): every
+    block's child would inherit it, a fifth of what torch 2.x's CUDA wheels leave a block under the 4 GiB limit
+    (their import alone maps 3.2 GiB). A None entry in sys.modules makes `import triton` fail for the duration;
+    the counter's warning about it is held too. Raises ImportError under torch < 2.1."""
+    held = "triton" not in sys.modules
+    log = logging.getLogger("torch.utils.flop_counter")
+    level = log.level
+    if held:
+        sys.modules["triton"] = None
+    log.setLevel(logging.ERROR)
+    try:
+        from torch.utils import flop_counter
+    finally:
+        if held and "triton" in sys.modules and sys.modules["triton"] is None:
+            del sys.modules["triton"]
+        log.setLevel(level)
+    # torch remembers whether triton is installed; nothing asked while it was held, but never keep a wrong answer.
+    clear = getattr(getattr(sys.modules.get("torch.utils._triton"), "has_triton_package", None), "cache_clear", None)
+    if clear is not None:
+        clear()
+    return flop_counter
+
+
+try:
+    _flop_counter = _import_counter()
+    _Counter = _flop_counter.FlopCounterMode
+    _FORMULAS = dict(_flop_counter.flop_registry)
+    _enter, _exit, _total = _Counter.__enter__, _Counter.__exit__, _Counter.get_total_flops
+    AVAILABLE = True
+except Exception:  # torch < 2.1: no torch.utils.flop_counter
+    AVAILABLE = False
+# The user dispatch-mode stack (torch >= 2.1); without them the stack is not cut back, and counting still works.
+_stack_len = getattr(torch._C, "_len_torch_dispatch_stack", None)
+_pop_mode = getattr(torch._C, "_pop_torch_dispatch_stack", None)
+
+_empty, _no_grad, _type, _int = torch.empty, torch.no_grad, type, int
+
+# The largest figure published: integers above 2**53 - 1 are not exact in JSON readers (the catalog's readers are
+# JavaScript), and no model at a default input comes near (vit_h_14 at 224 pixels: 1.7e11).
+MACS_MAX = 2**53 - 1
+
+
+def macs(m, shape):
+    """MACs of one forward of `m` (a module on the meta device) at a float input of `shape`; None when torch has no
+    counter or the total is not a plausible count. Raises what the forward raises."""
+    if not AVAILABLE:
+        return None
+    counter = _Counter(display=False)
+    counter.flop_registry = dict(_FORMULAS)  # the formulas as torch shipped them, not as a block left them
+    depth = _stack_len() if _stack_len and _pop_mode else None
+    try:
+        with _no_grad():
+            _enter(counter)
+            try:
+                m(_empty(shape, device="meta"))
+            finally:
+                _exit(counter, None, None, None)
+    finally:
+        while depth is not None and _stack_len() > depth:  # a mode the block pushed and left, or ours
+            _pop_mode(None)
+    flops = _total(counter)
+    if _type(flops) is not _int or not 0 <= flops <= 2 * MACS_MAX:
+        return None
+    return flops // 2  # every formula counts 2 FLOPs per multiply-add
