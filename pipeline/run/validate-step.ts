@@ -107,11 +107,12 @@ export async function runValidation(
       const found = partBuilders(p, b);
       const parts: PartRecipeSource[] = e.parts.flatMap((part) => {
         const f = found.find((x) => x.name === part.name && x.module === part.module);
-        const model = f && blocks.get(f.blockId);
-        if (!f || !model) return [];
-        const modelClass = classIndex.get(`${model.module}.${model.qualname}`);
-        const chain = [modelClass, ...model.baseChain.map((q) => classIndex.get(q))];
-        return [{ builder: part.name, module: part.module, params: f.params, positional: initParams(chain) }];
+        if (!f) return [];
+        // The model's class (`<source>:<module>.<qualname>`), with its bases when it is a discovered block.
+        const model = blocks.get(f.blockId);
+        const chain = [classIndex.get(f.blockId.slice(f.blockId.indexOf(':') + 1)), ...(model?.baseChain ?? [])];
+        const positional = initParams(chain.map((c) => (typeof c === 'string' ? classIndex.get(c) : c)));
+        return [{ builder: part.name, module: part.module, params: f.params, positional }];
       });
       const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional, parts);
       return {

@@ -23,21 +23,15 @@ type Node = string;
 
 export class PartBuilders {
   private readonly modules = new Map<string, IndexedModule>();
-  /** Zero-argument builders by function key: the first model class each builds. */
-  private readonly zeroArg = new Map<string, BuilderFn>();
 
   constructor(
     private readonly corpus: UsageCorpus,
     private readonly flow: Flow,
     private readonly usageOf: (blockId: string) => BlockUsage,
-    allUsage: Iterable<BlockUsage>,
+    /** Zero-argument module-level builders by function key, with the (first) model class each builds. */
+    private readonly zeroArg: ReadonlyMap<string, BuilderFn>,
   ) {
     for (const m of corpus.program.modules) this.modules.set(`${m.sourceId}\0${m.path}`, m);
-    for (const u of allUsage)
-      for (const b of u.builders) {
-        const key = `${b.sourceId}:${b.module}.${b.name}`;
-        if (b.zeroArg && !b.scope.includes('.') && !this.zeroArg.has(key)) this.zeroArg.set(key, b);
-      }
   }
 
   /**
@@ -68,19 +62,27 @@ export class PartBuilders {
 
   /**
    * Where a node is built or called, as the class or function doing it. A class: its construction sites (a
-   * subclass's `super().__init__` too, except for the block itself: an instance of the subclass is not one); a
-   * function: its call sites.
+   * subclass's `super().__init__` too, except for the block itself: an instance of the subclass is not one); one
+   * that is not a discovered block (`symbols` left it out) has none mined, so the call sites of its `__init__`
+   * stand in. A function: its call sites.
    */
   private owners(node: Node, isBlock: boolean): Node[] {
     const out: Node[] = [];
-    if (node.startsWith('c:')) {
-      for (const s of this.usageOf(node.slice(2)).constructions) {
+    const cls = node.startsWith('c:') ? this.corpus.classes.get(node.slice(2)) : undefined;
+    if (cls?.block) {
+      for (const s of this.usageOf(cls.key).constructions) {
         if (isBlock && s.via === 'super') continue;
         const mod = this.modules.get(`${s.sourceId}\0${s.path}`);
         const owner = mod && this.owner(mod, s.scope);
         if (owner) out.push(owner);
       }
-    } else {
+    } else if (cls) {
+      const init = this.corpus.method(cls, '__init__');
+      for (const c of init ? this.flow.callers(init.key) : []) {
+        const owner = this.owner(c.mod, scopeOf(c.mod, c.call));
+        if (owner) out.push(owner);
+      }
+    } else if (node.startsWith('f:')) {
       for (const c of this.flow.callers(node.slice(2))) {
         if (c.bound) continue;
         const owner = this.owner(c.mod, scopeOf(c.mod, c.call));

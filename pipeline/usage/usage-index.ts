@@ -47,7 +47,7 @@ export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
   return {
     usageOf: usage.usageOf,
     partBuilders: (blockId) => {
-      parts ??= new PartBuilders(corpus, flow, usage.usageOf, usage.all);
+      parts ??= new PartBuilders(corpus, flow, usage.usageOf, miner.zeroArg);
       return parts.of(blockId, sources.get(blockId) ?? '');
     },
   };
@@ -65,6 +65,8 @@ class Miner {
   private readonly registered = new Map<string, ClassInfo[]>();
   private readonly built = new Map<string, Built[]>();
   private readonly busy = new Set<string>();
+  /** Zero-argument module-level builders by function key, whatever class they build (the first). */
+  readonly zeroArg = new Map<string, BuilderFn>();
 
   constructor(
     private readonly corpus: UsageCorpus,
@@ -203,7 +205,7 @@ class Miner {
     const seen = new Set<string>();
     for (const b of this.builtBy(fn)) {
       const u = this.usage(b.cls);
-      if (!u || seen.has(b.cls.key)) continue;
+      if (seen.has(b.cls.key)) continue;
       seen.add(b.cls.key);
       const params = fn.fact.params.map((p) => ({
         name: p.name,
@@ -219,7 +221,9 @@ class Miner {
         args: b.args,
         through: b.through,
       };
-      u.builders.push(builder);
+      // Zero-argument builders of any class, a block or not (`symbols` may leave the model out): part recipes'.
+      if (builder.zeroArg && !this.zeroArg.has(fn.key)) this.zeroArg.set(fn.key, builder);
+      u?.builders.push(builder);
     }
   }
 
@@ -323,14 +327,14 @@ class Miner {
     return { kind: 'expr', text: `${call.callee}(...)` };
   }
 
-  finish(): { usageOf(blockId: string): BlockUsage; all: Iterable<BlockUsage> } {
+  finish(): { usageOf(blockId: string): BlockUsage } {
     for (const u of this.out.values()) {
       u.constructions.sort(byPlace);
       u.builders.sort(byPlace);
       u.forwardCalls.sort(byPlace);
     }
     const out = this.out;
-    return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY, all: out.values() };
+    return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY };
   }
 }
 

@@ -61,12 +61,14 @@ const TREE = {
 
 describe('composite recipes in a build', () => {
   let config: string;
+  let source: string;
   let out: string;
   const spec = (name: string): BlockSpec =>
     JSON.parse(readFileSync(join(out, 'blocks', `fx.pkg.${name}.json`), 'utf8')) as BlockSpec;
 
   beforeAll(async () => {
-    config = writeConfig([{ id: 'fx', kind: 'path', path: gitRepo(TREE).dir }]);
+    source = gitRepo(TREE).dir;
+    config = writeConfig([{ id: 'fx', kind: 'path', path: source }]);
     out = tempDir('nnb-parts-');
     expect(await runCli(['build', '--config', config, '--out', out, '--json'], quiet)).toBe(0);
   }, 180_000);
@@ -79,6 +81,13 @@ describe('composite recipes in a build', () => {
     expect(partBuilders(p, block('Head')).map((b) => [b.name, b.module, b.depth])).toEqual([['net', 'pkg.nets', 3]]);
     // Net has a builder of its own: it is a model, built by it, not a part.
     expect(partBuilders(p, block('Net'))).toEqual([]);
+    // With the model left out of the catalog (`symbols`), the walk goes through its class all the same.
+    const only = writeConfig([{ id: 'fx', kind: 'path', path: source, symbols: ['Head'] }]);
+    const run = await prepareRun(only);
+    run.ctx.store.close();
+    const head = run.p.discovered.blocks.find((b) => b.name === 'Head')!;
+    expect(run.p.discovered.blocks.map((b) => b.name)).toEqual(['Head']);
+    expect(partBuilders(run.p, head).map((b) => [b.name, b.blockId])).toEqual([['net', 'fx:pkg.nets.Net']]);
   });
 
   it('validates the head as the part of that model, with a schema-valid recipe', () => {
