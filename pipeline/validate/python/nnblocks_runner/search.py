@@ -40,6 +40,10 @@ PART_SIZING_SHARE = 0.1
 # Builder candidates whose forward failed at every probe are tried again, after inference, at the larger inputs of
 # GROWN (inputs.grown); at most this many.
 MAX_REGROWN = 2
+# MACs of a builder's model at a larger input beyond which that input is not run (counted on its meta-device twin,
+# torch >= 2.1): a forward and a backward of more could not fit a share (MViT at 16 x 224 x 224: 64 G, where S3D's
+# 11 G passes in about 7 s on this machine kind).
+GROWN_MACS_MAX = 20_000_000_000
 GUIDED = ("builder", "usage", "part")  # origins whose candidates the corpus suggests: time-shared, set aside when slow
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
@@ -260,12 +264,13 @@ def search(cls, job, st, started):
         if grow == "only" and probe is None:
             return None
         grown = inputs.grown(specs_list[0]) if grow and specs_list else []
+        plain = [] if grow == "only" else specs_list
         fed = False
-        for n, specs in enumerate(([] if grow == "only" else specs_list) + grown):
+        for n, specs in enumerate(plain + grown):
             tries[origin] += 1
             if fatal or over or tries[origin] > ATTEMPTS[origin]:
                 break
-            if probe is not None and refuses(probe, specs, seed):
+            if probe is not None and (refuses(probe, specs, seed) or (n >= len(plain) and too_costly(probe, specs))):
                 continue
             if n > 0:  # fresh module: a failed forward or backward may have changed it (lazy layers, caches)
                 ok, m = attempt("build", make, share)
@@ -350,6 +355,18 @@ def search(cls, job, st, started):
     st.passed("build", spent["build"])
     why = fatal[1] if fatal else first["forward"] or RuntimeError("no input candidate was tried")
     return None, st.failed("forward", spent["forward"], why)
+
+
+def too_costly(probe, specs):
+    """Whether one plain input `specs` would cost the meta-device model `probe` more than GROWN_MACS_MAX; no when it
+    can't be counted (torch < 2.1, a part, several inputs, an error)."""
+    if isinstance(probe, part.Part) or len(specs) != 1 or set(specs[0]) != {"shape", "dtype"}:
+        return False
+    try:
+        n = flops.macs(probe, specs[0]["shape"])
+    except Exception:
+        return False
+    return n is not None and n > GROWN_MACS_MAX
 
 
 def passed(st, spent, found):
