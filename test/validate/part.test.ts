@@ -77,6 +77,23 @@ describe('composite recipes', () => {
       },
       // The only model offered holds a subclass: not a Head, so no part recipe.
       onlySubclass: { code: MODELS, className: 'Head', usage: [{ ...part('wrapped'), kwargs: {} }] },
+      // A builder's model that no probe feeds (a final pooling over 16 frames of 100 pixels, as S3D's): tried again
+      // after inference at the larger geometries, the smallest its meta-device twin takes.
+      video: {
+        code: py`
+          import torch.nn as nn
+          class Block(nn.Module):
+              def __init__(self, width):
+                  super().__init__()
+                  self.conv = nn.Conv3d(3, width, 3, padding=1)
+                  self.pool = nn.AvgPool3d((16, 100, 100))
+              def forward(self, x):
+                  return self.pool(self.conv(x)).flatten(1)
+          def video():
+              return Block(4)
+        `,
+        usage: [{ origin: 'builder', builder: 'video' }],
+      },
       // A block whose model holds two: the first in named_modules() order is the one.
       twice: {
         code: py`
@@ -122,6 +139,11 @@ describe('composite recipes', () => {
     expect(head.gradients).toMatchObject({ withGrad: 2, without: 0, mode: 'train' });
     // Replayed on the original: the builder of the original package, the same path, the same inputs.
     expect(head.fidelity).toEqual({ status: 'identical' });
+  });
+
+  it("tries a builder no probe fed at a larger input its model takes, after inference's guesses", () => {
+    expect(r.video.status).toBe('passed');
+    expect(r.video.recipe).toMatchObject({ origin: 'builder', inputs: [{ shape: [1, 3, 16, 112, 112] }] });
   });
 
   it('takes only a submodule of exactly the block class, the first one', () => {
