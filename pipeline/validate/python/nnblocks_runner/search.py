@@ -5,7 +5,7 @@
 # inference guesses get their turn; a second round comes back to the set-aside ones only when nothing passed.
 # A block only a bigger model builds comes last: as the part of a model another builder of its source makes
 # (part.py). Also: the parameter counts, output shapes and MACs of builder configurations.
-import contextlib, copy, gc, signal, time
+import contextlib, copy, gc, math, signal, time
 from typing import NamedTuple, Optional
 
 import torch
@@ -44,6 +44,9 @@ MAX_REGROWN = 2
 # torch >= 2.1): a forward and a backward of more could not fit a share (MViT at 16 x 224 x 224: 64 G, where S3D's
 # 11 G passes in about 7 s on this machine kind).
 GROWN_MACS_MAX = 20_000_000_000
+# Without a counter (torch < 2.1), elements of a larger input beyond which it is not run: 16 x 112 x 112 frames are
+# 0.6 M, 224 x 224 images 0.15 M; MViT's and S3D's 16 x 224 x 224 (2.4 M) never fit a share on torch 1.13's CPU.
+GROWN_ELEMENTS_UNCOUNTED = 1_000_000
 GUIDED = ("builder", "usage", "part")  # origins whose candidates the corpus suggests: time-shared, set aside when slow
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
@@ -293,6 +296,11 @@ def search(cls, job, st, started):
             ok, grads = attempt("backward", lambda: backward(m, specs, seed, device), share)
             if ok:
                 return Found(m, cand, specs, out, grads)
+            if whole is not None and not over:
+                # The part ran forward and its own backward failed, in both modes (a RegionProposalNetwork in
+                # training wants targets): another input or another model feeding it won't change that.
+                parts.clear()
+                break
         if origin == "builder" and not grow and not fed and not over and probe is not None:
             unfed.append(cand)
         return None
@@ -316,6 +324,7 @@ def search(cls, job, st, started):
         return found
 
     candidates = infer.build_candidates(cls, overrides, job.get("usage") or [])
+    parts = [c for c in candidates if c["origin"] == "part"]
     for cand in [c for c in candidates if c["origin"] != "part"]:
         found = None if fatal else first_round(cand)
         if found is not None:
@@ -326,11 +335,12 @@ def search(cls, job, st, started):
         found = None if fatal else first_round(cand, grow="only")
         if found is not None:
             return passed(st, spent, found)
-    parts = [c for c in candidates if c["origin"] == "part"]
     if parts and not fatal:
         size = lambda c: build(cls, c["kwargs"], seed, "cpu", (), c["builder"], (), c)
-        parts = part.smallest_first(cls, parts, size, without_init, budgeted, PART_SIZING_SHARE * timeout_s)
-    for cand in parts:
+        parts[:] = part.smallest_first(cls, parts, size, without_init, budgeted, PART_SIZING_SHARE * timeout_s)
+    for cand in list(parts):
+        if not parts:  # a part's own backward failed (try_candidate): the rest would fail the same way
+            break
         found = None if fatal else first_round(cand, grow="after")
         if found is not None:
             return passed(st, spent, found)
@@ -358,10 +368,13 @@ def search(cls, job, st, started):
 
 
 def too_costly(probe, specs):
-    """Whether one plain input `specs` would cost the meta-device model `probe` more than GROWN_MACS_MAX; no when it
-    can't be counted (torch < 2.1, a part, several inputs, an error)."""
+    """Whether one plain input `specs` would cost the meta-device model `probe` more than GROWN_MACS_MAX. Where it
+    can't be counted (torch < 2.1), whether it is larger than GROWN_ELEMENTS_UNCOUNTED; no for a part, several
+    inputs, an error."""
     if isinstance(probe, part.Part) or len(specs) != 1 or set(specs[0]) != {"shape", "dtype"}:
         return False
+    if not flops.AVAILABLE:
+        return math.prod(specs[0]["shape"]) > GROWN_ELEMENTS_UNCOUNTED
     try:
         n = flops.macs(probe, specs[0]["shape"])
     except Exception:
