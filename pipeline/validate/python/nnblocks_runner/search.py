@@ -217,6 +217,8 @@ def search(cls, job, st, started):
     fatal, tries, built_any, ran, over = None, {k: 0 for k in ATTEMPTS}, False, None, False
     failing = [0.0]  # seconds of inference forwards that raised
     unfed = []  # builder candidates that built but whose every probe failed (see MAX_REGROWN)
+    failed_with = [None]  # the exception of the last attempt that failed
+    part_backward = set()  # the backward errors of parts that ran forward, as text
 
     def attempt(name, fn, share):
         nonlocal fatal, over
@@ -225,6 +227,7 @@ def search(cls, job, st, started):
         try:
             return True, budgeted(share() if share else None, fn)
         except BaseException as exc:
+            failed_with[0] = exc
             over = over or isinstance(exc, OverBudget)
             if first[name] is None or (isinstance(first[name], OverBudget) and not isinstance(exc, OverBudget)):
                 first[name] = exc  # a real error says more than a share that ran out
@@ -297,10 +300,14 @@ def search(cls, job, st, started):
             if ok:
                 return Found(m, cand, specs, out, grads)
             if whole is not None and not over:
-                # The part ran forward and its own backward failed, in both modes (a RegionProposalNetwork in
-                # training wants targets): another input or another model feeding it won't change that.
-                parts.clear()
-                break
+                # The part ran forward and its own backward failed twice the same way, in both modes (a
+                # RegionProposalNetwork in training wants targets): another input or model feeding it won't change
+                # that. Once is not enough: RAFT's UpdateBlock gets non-finite gradients at 64 pixels, not at 224.
+                why = f"{type(failed_with[0]).__name__}: {failed_with[0]}"[:200]
+                if why in part_backward:
+                    parts.clear()
+                    break
+                part_backward.add(why)
         if origin == "builder" and not grow and not fed and not over and probe is not None:
             unfed.append(cand)
         return None
