@@ -3,7 +3,7 @@
 // same versions. Wheels only (`--only-binary :all:`): installing it runs no package's code on the host.
 // See docs/config.md ("environment").
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../context.ts';
 import type { EnvironmentConfig } from '../config/types.ts';
@@ -11,6 +11,7 @@ import { readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
 import { withLock } from '../sources/lock.ts';
 import { interpreterFacts, torchFacts, type InterpreterFacts, type TorchFacts } from './interpreter.ts';
 import { PIP_FLAGS, runLogged } from './pip.ts';
+import { readStamp } from './stamp.ts';
 
 /** Bumped when the layout of a managed environment changes: older ones are made again. */
 const FORMAT = 1;
@@ -68,14 +69,7 @@ function pickCreator(env: EnvironmentConfig): { facts: InterpreterFacts } | { me
   };
 }
 
-function readStamp(dir: string): Stamp | null {
-  try {
-    const s = JSON.parse(readFileSync(join(dir, STAMP), 'utf8')) as Stamp;
-    return s.format === FORMAT ? s : null;
-  } catch {
-    return null;
-  }
-}
+const stampOf = (dir: string) => readStamp<Stamp>(dir, STAMP, FORMAT);
 
 function fromStamp(dir: string, key: string, s: Stamp): BaseEnvironment {
   // Where the stamp's paths point once the environments' folder moved (NNBLOCKS_ENV_HOME changed).
@@ -113,7 +107,7 @@ export function findManagedBase(env: EnvironmentConfig, home: string): BaseEnvir
   const creator = pickCreator(env);
   if (!('facts' in creator)) return null;
   const { name } = baseName(env, creator.facts);
-  const stamp = readStamp(join(home, name));
+  const stamp = stampOf(join(home, name));
   return stamp ? fromStamp(join(home, name), name, stamp) : null;
 }
 
@@ -127,7 +121,7 @@ export async function ensureManagedBase(env: EnvironmentConfig, home: string, lo
   const { name, reqs } = baseName(env, creator.facts);
   const spec = { torch: env.torch, torchvision: env.torchvision };
   const dir = join(home, name);
-  const ready = readStamp(dir);
+  const ready = stampOf(dir);
   if (ready) return { ok: true, base: fromStamp(dir, name, ready) };
   if (!env.install)
     return {
@@ -137,7 +131,7 @@ export async function ensureManagedBase(env: EnvironmentConfig, home: string, lo
     };
   mkdirSync(home, { recursive: true, mode: 0o755 });
   return withLock(join(home, '.locks', name), async () => {
-    const again = readStamp(dir);
+    const again = stampOf(dir);
     if (again) return { ok: true, base: fromStamp(dir, name, again) };
     const partial = `${dir}.partial`;
     rmSync(partial, { recursive: true, force: true });

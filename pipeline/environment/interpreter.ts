@@ -32,29 +32,27 @@ print(json.dumps({
 }))
 `;
 
-function lastJsonLine<T>(out: string): T {
-  return JSON.parse(out.trim().split('\n').pop()!) as T;
-}
-
-function stderrTail(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { stderr?: string };
-  if (e.code === 'ENOENT') return 'not found';
-  return (e.stderr?.trim().split('\n').pop() ?? e.message).slice(0, 500);
-}
-
-/** Runs the facts probe (`-I`: no user site, no cwd on sys.path); an error says why it could not. */
-export function interpreterFacts(python: string): InterpreterFacts | { error: string } {
+/** Runs `script` (`-I`: no user site, no cwd on sys.path), reading its last line as JSON; or why it could not. */
+function probe<T>(python: string, script: string, timeout: number): T | { error: string } {
   try {
-    const out = execFileSync(python, ['-I', '-c', FACTS], {
+    const out = execFileSync(python, ['-I', '-c', script], {
       cwd: '/',
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return lastJsonLine<InterpreterFacts>(out);
+    return JSON.parse(out.trim().split('\n').pop()!) as T;
   } catch (err) {
-    return { error: stderrTail(err) };
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    return {
+      error: e.code === 'ENOENT' ? 'not found' : (e.stderr?.trim().split('\n').pop() ?? e.message).slice(0, 500),
+    };
   }
+}
+
+/** Facts about `python`; an error says why it could not run. */
+export function interpreterFacts(python: string): InterpreterFacts | { error: string } {
+  return probe<InterpreterFacts>(python, FACTS, 60_000);
 }
 
 export interface TorchFacts {
@@ -77,15 +75,5 @@ print(json.dumps({"torch": torch.__version__, "cuda": torch.version.cuda, "torch
 
 /** What torch a managed base imports (it holds only the torch wheels and their dependencies). Seconds. */
 export function torchFacts(python: string): TorchFacts | { error: string } {
-  try {
-    const out = execFileSync(python, ['-I', '-c', TORCH], {
-      cwd: '/',
-      encoding: 'utf8',
-      timeout: 300_000,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return lastJsonLine<TorchFacts>(out);
-  } catch (err) {
-    return { error: stderrTail(err) };
-  }
+  return probe<TorchFacts>(python, TORCH, 300_000);
 }

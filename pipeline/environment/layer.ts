@@ -5,23 +5,14 @@
 // downloaded by the host as data (sdist.ts) and built into one in an offline sandbox (install-sandbox.ts). Its
 // `.pth` files are processed only inside offline sandboxes. See docs/config.md ("environment").
 import { createHash } from 'node:crypto';
-import {
-  chownSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../context.ts';
 import { bwrapAvailable, SANDBOX_UID } from '../sandbox/bwrap.ts';
 import { normalizeName } from '../sources/requirements/pep508.ts';
 import { withLock } from '../sources/lock.ts';
 import type { BaseEnvironment } from './base.ts';
+import { readStamp } from './stamp.ts';
 import { installSandboxes, type InstallSandboxes } from './install-sandbox.ts';
 import { pipConfiguration, runLogged } from './pip.ts';
 import { fetchSdist, indexSources, type IndexSources } from './sdist.ts';
@@ -60,14 +51,7 @@ function chownTree(path: string, uid: number): void {
   if (st.isDirectory()) for (const n of readdirSync(path)) chownTree(join(path, n), uid);
 }
 
-function readStamp(dir: string): Stamp | null {
-  try {
-    const s = JSON.parse(readFileSync(join(dir, STAMP), 'utf8')) as Stamp;
-    return s.format === FORMAT ? s : null;
-  } catch {
-    return null;
-  }
-}
+const stampOf = (dir: string) => readStamp<Stamp>(dir, STAMP, FORMAT);
 
 /**
  * What pip found no wheel for (`Could not find a version that satisfies the requirement iopath>=0.1.7 (from
@@ -129,7 +113,7 @@ export async function ensureLayer(
     layer: { dir, python: join(dir, 'bin', 'python'), site: siteOf(dir, base.facts.version) },
     missing: s.missing,
   });
-  const ready = readStamp(dir);
+  const ready = stampOf(dir);
   if (ready) return done(ready);
   const notInstalled = (reason: string): MissingRequirement[] =>
     requirements.map((r) => ({ name: r.name, spec: r.specs.join('; '), from: r.from, reason }));
@@ -143,7 +127,7 @@ export async function ensureLayer(
     };
   mkdirSync(home, { recursive: true, mode: 0o755 });
   return withLock(join(home, '.locks', name), async () => {
-    const again = readStamp(dir);
+    const again = stampOf(dir);
     if (again) return done(again);
     const partial = `${dir}.partial`;
     rmSync(partial, { recursive: true, force: true });

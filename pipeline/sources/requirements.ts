@@ -20,8 +20,8 @@ import type {
   RequirementSink,
 } from './requirements/types.ts';
 
-export type { DeclaredRequirement, DeclaredRequirements, DeclaredRequirementsOptions } from './requirements/types.ts';
-export { requirementsToInstall, type DroppedRequirement } from './requirements/to-install.ts';
+export type { DeclaredRequirements, DeclaredRequirementsOptions } from './requirements/types.ts';
+export { requirementsToInstall } from './requirements/to-install.ts';
 
 /** Requirements files read by convention when present (`opts.files` replaces them). */
 export const CONVENTIONAL_FILES = ['requirements.txt', 'requirements/runtime.txt', 'requirements/requirements.txt'];

@@ -39,9 +39,7 @@ export interface SandboxSpec {
  * no `.pth` file or `sitecustomize` of an installed package runs in the worker (runner.py).
  */
 export function runnerArgs(runner: string, sites?: string[]): string[] {
-  return sites
-    ? ['-I', '-S', '-B', '-u', runner, ...sites.flatMap((s) => ['--site', s])]
-    : ['-I', '-B', '-u', runner];
+  return sites ? ['-I', '-S', '-B', '-u', runner, ...sites.flatMap((s) => ['--site', s])] : ['-I', '-B', '-u', runner];
 }
 
 /** The prefix of a Python outside /usr (a virtualenv), which must be visible too. */

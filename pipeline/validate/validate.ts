@@ -1,7 +1,7 @@
 // The validate stage's entry: runs every block through runner.py in a pool of sandboxed workers, with a result cache.
 // See docs/validate.md.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,27 @@ function installedOriginals(
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 }
 
+/** Packages of the runtime that blocks of every corpus import (detr's, dino's, yolo's `torchvision.ops`...). */
+const COMPANIONS = ['torchvision'];
+
+/**
+ * The runtime's companion packages, where its site folders hold them: every worker imports them once before any
+ * block (about a second each on torch 2.x) instead of each block's child doing it again. A block whose corpus
+ * provides one of them still never sees it: the Blocker takes preloaded packages it refuses out of sys.modules.
+ */
+function runtimeCompanions(
+  runtime: readonly string[],
+  already: { importRoot: string; package: string }[],
+): { importRoot: string; package: string }[] {
+  const out: { importRoot: string; package: string }[] = [];
+  for (const pkg of COMPANIONS) {
+    if (already.some((e) => e.package === pkg)) continue;
+    const root = runtime.find((r) => existsSync(join(r, pkg, '__init__.py')));
+    if (root) out.push({ importRoot: root, package: pkg });
+  }
+  return out;
+}
+
 /** Why a sandbox that started anyway must not run upstream code, or null when it dropped every privilege. */
 function privilegeProblem(hello: WorkerHello): string | null {
   const id = hello.identity;
@@ -231,6 +252,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
   // Runtime roots: /usr and the environment's base (a runtime of the user's choosing or installed by nnblocks).
   const runtime = ['/usr/', ...(opts.runtimeRoots ?? [])];
   const preload = installedOriginals(items, runtime);
+  const companions = runtimeCompanions(opts.runtimeRoots ?? [], preload);
   const workers: RunnerWorker[] = [];
   /** Starts a worker whose sandbox shows `root` (an original's import root) besides the block it runs. */
   const start = async (root: string) => {
@@ -252,7 +274,10 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
           extraFds: staging.extraFds,
         }
       : { file: opts.python, args: runnerArgs(join(staging.runnerDir, 'runner.py'), opts.sites) };
-    const started = await RunnerWorker.start(cmd, { ...helloIn, preload: root === '' ? preload : [] });
+    const started = await RunnerWorker.start(cmd, {
+      ...helloIn,
+      preload: root === '' ? [...preload, ...companions] : companions,
+    });
     workers.push(started.worker);
     return { ...started, inbox };
   };

@@ -5,12 +5,11 @@
 // - hostile blocks: what a block does to the counter moves its own figure at most, never past the bounds, and never
 //   leaves the counter (or a mode of its own) on the dispatch stack for its later stages;
 // - torch 1.13 (Debian's, no torch.utils.flop_counter): no field, nothing fails.
-// The torch 2.x tests need a Python with torch >= 2.1 and torchvision: $NNBLOCKS_PYTHON, else the venv under
-// /var/cache/nnblocks-try/tv; they are skipped, saying why, without one. That venv lives outside /usr, which the
-// sandbox does not show, so these runs are unsandboxed (`--no-sandbox`, `sandbox: false`): the code is torchvision's
-// and ours.
+// The torch 2.x tests use the tests' interpreter (`testPython()`: the managed environment, torch 2.14.1 with
+// torchvision 0.29.1, or $NNBLOCKS_PYTHON), sandboxed like any validation; they are skipped, saying why, when it has
+// no torch >= 2.1 with torchvision.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,30 +18,27 @@ import { runCli } from '../../pipeline/cli/main.ts';
 import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
+import { debianPython, testPython } from '../helpers/python.ts';
 import { writeConfig } from '../helpers/run.ts';
 import { skipBecause } from '../helpers/skip.ts';
 import { py, tempDir } from '../helpers/tree.ts';
 import { baseOptions, byName, fixtureItems } from './helpers.ts';
 
-const VENV = '/var/cache/nnblocks-try/tv/bin/python';
-const DEBIAN = '/usr/bin/python3';
+const DEBIAN = debianPython();
 const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, json: true });
 
-/** The first of $NNBLOCKS_PYTHON and the venv whose torch has a FLOP counter and which has torchvision. */
+/** The tests' interpreter when its torch has a FLOP counter and it has torchvision. */
 function torch2Python(): string | null {
-  for (const p of [process.env.NNBLOCKS_PYTHON, VENV]) {
-    if (!p || !existsSync(p)) continue;
-    try {
-      execFileSync(p, ['-c', 'import torch.utils.flop_counter, torchvision.models'], { stdio: 'ignore' });
-      return p;
-    } catch {
-      // torch < 2.1, or no torchvision: try the next
-    }
+  const p = testPython();
+  try {
+    execFileSync(p, ['-c', 'import torch.utils.flop_counter, torchvision.models'], { stdio: 'ignore' });
+    return p;
+  } catch {
+    return null; // torch < 2.1, or no torchvision
   }
-  return null;
 }
 const TORCH2 = torch2Python();
-const NO_TORCH2 = `no Python with torch >= 2.1 and torchvision ($NNBLOCKS_PYTHON, ${VENV})`;
+const NO_TORCH2 = `${testPython()} has no torch >= 2.1 with torchvision (npm test's setup makes the managed environment)`;
 
 /** The models the issue names, with their weights enums (whose meta carries torchvision's published `_ops`). */
 const MODELS = [
@@ -136,11 +132,11 @@ describe('the real pipeline on torchvision 0.29.1', () => {
           symbols: ['ResNet'],
         },
       ],
-      { python: TORCH2 },
+      process.env.NNBLOCKS_PYTHON ? { python: TORCH2 } : {},
     );
     const out = tempDir('nnb-macs-');
     // The build checks every catalog file against schemas/catalog/ before it returns 0.
-    expect(await runCli(['build', '--config', config, '--no-sandbox', '--out', out, '--json'], quiet)).toBe(0);
+    expect(await runCli(['build', '--config', config, '--out', out, '--json'], quiet)).toBe(0);
     const spec = readdirSync(join(out, 'blocks'))
       .map((f) => JSON.parse(readFileSync(join(out, 'blocks', f), 'utf8')) as BlockSpec)
       .find((s) => s.name === 'ResNet');
@@ -231,7 +227,7 @@ describe('hostile blocks and the counter', () => {
     // One worker: every block's child forks from the same one; what an earlier block patched died with its child.
     // The default 60 s a block: its canonical share (20%) must hold torch 2.x's first meta-device forward in each
     // child, which imports torch.fx's symbolic shapes (sympy): seconds on a loaded machine.
-    const opts = baseOptions({ python: TORCH2, sandbox: false, workers: 1, timeoutMs: 60_000 });
+    const opts = baseOptions({ python: TORCH2, workers: 1, timeoutMs: 60_000 });
     rec = byName(await validateBlocks(items, opts));
   }, 300_000);
 

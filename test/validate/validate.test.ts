@@ -407,10 +407,24 @@ describe('validateBlocks on ordinary blocks', () => {
     const conv = (i: number, o: number) => i * o * 9 + o;
     expect(r.params).toBe(conv(3, 8) + conv(8, 16) + 16 * 10 + 10);
     const at224 = { input: [1, 3, 224, 224], outputs: [[1, 10]] };
+    // Multiply-adds at 224 pixels (convolutions at full size, padding 1, then the head), where torch counts them.
+    const macs = (widths: number[]) =>
+      widths.reduce((sum, w, i) => sum + (i ? widths[i - 1] : 3) * w * 9 * 224 * 224, 0) + widths.at(-1)! * 10;
+    const counted = r.canonical?.some((c) => c.macs !== undefined);
     expect(r.canonical).toEqual([
-      // Output shapes at the default 224-pixel input, from a meta-device forward.
-      { builder: 'net_large', params: conv(3, 32) + conv(32, 64) + conv(64, 128) + 128 * 10 + 10, ...at224 },
-      { builder: 'net_small', params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10, ...at224 },
+      // Output shapes at the default 224-pixel input, from a meta-device forward; MACs with torch >= 2.1.
+      {
+        builder: 'net_large',
+        params: conv(3, 32) + conv(32, 64) + conv(64, 128) + 128 * 10 + 10,
+        ...at224,
+        ...(counted ? { macs: macs([32, 64, 128]) } : {}),
+      },
+      {
+        builder: 'net_small',
+        params: conv(3, 8) + conv(8, 16) + 16 * 10 + 10,
+        ...at224,
+        ...(counted ? { macs: macs([8, 16]) } : {}),
+      },
     ]);
   });
 
