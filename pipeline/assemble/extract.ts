@@ -37,6 +37,12 @@ export interface ExtractedBlock {
    * validation may build the block through.
    */
   builders: string[];
+  /**
+   * Zero-argument builders of other modules of the block's source whose model holds the block (a composite
+   * recipe's candidates, docs/validate.md "Recipes"), that the module holds under their own names: `name` there and
+   * upstream, `module` the upstream module defining it.
+   */
+  parts: { name: string; module: string }[];
   code: string;
   /**
    * The module without the builders, when it holds any: what de-duplication compares (a block's definition, not
@@ -68,6 +74,12 @@ export interface ExtractOptions {
    * module's classes (docs/validate.md, "Recipes"). Not the block's dependencies: the core module omits them.
    */
   layers?: (block: Block, mod: IndexedModule) => string[];
+  /**
+   * Zero-argument builders of other modules of the block's source whose model holds the block (usage mining,
+   * `partBuilders`): the emitted module holds them too, so the instance such a builder makes is of the emitted
+   * class, and validation can build the block as that model's part. Not the block's dependencies either.
+   */
+  parts?: (block: Block) => { path: string; name: string }[];
   onDone?: () => void;
 }
 
@@ -151,6 +163,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let definitions: EmittedDefinition[] = [];
     let requires: Requirement[] = [];
     let builders: string[] = [];
+    let parts: { name: string; module: string }[] = [];
     let coreCode: string | undefined;
     let writtenDefinitions: EmittedDefinition[] | undefined;
     try {
@@ -163,7 +176,13 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         const cls = mod.facts.classes.find((c) => c.qualname === name);
         return cls ? [{ stmt: cls.statementIndex, name }] : [];
       });
-      const roots = [...builderRoots, ...layerRoots];
+      // A part's builder lives in another module of the block's source (`faster_rcnn.py` for `rpn.py`'s block).
+      const partRoots = (opts.parts?.(block) ?? []).flatMap(({ path, name }) => {
+        const home = byKey.get(`${block.sourceId}\0${path}`);
+        const fn = home?.facts.functions.find((f) => f.qualname === name);
+        return home && fn ? [{ stmt: fn.statementIndex, name, mod: home }] : [];
+      });
+      const roots = [...builderRoots, ...layerRoots, ...partRoots];
       const lookup = lookupFor(block.sourceId);
       // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
       // builders, the module written and validated also holds them and what they need.
@@ -182,6 +201,11 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         code = withBuilders.code;
         className = withBuilders.className;
         builders = withBuilders.rootNames.slice(0, builderRoots.length);
+        // Kept only under its upstream name: the recipe names it so, in the emitted module and for fidelity alike.
+        const partNames = withBuilders.rootNames.slice(builderRoots.length + layerRoots.length);
+        parts = partRoots.flatMap((r, i) =>
+          partNames[i] === r.name && r.mod.module ? [{ name: r.name, module: r.mod.module }] : [],
+        );
         writtenDefinitions = withBuilders.definitions;
       }
       definitions = emitted.definitions;
@@ -205,6 +229,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     out.push({
       entry: { id: block.id, file, importRoot, module: moduleName, className, requires, sha256: sha256(code) },
       builders,
+      parts,
       code,
       ...(coreCode !== undefined ? { coreCode } : {}),
       definitions,

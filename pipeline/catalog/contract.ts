@@ -195,6 +195,20 @@ export const REF_TARGET_PATTERN = '^(\\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0
 export const TYPE_NAME_PATTERN =
   '^[\\p{XID_Start}_][\\p{XID_Continue}]*(\\.([\\p{XID_Start}_][\\p{XID_Continue}]*|<locals>))*$';
 
+/**
+ * Where a part sits in the model its builder makes (a composite recipe's `path`), as `named_modules()` writes it:
+ * attribute names and ModuleList/Sequential indices, dotted (`rpn.anchor_generator`, `backbone.body.layer1.0`),
+ * the first an identifier, at most 32 segments and RUN_LIMITS.typeNameChars characters.
+ */
+export const PART_PATH_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}(\\.([A-Za-z_][A-Za-z0-9_]{0,99}|[0-9]{1,6})){0,31}$';
+
+/** A Python module's dotted name: ASCII identifiers (`torchvision.models.detection.faster_rcnn`). */
+export const DOTTED_MODULE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$';
+
+/** Where a recipe comes from (docs/validate.md, "Recipes"), in the order they are tried. */
+export const RECIPE_ORIGINS = ['override', 'builder', 'usage', 'inference', 'part'] as const;
+export type RecipeOriginName = (typeof RECIPE_ORIGINS)[number];
+
 /** An output checksum (Σ|x| in float64) as text: a decimal number, or `nan`, `inf`, `-inf`. */
 export const CHECKSUM_PATTERN = '^(nan|inf|-inf|-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?)$';
 
@@ -303,6 +317,8 @@ export const CANONICAL_MACS = {
 export const isMacs = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 const KWARG_NAME = new RegExp(KWARG_NAME_PATTERN);
+const PART_PATH = new RegExp(PART_PATH_PATTERN);
+const DOTTED_MODULE = new RegExp(DOTTED_MODULE_PATTERN);
 const REF_TARGET = new RegExp(REF_TARGET_PATTERN);
 const TYPE_NAME = new RegExp(TYPE_NAME_PATTERN, 'u');
 const CHECKSUM = new RegExp(CHECKSUM_PATTERN);
@@ -322,6 +338,20 @@ export const isRefTarget = (v: unknown): v is string =>
     .split('.')
     .filter(Boolean)
     .every((seg) => !RESERVED.has(seg));
+
+/** A part's path: PART_PATH_PATTERN within RUN_LIMITS.typeNameChars, no segment a reserved word. */
+export const isPartPath = (v: unknown): v is string =>
+  typeof v === 'string' &&
+  v.length <= RUN_LIMITS.typeNameChars &&
+  PART_PATH.test(v) &&
+  v.split('.').every((seg) => !RESERVED.has(seg));
+
+/** A dotted module name within RUN_LIMITS.typeNameChars, no segment a reserved word. */
+export const isDottedModule = (v: unknown): v is string =>
+  typeof v === 'string' &&
+  v.length <= RUN_LIMITS.typeNameChars &&
+  DOTTED_MODULE.test(v) &&
+  v.split('.').every((seg) => !RESERVED.has(seg));
 
 export const isTypeName = (v: unknown): v is string =>
   typeof v === 'string' && chars(v) <= RUN_LIMITS.typeNameChars && TYPE_NAME.test(v);
@@ -655,10 +685,22 @@ export interface FailureReason {
 
 export interface ValidationRecipe {
   seed: number;
-  /** A function of the block's module that built it (`resnet50`), called with `kwargs` instead of the class. */
+  /**
+   * A function of the block's module that built it (`resnet50`), called with `kwargs` instead of the class; for a
+   * part (origin `part`), the builder of the model that holds the block (`fasterrcnn_resnet50_fpn`), which the
+   * extracted module holds too.
+   */
   builder?: string;
+  /** A part: the upstream module that defines `builder` (`torchvision.models.detection.faster_rcnn`). */
+  builderModule?: string;
+  /**
+   * A part: where the block sits in the model `builder` makes (`rpn.anchor_generator`; PART_PATH_PATTERN). Then
+   * `kwargs` are the builder's and `inputs` the model's: the block is fed what the model's forward passes it
+   * (docs/validate.md, "Replay protocol").
+   */
+  path?: string;
   /** Where the recipe came from (docs/validate.md, "Recipes"). */
-  origin?: 'override' | 'builder' | 'usage' | 'inference';
+  origin?: RecipeOriginName;
   /** Config objects passed as kwargs: a class of the block's module (`.MBConvConfig`) called with literal kwargs. */
   calls?: { name: string; target: string; kwargs: { name: string; value: LiteralValue }[] }[];
   /** Constructor keyword arguments, in constructor order. A list, since names are upstream names. */

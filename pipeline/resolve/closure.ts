@@ -106,15 +106,17 @@ export function computeClosure(
   stmt: number,
   name: string,
   /**
-   * Other definitions of the block's module the emitted module must hold under their names: the zero-argument
-   * builders that build the block (`resnet50`), which validation may build it through, and classes its
-   * class-valued parameters may take (`Conv3DSimple` for `conv_builder`) (docs/validate.md, "Recipes").
+   * Other definitions the emitted module must hold under their names: the zero-argument builders that build the
+   * block (`resnet50`), which validation may build it through, and classes its class-valued parameters may take
+   * (`Conv3DSimple` for `conv_builder`), all of the block's module; and builders of other modules of its source
+   * whose model holds the block (`mod` set: a composite recipe's `fasterrcnn_resnet50_fpn` for its
+   * RegionProposalNetwork) (docs/validate.md, "Recipes").
    */
-  roots: { stmt: number; name: string }[] = [],
+  roots: { stmt: number; name: string; mod?: IndexedModule }[] = [],
 ): Closure {
   const c: Closure = {
     blockKey: defKey(mod, stmt, name),
-    rootKeys: roots.map((r) => defKey(mod, r.stmt, r.name)),
+    rootKeys: roots.map((r) => defKey(r.mod ?? mod, r.stmt, r.name)),
     stmts: new Map(),
     namespaces: new Map(),
     bindings: new Map(),
@@ -298,9 +300,10 @@ export function computeClosure(
   c.bindings.set(c.blockKey, { key: c.blockKey, name, by: stmtKey(mod, stmt), kind: 'def' });
   roots.forEach((r, i) => {
     const key = c.rootKeys[i];
-    if (!c.bindings.has(key)) c.bindings.set(key, { key, name: r.name, by: include(mod, r.stmt), kind: 'def' });
+    const m = r.mod ?? mod;
+    if (!c.bindings.has(key)) c.bindings.set(key, { key, name: r.name, by: include(m, r.stmt), kind: 'def' });
     // A class root (a layer class the runner may pass to the block) is instantiated like the block itself.
-    if (classesOf(mod, r.stmt).some((k) => k.qualname === r.name)) methods.instantiate(mod, r.stmt, r.name);
+    if (classesOf(m, r.stmt).some((k) => k.qualname === r.name)) methods.instantiate(m, r.stmt, r.name);
   });
   while (queue.length || reached.length) {
     if (!queue.length) {

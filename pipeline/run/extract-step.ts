@@ -5,6 +5,7 @@ import { attachRequirementVersions } from '../assemble/requirements.ts';
 import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
+import type { PartBuilder } from '../usage/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
 export interface ExtractStepOptions {
@@ -32,6 +33,7 @@ export function runExtraction(
     write: opts.write,
     builders: (b) => zeroArgBuilders(p, b),
     layers: (b, mod) => layerClasses(mod, b),
+    parts: (b) => partBuilders(p, b),
     onDone: () => progress.tick(),
   });
   if (opts.versionsFrom !== undefined) attachRequirementVersions(opts.versionsFrom, extracted);
@@ -70,6 +72,24 @@ export function zeroArgBuilders(p: Prepared, block: Block): string[] {
     )
     .sort((a, b) => a.line - b.line);
   return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
+}
+
+/** Builders of other models assembled with a block for a composite recipe: each a full model, so few. */
+const MAX_PART_BUILDERS = 3;
+
+/**
+ * The zero-argument builders of the block's source whose model may hold the block (usage mining, `partBuilders`),
+ * that the emitted module holds for a composite recipe (docs/validate.md, "Recipes"): at most MAX_PART_BUILDERS,
+ * nearest first, one per model class before a second of any (if a Faster R-CNN builder's model does not hold it,
+ * another Faster R-CNN's will not either, a Mask R-CNN's may). None for a block with builders of its own: it is a
+ * model, built by them.
+ */
+export function partBuilders(p: Prepared, block: Block): PartBuilder[] {
+  if (zeroArgBuilders(p, block).length) return [];
+  const all = p.usage().partBuilders(block.id);
+  const models = new Set<string>();
+  const first = all.filter((b) => !models.has(b.blockId) && models.add(b.blockId));
+  return [...first, ...all.filter((b) => !first.includes(b))].slice(0, MAX_PART_BUILDERS);
 }
 
 /** Classes offered per class-valued parameter (the first in source order are tried first by the runner). */

@@ -1,8 +1,9 @@
 // Recipe candidates from usage mining (docs/validate.md, "Recipes"): how the corpus itself builds and feeds a
 // block, turned into what the runner tries before its own inference. Order: the zero-argument builders the emitted
 // module holds (`resnet50`), then literal construction sites, smallest first (`Bottleneck(64, 64, stride=1)` before
-// `Bottleneck(512, 2048)`); arguments a site does not give as literals are filled by inference. Forward calls made
-// with literal tensor shapes (`model(torch.randn(1, 3, 224, 224))`) become input candidates.
+// `Bottleneck(512, 2048)`); arguments a site does not give as literals are filled by inference; last (the runner
+// tries them after inference), builders of other models that hold the block (`part`). Forward calls made with
+// literal tensor shapes (`model(torch.randn(1, 3, 224, 224))`) become input candidates.
 import type { ClassFact, LiteralValue } from '../parse/facts.ts';
 import type { BlockUsage, UsageArg, UsageValue } from '../usage/types.ts';
 import type { InputSpec, RecipeCandidate } from '../validate/index.ts';
@@ -127,6 +128,17 @@ function callInputs(args: UsageArg[]): InputSpec[] | null {
   return out.length ? out : null;
 }
 
+/** A builder whose model holds the block, as the module holds it (`parts`), with what its candidate needs. */
+export interface PartRecipeSource {
+  /** Its name, in the emitted module and upstream. */
+  builder: string;
+  /** The upstream module defining it. */
+  module: string;
+  params: { name: string; kind: string; hasDefault: boolean }[];
+  /** The positional parameters of the model class it builds (initParams): what `cheapConfig` may size. */
+  positional: string[] | null;
+}
+
 export interface UsageRecipes {
   candidates: RecipeCandidate[];
   /** Input specs lists from forward calls with literal tensor shapes, tried before probing. */
@@ -135,9 +147,15 @@ export interface UsageRecipes {
 
 /**
  * Candidates for one block: its module's builders (emitted names, as the extract step wrote them), then up to
- * MAX_SITES literal construction sites of the whole corpus.
+ * MAX_SITES literal construction sites of the whole corpus, then the builders of models that hold it (`parts`,
+ * offline and cheap like its own builders: a detector's `min_size` 64).
  */
-export function usageRecipes(usage: BlockUsage, builders: string[], positional: string[] | null): UsageRecipes {
+export function usageRecipes(
+  usage: BlockUsage,
+  builders: string[],
+  positional: string[] | null,
+  parts: PartRecipeSource[] = [],
+): UsageRecipes {
   const candidates: RecipeCandidate[] = builders.map((builder) => {
     const params = usage.builders.find((b) => b.name === builder)?.params ?? [];
     const kwargs = offline(params);
@@ -168,6 +186,17 @@ export function usageRecipes(usage: BlockUsage, builders: string[], positional: 
   sites.sort((a, b) => a.size - b.size || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   for (const s of sites.slice(0, MAX_SITES))
     candidates.push({ origin: 'usage', kwargs: s.kwargs, ...(s.fill ? { fill: true } : {}) });
+  for (const p of parts) {
+    const kwargs = offline(p.params);
+    const sizing = cheapConfig(p.params, p.positional);
+    candidates.push({
+      origin: 'part',
+      builder: p.builder,
+      builderModule: p.module,
+      ...(Object.keys(kwargs).length ? { kwargs } : {}),
+      ...(Object.keys(sizing).length ? { sizing } : {}),
+    });
+  }
   const inputs: InputSpec[][] = [];
   const seenInputs = new Set<string>();
   for (const call of usage.forwardCalls) {

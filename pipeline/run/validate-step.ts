@@ -7,7 +7,8 @@ import { fault } from '../fault.ts';
 import { classAt } from '../discover/discover.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { nativeLibraries } from './native-libraries.ts';
-import { initParams, usageRecipes } from './recipe-candidates.ts';
+import { partBuilders } from './extract-step.ts';
+import { initParams, usageRecipes, type PartRecipeSource } from './recipe-candidates.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
 import {
@@ -102,7 +103,18 @@ export async function runValidation(
       const mod = modules.get(`${b.sourceId}\0${b.path}`);
       const own = mod ? classAt(mod, b.stmt, b.name) : undefined;
       const positional = initParams([own, ...b.baseChain.map((q) => classIndex.get(q))]);
-      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional);
+      // The part builders the module holds (e.parts), with their parameters and their model's constructor.
+      const found = partBuilders(p, b);
+      const parts: PartRecipeSource[] = e.parts.flatMap((part) => {
+        const f = found.find((x) => x.name === part.name && x.module === part.module);
+        if (!f) return [];
+        // The model's class (`<source>:<module>.<qualname>`), with its bases when it is a discovered block.
+        const model = blocks.get(f.blockId);
+        const chain = [classIndex.get(f.blockId.slice(f.blockId.indexOf(':') + 1)), ...(model?.baseChain ?? [])];
+        const positional = initParams(chain.map((c) => (typeof c === 'string' ? classIndex.get(c) : c)));
+        return [{ builder: part.name, module: part.module, params: f.params, positional }];
+      });
+      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional, parts);
       return {
         id: b.id,
         importRoot: e.entry.importRoot,
@@ -247,6 +259,8 @@ function catalogRecipe(r: Recipe): ValidationRecipe {
   return {
     seed: r.seed,
     ...(r.builder ? { builder: r.builder } : {}),
+    ...(r.builderModule ? { builderModule: r.builderModule } : {}),
+    ...(r.path ? { path: r.path } : {}),
     origin: r.origin,
     kwargs: pairs(Object.fromEntries(Object.entries(r.kwargs).filter(([name]) => !calls.has(name)))),
     ...(calls.size

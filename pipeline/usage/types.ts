@@ -87,6 +87,15 @@ export interface BuilderFn extends UsageLocation {
   through: string[];
 }
 
+/**
+ * A zero-argument builder whose model may hold a block as a part (a detector builder for its
+ * RegionProposalNetwork): `blockId` is the model's class, `depth` how many levels up from the block it was found
+ * (`parts.ts`). A composite recipe's candidate (docs/validate.md, "Recipes").
+ */
+export interface PartBuilder extends BuilderFn {
+  depth: number;
+}
+
 /** A call of a block instance's forward: `self.motion_encoder(flow, corr)` where `self.motion_encoder` is one. */
 export interface ForwardCall extends UsageLocation {
   blockId: string;

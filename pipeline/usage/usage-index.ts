@@ -8,11 +8,13 @@ import type { ArgFact, CallFact, ValueFact } from '../parse/facts.ts';
 import type { Program } from '../resolve/program.ts';
 import { qualifiedName, scopeOf, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
 import { bindArg, Flow } from './flow.ts';
+import { PartBuilders } from './parts.ts';
 import type {
   BlockUsage,
   BuilderFn,
   ConstructionSite,
   ConstructionVia,
+  PartBuilder,
   UsageArg,
   UsageLocation,
   UsageValue,
@@ -25,6 +27,8 @@ const TENSOR_FACTORIES = new Set(['torch.randn', 'torch.rand', 'torch.zeros', 't
 export interface UsageIndex {
   /** Every construction site, builder and forward call of a block; empty lists for a block never used. */
   usageOf(blockId: string): BlockUsage;
+  /** Zero-argument builders of the block's source whose model may hold it, nearest first (`parts.ts`). */
+  partBuilders(blockId: string): PartBuilder[];
 }
 
 /** Builds the usage index of the corpus for these blocks (`discoverBlocks(program).blocks`). */
@@ -37,7 +41,16 @@ export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
     miner.visitLinks(mod);
   }
   for (const fn of corpus.functions.values()) if (!fn.cls) miner.builders(fn);
-  return miner.finish();
+  const usage = miner.finish();
+  const sources = new Map(blocks.map((b) => [b.id, b.sourceId]));
+  let parts: PartBuilders | null = null; // built on first use: most commands never ask
+  return {
+    usageOf: usage.usageOf,
+    partBuilders: (blockId) => {
+      parts ??= new PartBuilders(corpus, flow, usage.usageOf, miner.zeroArg);
+      return parts.of(blockId, sources.get(blockId) ?? '');
+    },
+  };
 }
 
 /** One `<-` step of a builder: the class it ends at and the constructor's arguments in the builder's terms. */
@@ -52,6 +65,8 @@ class Miner {
   private readonly registered = new Map<string, ClassInfo[]>();
   private readonly built = new Map<string, Built[]>();
   private readonly busy = new Set<string>();
+  /** Zero-argument module-level builders by function key, whatever class they build (the first). */
+  readonly zeroArg = new Map<string, BuilderFn>();
 
   constructor(
     private readonly corpus: UsageCorpus,
@@ -190,7 +205,7 @@ class Miner {
     const seen = new Set<string>();
     for (const b of this.builtBy(fn)) {
       const u = this.usage(b.cls);
-      if (!u || seen.has(b.cls.key)) continue;
+      if (seen.has(b.cls.key)) continue;
       seen.add(b.cls.key);
       const params = fn.fact.params.map((p) => ({
         name: p.name,
@@ -206,7 +221,9 @@ class Miner {
         args: b.args,
         through: b.through,
       };
-      u.builders.push(builder);
+      // Zero-argument builders of any class, a block or not (`symbols` may leave the model out): part recipes'.
+      if (builder.zeroArg && !this.zeroArg.has(fn.key)) this.zeroArg.set(fn.key, builder);
+      u?.builders.push(builder);
     }
   }
 

@@ -8,11 +8,16 @@ import {
   INPUT_BOXES_RULE,
   INPUT_FIELD_SCHEMAS,
   isBoxesInput,
+  isDottedModule,
   isKwargName,
   isModuleName,
+  isPartPath,
   isRefTarget,
   isTypeName,
   KWARG_NAME_PATTERN,
+  DOTTED_MODULE_PATTERN,
+  PART_PATH_PATTERN,
+  RECIPE_ORIGINS,
   RUN_LIMITS,
   TORCH_DTYPES,
 } from '../catalog/contract.ts';
@@ -64,7 +69,10 @@ const RECIPE = {
   properties: {
     seed: { type: 'integer' },
     builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
-    origin: { enum: ['override', 'builder', 'usage', 'inference'] },
+    // A part (origin `part`): the builder's upstream module and where the block sits in its model.
+    builderModule: { type: 'string', maxLength: RUN_LIMITS.typeNameChars, pattern: DOTTED_MODULE_PATTERN },
+    path: { type: 'string', maxLength: RUN_LIMITS.typeNameChars, pattern: PART_PATH_PATTERN },
+    origin: { enum: RECIPE_ORIGINS },
     kwargs: {
       type: 'object',
       maxProperties: ITEMS,
@@ -259,6 +267,16 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
     if (!r) continue;
     if (r.builder !== undefined && !isKwargName(r.builder))
       return { ok: false, why: 'recipe builder is a reserved word' };
+    // A part names its builder, the builder's module and the path, and only a part does: a forged path on another
+    // recipe, or a part without one, would replay something other than what ran.
+    const part = r.origin === 'part';
+    if (part !== (r.path !== undefined) || part !== (r.builderModule !== undefined) || (part && !r.builder))
+      return { ok: false, why: 'a part recipe names its builder, its module and its path; no other recipe does' };
+    if (part && !isPartPath(r.path)) return { ok: false, why: 'recipe part path is not a dotted attribute path' };
+    if (part && !isDottedModule(r.builderModule))
+      return { ok: false, why: 'recipe builder module is not a dotted module name' };
+    if (part && (r.refs?.length || r.calls?.length))
+      return { ok: false, why: "a part recipe's kwargs are its builder's literals: no refs or calls" };
     for (const name of Object.keys(r.kwargs))
       if (!isKwargName(name)) return { ok: false, why: `recipe kwarg ${name} is a reserved word` };
     for (const name of r.refs ?? [])

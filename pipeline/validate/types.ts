@@ -1,6 +1,6 @@
 // Types of the validate stage: what it receives per block, its options, and the JSON-serializable record it returns.
 
-import type { InputSpec } from '../catalog/contract.ts';
+import type { InputSpec, RecipeOriginName } from '../catalog/contract.ts';
 import type { ValidateOverride } from '../config/types.ts';
 
 export type { InputSpec, ValidateOverride };
@@ -21,8 +21,8 @@ export interface ValidateItem {
   overrides?: ValidateOverride;
   /**
    * Ways to build it that the corpus shows (usage mining), tried in order before inference: zero-argument builders
-   * of its source (`resnet50`), then literal construction sites. Builders are functions of the block's own
-   * assembled module (the assemble stage includes them).
+   * of its source (`resnet50`), then literal construction sites; and, after inference, the models of builders that
+   * hold it (`part`). Builders are functions of the block's own assembled module (the assemble stage includes them).
    */
   usage?: RecipeCandidate[];
   /** Forward inputs the corpus calls the block with (literal tensor shapes), tried before probing. */
@@ -127,14 +127,22 @@ export interface StageRecord {
   error?: string;
 }
 
-/** Where a recipe came from: a config override, a builder function, a construction site, or inference. */
-export type RecipeOrigin = 'override' | 'builder' | 'usage' | 'inference';
+/**
+ * Where a recipe came from: a config override, a builder function, a construction site, inference, or the model
+ * of a builder that holds the block as a part.
+ */
+export type RecipeOrigin = RecipeOriginName;
 
 /** One way to build a block, as usage mining found it (see ValidateItem.usage). */
 export interface RecipeCandidate {
-  origin: 'builder' | 'usage';
-  /** A function of the block's module to call instead of the class, e.g. `resnet50`. */
+  origin: 'builder' | 'usage' | 'part';
+  /**
+   * A function of the block's module to call instead of the class, e.g. `resnet50`; for a part, the builder of
+   * the model that holds the block (`fasterrcnn_resnet50_fpn`, assembled into the block's module).
+   */
   builder?: string;
+  /** A part: the upstream module defining `builder` (fidelity calls the original package's). */
+  builderModule?: string;
   kwargs?: Record<string, unknown>;
   refs?: string[];
   /** The site left some arguments unknown: inference fills the required parameters `kwargs` lacks. */
@@ -166,8 +174,18 @@ export interface CanonicalFigure {
 /** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */
 export interface Recipe {
   seed: number;
-  /** Set when the block was built by calling this function of its module with `kwargs`, not the class. */
+  /**
+   * Set when the block was built by calling this function of its module with `kwargs`, not the class; for a part
+   * (origin `part`), the builder of the model that holds it.
+   */
   builder?: string;
+  /** A part: the upstream module of `builder` (dotted identifiers). */
+  builderModule?: string;
+  /**
+   * A part: where the block sits in the model `builder` makes (`rpn.anchor_generator`, `blocks.0`); `inputs` are
+   * then the model's, and the block is fed what the model's forward passes it.
+   */
+  path?: string;
   /**
    * Kwargs whose value is a config object to build, `{ call: '.MBConvConfig', kwargs: {...} }`: a class of the
    * block's module called with literal kwargs before the block is built. Absent when there are none.

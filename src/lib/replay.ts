@@ -14,6 +14,7 @@ import {
   isInputKeys,
   isInputLiteral,
   isKwargName,
+  isPartPath,
   isRefTarget,
   isShape,
   isTorchDtype,
@@ -67,6 +68,11 @@ interface ReplayPlan {
   seed: number;
   /** A function of the block's module that builds it (`resnet50`), checked as a kwarg name; null: the class. */
   builder: string | null;
+  /**
+   * A part (origin `part`): where the block sits in the model `builder` makes, a checked PART_PATH_PATTERN path;
+   * the inputs are then the model's, and the block is fed what the model's forward passes it. Null otherwise.
+   */
+  path: string | null;
   device: string;
   /** Python source per kwarg: a literal, or an expression resolving a checked dotted name. */
   kwargs: { name: string; source: string }[];
@@ -102,10 +108,13 @@ function refSource(target: string): string {
 export function replayPlan(spec: BlockSpec): ReplayPlan | null {
   const v = spec.validation;
   if (!v || typeof v !== 'object' || v.status !== 'passed' || !v.recipe || typeof v.recipe !== 'object') return null;
-  const { seed, kwargs, refs = [], inputs, builder, calls = [] } = v.recipe;
+  const { seed, kwargs, refs = [], inputs, builder, calls = [], origin, path } = v.recipe;
   if (!isInt(seed, 0) || typeof spec.id !== 'string' || typeof v.device !== 'string' || !DEVICE.test(v.device))
     return null;
   if (builder !== undefined && !isKwargName(builder)) return null;
+  // A part names its builder and its path, and only a part names a path.
+  const part = origin === 'part';
+  if (part !== (path !== undefined) || (part && (!isPartPath(path) || builder === undefined))) return null;
   if (!Array.isArray(kwargs) || !Array.isArray(refs) || !Array.isArray(inputs) || !Array.isArray(v.outputs))
     return null;
   if (kwargs.length > RUN_LIMITS.recipeItems || inputs.length > RUN_LIMITS.recipeItems) return null;
@@ -114,6 +123,7 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     id: spec.id,
     seed,
     builder: builder ?? null,
+    path: part ? (path as string) : null,
     device: v.device,
     kwargs: [],
     inputs: [],
@@ -186,6 +196,24 @@ const BOXES_FUNCTION = [
   '    return b',
 ];
 
+/**
+ * How a part is fed (replay.py `Part`): the model runs on the recorded inputs, without gradients, until it calls
+ * the block; a forward pre-hook takes the arguments of that first call and stops the model there.
+ */
+const CAPTURE = [
+  'class Captured(BaseException):',
+  '    pass',
+  '',
+  'captured = []',
+  'def grab(module, args, kwargs):',
+  '    captured.append((args, kwargs))',
+  '    raise Captured()',
+  '',
+  'handle = block.register_forward_pre_hook(grab, with_kwargs=True)  # torch >= 2.0',
+  'with torch.no_grad():',
+  '    try:',
+];
+
 /** The script for a checked plan. Every interpolated value is a checked integer, an enum member or pyStr/pyLiteral. */
 function renderPlan(p: ReplayPlan): string {
   const tuple = (shape: number[]) => pyLiteral(shape)!;
@@ -202,8 +230,28 @@ function renderPlan(p: ReplayPlan): string {
     return `x${i} = ${inp.list === null ? one : `[${one} for _ in range(${inp.list})]`}`;
   });
   const boxes = p.inputs.some((inp) => inp.boxes !== null && inp.value === null);
+  const args = p.inputs.map((_, i) => `x${i}`).join(', ');
+  // A builder recipe calls the builder the extracted module holds, with its name checked as an identifier; a part
+  // takes the block from the model at its checked path.
+  const made =
+    p.builder === null
+      ? 'model = Block(**kwargs).to(device).eval()'
+      : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device).eval()`;
+  const run =
+    p.path === null
+      ? ['with torch.no_grad():', `    out = model(${args})`]
+      : [
+          ...CAPTURE,
+          `        model(${args})`,
+          '    except Captured:',
+          '        pass',
+          'handle.remove()',
+          'args, kw = copy.deepcopy(captured[0])',
+          'with torch.no_grad():',
+          '    out = block(*args, **kw)',
+        ];
   return [
-    'import importlib, json, sys',
+    `import ${p.path === null ? '' : 'copy, '}importlib, json, sys`,
     'import torch',
     '',
     '# `npx nnblocks extract` wrote the block and blocks/manifest.json naming it.',
@@ -217,15 +265,17 @@ function renderPlan(p: ReplayPlan): string {
       ? 'kwargs = {}'
       : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
     `torch.manual_seed(${p.seed})`,
-    // A builder recipe calls the builder the extracted module holds, with its name checked as an identifier.
-    p.builder === null
-      ? 'model = Block(**kwargs).to(device).eval()'
-      : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device).eval()`,
+    made,
+    ...(p.path === null
+      ? []
+      : [
+          `block = model.get_submodule(${pyStr(p.path)})`,
+          'assert type(block) is Block  # the part is the extracted class',
+        ]),
     `g = torch.Generator().manual_seed(${p.seed})`,
     ...(boxes ? BOXES_FUNCTION : []),
     ...draws,
-    'with torch.no_grad():',
-    `    out = model(${p.inputs.map((_, i) => `x${i}`).join(', ')})`,
+    ...run,
     ...(p.outputs.length > 0
       ? p.outputs.map(
           (o, i) => `# output ${i}: shape ${tuple(o.shape)}, ${o.dtype}, checksum (sum of |x|, float64) ${o.checksum}`,

@@ -3,8 +3,14 @@
 // first (module and class names are ASCII identifiers, not keywords; a distribution is a PEP 508 name; a version a
 // PEP 440 public version; a git URL plain https without credentials; a commit 40 hex digits). A value that fails
 // gives no line at all, never an escaped one; the page then says what to do in words.
-import { isDistributionName, isKwargName, type BlockSpec } from '../../pipeline/catalog/contract.ts';
-import { pyLiteral } from './replay.ts';
+import {
+  isDistributionName,
+  isDottedModule,
+  isKwargName,
+  isPartPath,
+  type BlockSpec,
+} from '../../pipeline/catalog/contract.ts';
+import { pyLiteral, pyStr } from './replay.ts';
 
 /** PEP 440 public versions in normal form (`0.14.1`, `2.0rc1`, `1.0.post2.dev3`, `1!2.0`). */
 const PUBLIC_VERSION = /^([0-9]+!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$/;
@@ -24,12 +30,14 @@ export interface Usage {
   install: Install;
   /** `from torchvision.ops.misc import SqueezeExcitation`, or null when a name is not a plain identifier. */
   importLine: string | null;
-  /** `block = SqueezeExcitation(dim=64)`: the configuration validation built, when it was plain literals. */
+  /**
+   * `block = SqueezeExcitation(dim=64)`: the configuration validation built, when it was plain literals; for a part,
+   * the builder's import and `block = builder(...).get_submodule('path')`.
+   */
   construct: string | null;
 }
 
 const isIdentifier = (s: string) => isKwargName(s);
-const isDottedModule = (s: string) => s.split('.').every(isIdentifier);
 
 /** How to install the block's package. */
 export function installOf(spec: BlockSpec): Install {
@@ -54,17 +62,26 @@ export function installOf(spec: BlockSpec): Install {
   return { kind: 'none' };
 }
 
-/** `block = Name(k=v, ...)` from a passed block's recipe, when the class built from literals alone. */
+/**
+ * `block = Name(k=v, ...)` from a passed block's recipe, when the class built from literals alone; a part (origin
+ * `part`) is taken from the model its source's builder makes, with the builder's literal kwargs.
+ */
 function constructLine(spec: BlockSpec, top: string, path: string): string | null {
   const r = spec.validation?.status === 'passed' ? spec.validation.recipe : undefined;
-  if (!r || r.builder || r.refs?.length || r.calls?.length) return null;
+  const part = r?.origin === 'part';
+  if (!r || (r.builder && !part) || r.refs?.length || r.calls?.length) return null;
   const args: string[] = [];
   for (const k of r.kwargs) {
     const value = pyLiteral(k.value);
     if (!isKwargName(k.name) || value === null) return null;
     args.push(`${k.name}=${value}`);
   }
-  return isIdentifier(top) ? `block = ${path}(${args.join(', ')})` : null;
+  if (!part) return isIdentifier(top) ? `block = ${path}(${args.join(', ')})` : null;
+  if (!isKwargName(r.builder) || !isDottedModule(r.builderModule) || !isPartPath(r.path)) return null;
+  return [
+    `from ${r.builderModule} import ${r.builder}`,
+    `block = ${r.builder}(${args.join(', ')}).get_submodule(${pyStr(r.path)})  # fed what the model passes it`,
+  ].join('\n');
 }
 
 export function usageOf(spec: BlockSpec): Usage {

@@ -12,10 +12,13 @@ import {
   CATALOG_FORMAT_VERSION,
   CHECKSUM_PATTERN,
   DEVICE_PATTERN,
+  DOTTED_MODULE_PATTERN,
   INPUT_BOXES_RULE,
   INPUT_FIELD_SCHEMAS,
   KWARG_NAME_PATTERN,
+  PART_PATH_PATTERN,
   PYTHON_KEYWORDS,
+  RECIPE_ORIGINS,
   TORCH_DTYPES,
   TORCH_VERSION_PATTERN,
   TYPE_NAME_PATTERN,
@@ -84,6 +87,28 @@ describe('the block schema refuses what a forged runner record holds', () => {
       '/validation/recipe/inputs/0/shape/0',
     );
     expect(refused((s) => (s.validation!.device = FORGED.device))).toContain('/validation/device');
+  });
+
+  it('takes a part recipe (builder, module, path); refuses a forged path or module, or one on another recipe', () => {
+    const part = (over: object) =>
+      refused((s) =>
+        Object.assign(s.validation!.recipe!, {
+          origin: 'part',
+          builder: 'fasterrcnn_resnet50_fpn',
+          builderModule: 'torchvision.models.detection.faster_rcnn',
+          path: 'rpn.anchor_generator',
+          ...over,
+        }),
+      );
+    expect(part({})).toEqual([]);
+    expect(part({ path: 'backbone.body.layer1.0' })).toEqual([]);
+    expect(part({ path: "rpn'); import os #" })).toContain('/validation/recipe/path');
+    expect(part({ path: '0.conv' })).toContain('/validation/recipe/path');
+    expect(part({ path: 'x'.repeat(201) })).toContain('/validation/recipe/path');
+    expect(part({ builderModule: 'os; import sys' })).toContain('/validation/recipe/builderModule');
+    expect(part({ path: undefined })).toContain('/validation/recipe');
+    // A path or a module on a recipe that is not a part's.
+    expect(part({ origin: 'inference', builder: undefined })).toContain('/validation/recipe');
   });
 
   it('refuses host facts as a layer type; keeps dotted names, Unicode and <locals> included', () => {
@@ -233,6 +258,12 @@ describe('contract.ts and the schemas state the same rules', () => {
     expect(common.definitions.kwargName.pattern).toBe(KWARG_NAME_PATTERN);
     expect(common.definitions.kwargName.not.enum).toEqual([...PYTHON_KEYWORDS, '__debug__']);
     expect(common.definitions.typeName.pattern).toBe(TYPE_NAME_PATTERN);
+  });
+
+  it('recipe origins, part paths and builder modules', () => {
+    expect(v.recipe.properties.origin.enum).toEqual([...RECIPE_ORIGINS]);
+    expect(v.recipe.properties.path.pattern).toBe(PART_PATH_PATTERN);
+    expect(v.recipe.properties.builderModule.pattern).toBe(DOTTED_MODULE_PATTERN);
   });
 
   it('forward inputs: keys, literal values, boxes (the config schema too, less its descriptions and fix hints)', () => {

@@ -128,6 +128,20 @@ describe('usageRecipes', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it('puts the builders of models that hold the block last, offline and cheap like its own (`part`)', () => {
+    const net50 = index.partBuilders('fx:pkg.blocks.Bottleneck')[0];
+    const part = { builder: net50.name, module: net50.module, params: net50.params, positional: ['min_size'] };
+    const r = usageRecipes(index.usageOf('fx:pkg.blocks.Bottleneck'), [], positional('Bottleneck'), [part]);
+    expect(r.candidates.at(-1)).toEqual({
+      origin: 'part',
+      builder: 'net50',
+      builderModule: 'pkg.net',
+      kwargs: { pretrained: false },
+      sizing: { min_size: 64 },
+    });
+    expect(r.candidates.filter((c) => c.origin === 'part')).toHaveLength(1);
+  });
+
   it('takes forward calls made with literal float tensor shapes as inputs; others are not inputs', () => {
     // demo(): model = net50(); model(torch.randn(2, 3, 32, 32)).
     expect(usageRecipes(index.usageOf('fx:pkg.net.Net'), [], positional('Net')).inputs).toEqual([

@@ -198,4 +198,75 @@ describe('replay script', () => {
     });
     expect(JSON.parse(out.trim())).toBe(true);
   });
+
+  it("replays a part: the builder's model, the submodule at its path, fed what the model passes it", () => {
+    const spec = read(catalog.forgeable.slug);
+    Object.assign(spec.validation!.recipe!, {
+      origin: 'part',
+      builder: 'net',
+      builderModule: 'pkg.standin',
+      path: 'body.1',
+      kwargs: [{ name: 'width', value: 4 }],
+      refs: [],
+      inputs: [{ shape: [2, 3], dtype: 'float32' }],
+    });
+    const script = replayScript(spec)!;
+    expect(script).toContain("model = getattr(module, 'net')(**kwargs).to(device).eval()");
+    expect(script).toContain("block = model.get_submodule('body.1')");
+    // Forged: a path that is code, a path on a recipe that is no part's, a part without its path.
+    for (const [what, over] of [
+      ['path', { path: "body'); import os #" }],
+      ['origin', { origin: 'inference' }],
+      ['no path', { path: undefined }],
+      ['no builder', { builder: undefined }],
+    ] as const) {
+      const forged = read(catalog.forgeable.slug);
+      Object.assign(forged.validation!.recipe!, { ...spec.validation!.recipe!, ...over });
+      expect(replayScript(forged), what).toBeUndefined();
+    }
+    // Run for real on a stand-in: the model calls its part with a keyword; the script's output is the runner's.
+    const dir = tempDir('nnb-replay-part-');
+    mkdirSync(join(dir, 'blocks', 'pkg'), { recursive: true });
+    writeFileSync(
+      join(dir, 'blocks', 'pkg', 'standin.py'),
+      [
+        'import torch',
+        'class Block(torch.nn.Module):',
+        '    def __init__(self, width):',
+        '        super().__init__()',
+        '        self.fc = torch.nn.Linear(width, 2)',
+        '    def forward(self, x, *, scale):',
+        '        return self.fc(x) * scale',
+        'class Net(torch.nn.Module):',
+        '    def __init__(self, width):',
+        '        super().__init__()',
+        '        self.body = torch.nn.ModuleList([torch.nn.Linear(3, width), Block(width)])',
+        '    def forward(self, x):',
+        '        return self.body[1](self.body[0](x).relu(), scale=3.0) + 1',
+        'def net(width=8):',
+        '    return Net(width)',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'blocks', 'manifest.json'),
+      JSON.stringify({
+        blocks: [{ id: spec.id, importRoot: join(dir, 'blocks'), module: 'pkg.standin', className: 'Block' }],
+      }),
+    );
+    const runner = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
+    const code = [
+      script,
+      'import json',
+      `sys.path.insert(0, ${JSON.stringify(runner)})`,
+      'from nnblocks_runner.replay import build, forward',
+      'r = json.loads(sys.argv[1])',
+      "ours = forward(build(Block, {'width': 4}, r['seed'], 'cpu', (), 'net', (), {'path': 'body.1'}), r['inputs'], r['seed'], 'cpu')",
+      'print(json.dumps([out.tolist(), ours[0].tolist()]))',
+    ].join('\n');
+    const recipe = { seed: spec.validation!.recipe!.seed, inputs: spec.validation!.recipe!.inputs };
+    const res = execFileSync(testPython(), ['-I', '-c', code, JSON.stringify(recipe)], { cwd: dir, encoding: 'utf8' });
+    const [replayed, fromRunner] = JSON.parse(res.trim()) as number[][][];
+    expect(replayed).toHaveLength(2);
+    expect(replayed).toEqual(fromRunner);
+  });
 });

@@ -165,6 +165,27 @@ describe('builders', () => {
   });
 });
 
+describe('part builders', () => {
+  const parts = (name: string) =>
+    index.partBuilders(`fx:pkg.${name}`).map((b) => [b.name, b.blockId.replace('fx:pkg.', ''), b.depth]);
+
+  it('walks up to zero-argument builders whose model may hold a block, nearest first', () => {
+    // Bottleneck: named in net50 (`_net(B, ...)`: a reference counts) at level 1; built in Net.__init__, whose
+    // builders are reached through `_net` (a helper: its callers), `net_custom` (needs an argument) and make_basic.
+    expect(parts('blocks.Bottleneck')).toEqual([
+      ['net50', 'net.Net', 1],
+      ['make_basic', 'net.Net', 2],
+    ]);
+    // Encoder is built in net50 itself and passed to Net: level 1, and nowhere else.
+    expect(parts('net.Encoder')).toEqual([['net50', 'net.Net', 1]]);
+  });
+
+  it("leaves out a block's own builders (build_basic makes a Basic: a plain builder recipe)", () => {
+    expect(parts('blocks.Basic').map(([name]) => name)).not.toContain('build_basic');
+    expect(parts('net.Net')).toEqual([]);
+  });
+});
+
 describe('forward calls', () => {
   it('finds `self.stem(x)` where `self.stem = B(...)` in the same class', () => {
     expect(forwards('blocks.Bottleneck')).toEqual(['Net.forward self.stem(name:x) arity 1']);

@@ -264,6 +264,20 @@ const fixtures = {
     `,
     className: 'Cell',
   },
+  // Builtin generics and `X | None`, as torchvision 0.29 writes them: read as List[float], Tuple[int, int] (a size:
+  // 32, the probes'), int.
+  builtinGenerics: py`
+    from __future__ import annotations
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, size: tuple[int, int], image_mean: list[float], image_std: list[float], dim: int | None):
+            super().__init__()
+            self.register_buffer("mean", __import__("torch").tensor(image_mean)[:, None, None])
+            self.proj = nn.Conv2d(3, dim, 1)
+            self.size = size
+        def forward(self, x):
+            return self.proj(x - self.mean)
+  `,
   // A deformable convolution: offsets are one (dy, dx) per kernel tap, at the output's size.
   // `num_layers` ends like a list name (`layers`) but is a count.
   layerCount: py`
@@ -337,6 +351,17 @@ describe('inference of constructor arguments', () => {
     expect(r.status).toBe('passed');
     expect(r.recipe).toMatchObject({ kwargs: { block: '.Unit', layers: [1, 1] }, refs: ['block'] });
     expect(r.fidelity.status).toBe('identical');
+  });
+
+  it('reads builtin generics and `X | None` as typing writes them (`list[float]` is List[float])', () => {
+    const r = rec.builtinGenerics;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({
+      size: [32, 32],
+      image_mean: [0.5, 0.5, 0.5],
+      image_std: [0.25, 0.25, 0.25],
+      dim: 16,
+    });
   });
 
   it('picks a string parameter among the literals the module compares it with', () => {

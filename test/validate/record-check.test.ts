@@ -104,6 +104,45 @@ describe('checkRunnerRecord', () => {
     expect(why(record({ canonical: [{ builder: 'resnet50', params: -1 }] }))).not.toBe('ok');
   });
 
+  it('takes a part recipe naming its builder, module and path; refuses a forged one', () => {
+    // A composite recipe (docs/validate.md, "Recipes"): the path is replayed as `model.get_submodule(path)` and the
+    // builder's module imported for fidelity, so both are names or nothing.
+    const part = {
+      seed: 0,
+      origin: 'part',
+      builder: 'fasterrcnn_resnet50_fpn',
+      builderModule: 'torchvision.models.detection.faster_rcnn',
+      path: 'backbone.body.layer1.0',
+      kwargs: { weights: null, min_size: 64 },
+      inputs: [{ shape: [3, 32, 32], dtype: 'float32', list: 1 }],
+    };
+    expect(why(record({ recipe: part }))).toBe('ok');
+    expect(why(record({ status: 'failed', failureClass: 'forward-error', recipe: null, attempt: part }))).toBe('ok');
+    const forged: [string, Record<string, unknown>][] = [
+      ['a path that is code', { path: "rpn'); __import__('os').system('id') #" }],
+      ['a path of a megabyte', { path: 'a.'.repeat(1 << 19) + 'a' }],
+      ['a path of 300 characters', { path: Array(3).fill('x'.repeat(99)).join('.') }],
+      ['a path with a slash', { path: 'rpn/head' }],
+      ['a path starting with an index', { path: '0.conv' }],
+      ['a path with a keyword', { path: 'rpn.import' }],
+      ['an empty path', { path: '' }],
+      ['a path of 33 segments', { path: Array(33).fill('a').join('.') }],
+      ['a path that is not a string', { path: ['rpn'] }],
+      ['a module that is code', { builderModule: 'os; import sys' }],
+      ['a module with a keyword', { builderModule: 'pkg.lambda' }],
+      ['a builder that is code', { builder: "net(); __import__('os')" }],
+      ['no path', { path: undefined }],
+      ['no module', { builderModule: undefined }],
+      ['no builder', { builder: undefined }],
+      ['references', { kwargs: { act: 'torch.nn.ReLU' }, refs: ['act'] }],
+    ];
+    for (const [what, over] of forged) expect(why(record({ recipe: { ...part, ...over } })), what).not.toBe('ok');
+    // Only a part names a path or a module: an inference recipe carrying one would replay something else.
+    const plain = { seed: 0, origin: 'inference', kwargs: {}, inputs: [] };
+    expect(why(record({ recipe: { ...plain, path: 'rpn' } }))).not.toBe('ok');
+    expect(why(record({ recipe: { ...plain, builderModule: 'pkg.models' } }))).not.toBe('ok');
+  });
+
   it('takes MACs at the input they were counted at, and refuses a forged one: huge, negative, fractional, not a number', () => {
     const fig = { builder: 'resnet50', params: 25557032, input: [1, 3, 224, 224], outputs: [[1, 1000]] };
     const withMacs = (macs: unknown) => why(record({ canonical: [{ ...fig, macs }] }));

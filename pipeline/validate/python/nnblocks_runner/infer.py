@@ -79,13 +79,16 @@ def construct(cfg, c):
 def ann_text(annotation):
     """An annotation as short text: module prefixes dropped, Optional unwrapped.
 
-    e.g. `typing.Optional[typing.List[int]]` -> `List[int]`; `torch.dtype` -> `dtype` (`List[int].__name__` is just
-    'List' on Python 3.10+, so names alone lose the element type)."""
+    e.g. `typing.Optional[typing.List[int]]` -> `List[int]`; `list[float] | None` -> `List[float]`; `torch.dtype` ->
+    `dtype` (`List[int].__name__` is just 'List' on Python 3.10+, so names alone lose the element type)."""
     if annotation is inspect.Parameter.empty:
         return ""
     text = annotation if isinstance(annotation, str) else annotation.__name__ if isinstance(annotation, type) else str(annotation)
     text = re.sub(r"\b(?:\w+\.)+(?=\w)", "", text)
-    m = re.fullmatch(r"Optional\[(.*)\]", text) or re.fullmatch(r"Union\[(.*), NoneType\]", text)
+    # Builtin generics (PEP 585) read as typing's: `list[float]` is `List[float]` (torchvision 0.29 writes them).
+    text = re.sub(r"\b(list|tuple|dict|type|set)\[", lambda g: g.group(1).capitalize() + "[", text)
+    m = (re.fullmatch(r"Optional\[(.*)\]", text) or re.fullmatch(r"Union\[(.*), NoneType\]", text)
+         or re.fullmatch(r"(.*?) \| None", text) or re.fullmatch(r"None \| (.*)", text))
     return m.group(1) if m else text
 
 
@@ -262,12 +265,17 @@ def candidate(kwargs, refs=(), origin="inference", builder=None, calls=None):
 def build_candidates(cls, overrides, usage=()):
     """Candidates in the documented order (docs/validate.md, "Recipes"): a config override alone; else the job's
     usage candidates (zero-argument builders of the block's source, then literal construction sites, as the
-    TypeScript side mined them from the index), then inference."""
+    TypeScript side mined them from the index), then inference, then the models of other builders of its source
+    that hold it (`part`: the block is found in the model built, fed what the model passes it)."""
     if overrides.get("kwargs") is not None or overrides.get("builder"):
         return [candidate(overrides.get("kwargs") or {}, overrides.get("refs") or (), "override", overrides.get("builder"), [])]
     inferred = inferred_kwargs(cls)
-    out = []
+    out, parts = [], []
     for c in usage:
+        if c["origin"] == "part":  # a bigger model's part: after inference, the last way tried (search.py)
+            parts.append({**candidate(dict(c.get("kwargs") or {}, **(c.get("sizing") or {})), (), "part", c["builder"]),
+                          "builderModule": c["builderModule"], "path": None})
+            continue
         kwargs, refs = {**(c.get("kwargs") or {}), **(c.get("sizing") or {})}, list(c.get("refs") or ())
         if c.get("fill") and inferred:  # a site that left arguments unknown: inference's first guess fills them
             guess, guess_refs = inferred[0]
@@ -276,7 +284,7 @@ def build_candidates(cls, overrides, usage=()):
                     kwargs[name] = value
                     refs += [name] if name in guess_refs else []
         out.append(candidate(kwargs, refs, c["origin"], c.get("builder")))
-    return out + [candidate(kw, refs) for kw, refs in inferred]
+    return out + [candidate(kw, refs) for kw, refs in inferred] + parts
 
 
 def uninferred(cls):

@@ -100,6 +100,35 @@ def probed_inputs(m, kwargs):
     return out
 
 
+# Larger geometries a builder's model (or a part's parent) is tried at when no probe fed it, smallest first: what
+# models of fixed geometry take (MaxViT's partition of 7 at 224 pixels, MViT's 16 frames of 224, S3D's final 7 x 7
+# pooling; RAFT's correlation pyramid wants 64). Batch 1: these are production sizes.
+GROWN = {2: ([64, 64], [128, 128], [224, 224], [299, 299]), 3: ([16, 112, 112], [8, 224, 224], [16, 224, 224])}
+
+
+def grown(specs):
+    """`specs` at each geometry of GROWN in turn (the search checks each on the meta device first): every floating
+    image-like tensor, [B, C, H, W] or [B, C, T, H, W] (batch 1), or a list of [C, H, W] images (one image), takes
+    the geometry; other specs stay. Nothing when no spec is image-like."""
+    out = []
+    for geometry in GROWN[2] + GROWN[3]:
+        changed, new = False, []
+        for s in specs:
+            plain = not set(s) - {"shape", "dtype", "list"} and getattr(torch, s["dtype"]).is_floating_point
+            shape, dims = s["shape"], len(geometry)
+            if plain and "list" in s and dims == 2 and len(shape) == 3:
+                new.append({**s, "shape": shape[:1] + geometry, "list": 1})
+            elif plain and "list" not in s and len(shape) == dims + 2:
+                new.append({**s, "shape": [1, shape[1]] + geometry})
+            else:
+                new.append(s)
+                continue
+            changed = True
+        if changed and new not in out:
+            out.append(new)
+    return out
+
+
 IMAGE_LIST_NAMES = {"images", "imgs", "image_list", "img_list"}
 # The value of an `int` forward argument (a window or partition size): small, and a divisor of the probe sizes.
 INT_INPUT = 2

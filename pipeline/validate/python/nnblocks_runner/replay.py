@@ -1,12 +1,13 @@
 # The replay protocol (docs/validate.md, "Replay protocol"): how a recipe turns into inputs, a built module, a
 # forward and a backward pass, and how outputs are summarised. A reader replaying a published recipe does exactly
 # this, so every function here is deterministic given the recipe's seed.
-import sys
+import importlib, sys
 
 import torch
 
 from . import infer
 from .measure import plain, tensors, tensors_of
+from .part import block_of, part_of
 from .protocol import error_text
 
 
@@ -60,26 +61,59 @@ def boxes_of(shape, side, images, g, dtype):
     return b
 
 
-def build(cls, kwargs, seed, device, refs=(), builder=None, calls=()):
+def build(cls, kwargs, seed, device, refs=(), builder=None, calls=(), part=None, home=None):
     """Names in `refs` are dotted names resolved first (relative to `cls`'s module when they start with a dot, so
     fidelity resolves them in the original package); then seed, construct (through `builder`, a function of the
     block's own module such as `resnet50`, when given), move, eval. A builder that returns something other than
-    the block's class built another block: not this one's recipe."""
+    the block's class built another block: not this one's recipe.
+
+    With `part` ({"path": ...}), `builder` makes a bigger model and the block is its part at `path` (found on the
+    first build when None): a `Part` is returned. The builder is looked up in the block's own module (where the
+    assembled module holds it), or in module `home` when given (fidelity: the original package's builder module)."""
     kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
     torch.manual_seed(seed)
     if builder is None:
         m = cls(**kwargs)
     else:
-        m = getattr(sys.modules[cls.__module__], builder)(**kwargs)
+        where = importlib.import_module(home) if home else sys.modules[cls.__module__]
+        m = getattr(where, builder)(**kwargs)
+        if part is not None:
+            return part_of(m, cls, part.get("path"), builder).to(device).eval()
         if type(m) is not cls:
             raise TypeError(f"{builder}() built a {type(m).__name__}, not a {cls.__name__}")
     return m.to(device).eval()
 
 
+_object_dict = object.__getattribute__  # taken before any block is imported (see measure.py)
+
+
+def output_tensors(value):
+    """The tensors of an output (measure.tensors: tuples, lists, dicts). When there are none, objects count too: the
+    tensors of their attributes, in the order they were set (a detector's transform returns an `ImageList`, with
+    `tensors` and `image_sizes`, and its targets). Attributes are read from each instance's own `__dict__`, calling
+    no method of it; at most 5 levels deep, as measure.tensors."""
+    return tensors(value) or tensors(unwrapped(value, 0))
+
+
+def unwrapped(value, depth):
+    """`value` with every object (not a module, class or tensor) replaced by the list of its attribute values."""
+    if depth > 5 or isinstance(value, (torch.Tensor, torch.nn.Module, type, str, bytes, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [unwrapped(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {k: unwrapped(v, depth + 1) for k, v in value.items()}
+    try:
+        attrs = _object_dict(value, "__dict__")
+    except AttributeError:
+        return value
+    return [unwrapped(v, depth + 1) for v in attrs.values()] if type(attrs) is dict else value
+
+
 def forward(m, specs, seed, device):
     """Eval-mode forward without gradients; the output tensors on the CPU. No tensor out is a failure."""
     with torch.no_grad():
-        out = tensors(m(*make_inputs(specs, seed, device)))
+        out = output_tensors(m(*make_inputs(specs, seed, device)))
     if not out:
         raise TypeError("forward returned no tensor")
     return [plain(t) for t in out]
@@ -100,7 +134,7 @@ def backward(m, specs, seed, device):
         if isinstance(exc, (MemoryError, PermissionError)) or not isinstance(exc, Exception):
             raise
         try:
-            m.zero_grad(set_to_none=True)
+            block_of(m).zero_grad(set_to_none=True)
             out = gradients(m, specs, seed, device, train=False)
         except Exception:
             raise exc
@@ -113,8 +147,8 @@ def gradients(m, specs, seed, device, train):
     for x in tensors(inputs):
         if x.is_floating_point():
             x.requires_grad_(True)  # so parameter-free blocks still back-propagate to their input
-    outs = [t for t in tensors(m(*inputs)) if t.is_floating_point() and t.requires_grad]
-    params = [p for p in tensors_of(m, "_parameters") if p.requires_grad]
+    outs = [t for t in output_tensors(m(*inputs)) if t.is_floating_point() and t.requires_grad]
+    params = [p for p in tensors_of(block_of(m), "_parameters") if p.requires_grad]
     if not outs:
         if params:
             raise RuntimeError("no floating output depends on the parameters")

@@ -10,6 +10,7 @@ from . import infer
 from .classify import NO_CORPUS, Corpus, classify, native_statement, with_absent_imports
 from .containment import VIOLATIONS, Blocker
 from .measure import count, module_tree, output_record
+from .part import block_of
 from .protocol import error_text, trim
 from .replay import build, forward
 from .search import CANONICAL_SHARE, canonical, recipe_of, search
@@ -70,11 +71,14 @@ def fidelity(orig, found, seed, device):
         return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
     try:
         c = found.candidate
-        om = build(ocls, c["kwargs"], seed, device, c["refs"], c.get("builder"), c.get("calls") or ())
+        # A part: the same builder of the original package (its `builderModule`) and the same path in its model.
+        whole = c if c["origin"] == "part" else None
+        om = build(ocls, c["kwargs"], seed, device, c["refs"], c.get("builder"), c.get("calls") or (), whole,
+                   c.get("builderModule") if whole else None)
         oout = forward(om, found.specs, seed, device)
     except BaseException as exc:
         return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
-    m, out = found.module, found.outputs
+    m, out, om = block_of(found.module), found.outputs, block_of(om)
     reasons, shapes = [], lambda mod: {k: list(v.shape) for k, v in mod.state_dict().items()}
     if count(om, "_parameters") != count(m, "_parameters"):
         reasons.append("parameter count")
@@ -121,19 +125,19 @@ def stages(job, st, rec):
     # Builder configurations first: their counts are published, and they order the builder recipes smallest
     # first (a detector's 320-pixel variant before its 800-pixel one), within a share of the block's time.
     builders = [infer.candidate(c.get("kwargs") or {}, c.get("refs") or (), "builder", c["builder"])
-                for c in job.get("usage") or [] if c.get("builder")]
+                for c in job.get("usage") or [] if c["origin"] == "builder"]
     counts = canonical(cls, builders, seed, started + CANONICAL_SHARE * job["timeoutMs"] / 1000, job.get("usageInputs") or [])
     if counts:
         rec["canonical"] = counts
     size = {c["builder"]: c["params"] for c in counts}
-    job["usage"] = sorted(job.get("usage") or [], key=lambda c: (c.get("builder") is None, size.get(c.get("builder"), float("inf"))))
+    job["usage"] = sorted(job.get("usage") or [], key=lambda c: (c["origin"] != "builder", size.get(c.get("builder"), float("inf"))))
     found, failed = search(cls, job, st, started)
     if found is None:
         rec["attempt"] = st.tried
         if failed.cls == "needs-arguments":
             rec["uninferred"] = infer.uninferred(cls)[:16]
         return failed
-    m = found.module
+    m = block_of(found.module)  # a part's own module, not the model it was found in
     rec["recipe"] = recipe_of(found.candidate, seed, found.specs)
     rec["outputs"] = [output_record(t) for t in found.outputs]
     rec["params"] = count(m, "_parameters")

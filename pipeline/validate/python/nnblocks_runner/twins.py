@@ -1,0 +1,74 @@
+# A search attempt's modules (search.py): a fresh module for each input candidate, copied from a pristine build
+# rather than rebuilt, and, once a forward failed, the same module moved to torch's meta device, where the next input
+# candidates are checked in milliseconds before any of them runs for real.
+import copy
+
+import torch
+
+from .containment import Violation
+from .replay import make_inputs
+
+
+def fresh_copies(make):
+    """A function giving a fresh module each call. Most candidates need one module (the first input fits, or the
+    candidate is set aside): that is a plain build. The second call builds again and keeps a pristine deep copy of
+    that build, with the global RNG state the build left behind; later calls deep-copy it and restore that state,
+    so each copy meets dropout exactly as a fresh build would (a production-size model initialises in about a
+    second and copies in a tenth of that). A module deepcopy refuses (locks, generators) is rebuilt each time."""
+    calls, pristine = [0], []
+
+    def rng_state():
+        return torch.get_rng_state(), (torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
+
+    def restore(state):
+        torch.set_rng_state(state[0])
+        if state[1] is not None:
+            torch.cuda.set_rng_state_all(state[1])
+
+    def get():
+        calls[0] += 1
+        if calls[0] == 1:
+            return make()
+        if pristine:
+            m, state = pristine[0]
+            if m is None:
+                return make()
+            restore(state)
+            return copy.deepcopy(m)
+        m = make()
+        state = rng_state()
+        try:
+            pristine.append((copy.deepcopy(m), state))
+        except Exception:
+            pristine.append((None, None))
+        restore(state)
+        return m
+
+    return get
+
+
+def meta_twin(m):
+    """`m` moved to torch's meta device, or None when it won't move. Only for a module whose forward failed: it is
+    dropped anyway (the next input gets a fresh module), so it becomes the probe the next inputs are checked on."""
+    try:
+        return m.to("meta")
+    except Exception:
+        return None
+
+
+def refuses(probe, specs, seed):
+    """Whether the meta-device `probe` rejects input `specs` for a reason of the block's own: a shape or type error.
+    Shapes propagate on the meta device without arithmetic, so the check takes milliseconds where a real forward of
+    a production-size model takes seconds, and the rebuild before it more (MViT's builders at eight video shapes).
+    An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta tensor) is no
+    refusal: the real forward runs. A refused escape is left to the real forward, which treats it as fatal."""
+    try:
+        with torch.no_grad():
+            probe(*make_inputs(specs, seed, "meta"))
+    except Violation:
+        return False
+    except NotImplementedError:
+        return False
+    except Exception as exc:
+        return "meta" not in str(exc).lower()
+    return False
