@@ -9,7 +9,8 @@ import type { Diagnostic } from '../diagnostics.ts';
 import { fault } from '../fault.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
 import { lookupPython } from '../config/python.ts';
-import { checkoutInfo, commitDateOf, syncGit, type GitState } from './git.ts';
+import { checkoutInfo } from './git-checkout.ts';
+import { commitDateOf, inCopy, syncGit, type GitState } from './git.ts';
 import {
   isRealDir,
   licenseFromDebianCopyright,
@@ -97,10 +98,12 @@ async function fetchGitSource(src: GitSource, dir: string, prev: SavedState | un
   // A mirror names the public repository it copies: provenance must cite that, not a path on this machine.
   const repository = src.repository ? (normalizeRepoUrl(src.repository) ?? src.repository) : normalizeRepoUrl(url);
   // Read from the copy each run (not kept in the state): the commit is always in it, even in a depth-1 fetch.
-  const commitDate = out.state ? await commitDateOf(out.state.commit, { cwd: out.root }) : undefined;
+  const commitDate = out.state ? await commitDateOf(out.state.commit, inCopy(out.root)) : undefined;
   return {
     status: out.status,
     root: out.root,
+    // The copy's .git (its config holds the stripped URL, nothing of upstream's): no sandbox needs it either.
+    ...(out.status === 'failed' ? {} : { hidden: ['.git'] }),
     url,
     ref: src.ref,
     ...(out.state ? { commit: out.state.commit, git: out.state } : {}),
@@ -197,6 +200,7 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
     ...(info?.commit ? { commit: info.commit } : {}),
     ...(info?.commitDate ? { commitDate: info.commitDate } : {}),
     ...(info ? { dirty: info.dirty } : {}),
+    ...(info?.hidden.length ? { hidden: info.hidden } : {}),
     ...(repository ? { repository } : {}),
     license: scan.license ?? NO_LICENSE,
     diagnostics: [

@@ -1,6 +1,21 @@
 // The one place git is spawned. A source's repository is hostile: its own config (a `path` source's .git/config, or
 // a cache copy someone planted things in) must never make git run a command, and git gets no secret of ours.
 // See docs/sources.md ("Hostile sources").
+//
+// Git reads only configuration nnblocks wrote. Git has no switch to ignore a repository's config, so git never
+// finds a repository by itself: every call names its git dir (`--git-dir`), which is one whose config we wrote
+// from scratch — a git source's cached copy (git.ts rewrites it before every use) or the private view of a local
+// checkout that git-checkout.ts assembles — or `/dev/null` for commands that need none (ls-remote), which holds no
+// config at all. System and global config are off (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null), and the
+// overrides below come last, over whatever config git did read.
+//
+// Why execFile and not the simple-git package: simple-git's guard (`@simple-git/argv-parser`) refuses any call
+// that *sets* core.hooksPath, core.fsmonitor, credential.helper, core.askPass, the editors, GIT_CONFIG_GLOBAL,
+// GIT_CONFIG_COUNT, GIT_ASKPASS, SSH_ASKPASS, GIT_SSH_COMMAND, GIT_PROXY_COMMAND or GIT_PAGER — it cannot tell a
+// value that disarms a key from one that arms it — so every setting below would need its `unsafe` switch turned
+// on, leaving its guard off for exactly the keys it exists to watch. Its timeout is one of inactivity, its output
+// is unbounded and its errors fold stderr into the message; what is left is a spawn without a shell, which
+// execFile already is.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { redactCredentials } from './url.ts';
@@ -19,6 +34,7 @@ const HARDENED = [
   ...['-c', 'submodule.recurse=false', '-c', 'fetch.recurseSubmodules=false'], // a submodule has its own config
   ...['-c', 'gc.auto=0', '-c', 'maintenance.auto=false'], // no background gc spawned after a fetch
   ...['-c', 'advice.detachedHead=false'],
+  ...['-c', 'log.showSignature=false'], // `show` would hand a signed commit to gpg.program (belt: no config sets it)
 ];
 
 // Parent variables git may see: what it needs to find programs and reach a server. No tokens, no GIT_* of the parent
@@ -52,6 +68,7 @@ function gitEnv(config: [string, string][]): NodeJS.ProcessEnv {
     GIT_PAGER: 'cat',
     PAGER: 'cat',
     GIT_LFS_SKIP_SMUDGE: '1', // weights tracked with LFS stay pointers
+    GIT_NO_REPLACE_OBJECTS: '1', // refs/replace/* may not swap one commit or tree for another
   });
   // Per-call config through the environment: keys and values travel apart, so no `=` in a filter's name or a URL
   // can split them the way `-c key=value` would, and nothing lands on the command line.
@@ -66,7 +83,14 @@ function gitEnv(config: [string, string][]): NodeJS.ProcessEnv {
 }
 
 export interface GitCall {
-  /** Working directory; default `/`, so a command that needs no repository never discovers one around us. */
+  /**
+   * The repository's git dir: one whose config nnblocks wrote (see the header). Default `/dev/null`, for commands
+   * that need no repository: no git dir, no config, and no repository around the working directory is looked for.
+   */
+  gitDir?: string;
+  /** The work tree of `gitDir` (never taken from its config: `core.worktree` could point anywhere). */
+  workTree?: string;
+  /** Working directory (default `/`): where pathspecs are relative to, inside `workTree`. */
   cwd?: string;
   /** Extra config for this call only (never written anywhere): filter overrides, a credentials rewrite. */
   config?: [string, string][];
@@ -75,33 +99,14 @@ export interface GitCall {
 
 /** Runs git hardened; resolves to its trimmed stdout, rejects with execFile's error (stderr attached). */
 export async function runGit(args: string[], call: GitCall = {}): Promise<string> {
-  const { stdout } = await exec('git', [...HARDENED, ...args], {
+  const repo = [`--git-dir=${call.gitDir ?? '/dev/null'}`, ...(call.workTree ? [`--work-tree=${call.workTree}`] : [])];
+  const { stdout } = await exec('git', [...repo, ...HARDENED, ...args], {
     cwd: call.cwd ?? '/',
     env: gitEnv(call.config ?? []),
     maxBuffer: 64 * 1024 * 1024,
     timeout: call.timeoutMs ?? 15 * 60_000,
   });
   return stdout.trim();
-}
-
-/**
- * Config that disarms every filter driver the repository's config defines: a `.gitattributes` line
- * `*.py filter=x` makes `git status` pipe files through `filter.x.clean`, a command of the repo's choosing.
- * Listing config reads files and runs nothing; the empty commands and `required=false` make git use the file as is.
- */
-export async function disarmFilters(cwd: string): Promise<[string, string][]> {
-  const names = await runGit(['config', '--list', '--name-only', '-z'], { cwd, timeoutMs: 60_000 }).catch(() => '');
-  const drivers = new Set<string>();
-  for (const key of names.split('\0')) {
-    const m = /^filter\.(.+)\.[^.]+$/s.exec(key);
-    if (m) drivers.add(m[1]);
-  }
-  return [...drivers].flatMap((d): [string, string][] => [
-    [`filter.${d}.clean`, ''],
-    [`filter.${d}.smudge`, ''],
-    [`filter.${d}.process`, ''],
-    [`filter.${d}.required`, 'false'],
-  ]);
 }
 
 /** git's own words for a failure: the `fatal:`/`error:` lines of stderr, else the last line; credentials removed. */

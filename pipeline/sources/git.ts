@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { GitSource } from '../config/types.ts';
 import { literalPrefix } from '../util/glob.ts';
-import { disarmFilters, gitError, runGit, type GitCall } from './git-run.ts';
+import { gitError, runGit, type GitCall } from './git-run.ts';
 import type { SourceStatus } from './types.ts';
 import { credentialsDiagnostic, stripCredentials } from './url.ts';
 
@@ -99,6 +99,9 @@ function writeRepoConfig(tree: string, url: string): void {
   );
   // worktreeConfig makes git read config.worktree too: rewritten for the same reason.
   replaceFile(join(git, 'config.worktree'), '[core]\n\tsparseCheckout = true\n\tsparseCheckoutCone = false\n');
+  // A `commondir` file makes git take config, refs and objects from the folder it names (that is how a linked
+  // worktree shares its repository): planted here, it would make git read that folder's config instead of ours.
+  rmSync(join(git, 'commondir'), { force: true });
 }
 
 /** Rewrites an existing copy's config; false when that fails (`.git/config` made a folder...): refetch then. */
@@ -116,6 +119,12 @@ function replaceFile(path: string, text: string): void {
   rmSync(path, { force: true });
   writeFileSync(path, text, { flag: 'wx' });
 }
+
+/**
+ * How git is pointed at a copy: its `.git` named outright, never discovered (see git-run.ts), so nothing around
+ * or inside the tree can substitute another repository.
+ */
+export const inCopy = (tree: string): GitCall => ({ gitDir: join(tree, '.git'), workTree: tree, cwd: tree });
 
 /** A usable copy has a real `.git` folder: a `.git` file or symlink could point git at a repository of anyone's. */
 function hasRepo(tree: string): boolean {
@@ -209,7 +218,7 @@ async function syncCopy(
   const sameSparse = (s: GitState) => s.sparse.join('\n') === sparse.join('\n');
   const copy = prev && prev.url === url && hasRepo(tree) && resetConfig(tree, url) ? prev : undefined;
   if (!copy && existsSync(tree)) rmSync(tree, RM_TREE); // another URL, a half-made or a broken copy
-  const inTree: Git = (args) => runGit(args, { cwd: tree, config });
+  const inTree: Git = (args) => runGit(args, { ...inCopy(tree), config });
 
   let wanted: string | null = null;
   if (copy && isCommitSha(src.ref)) {
@@ -252,7 +261,7 @@ async function syncCopy(
   // Fetch: into the existing copy when there is one, else into a fresh folder renamed into place when complete,
   // so an interrupted first fetch never looks like a usable copy.
   const target = copy ? tree : join(dir, `tree.partial-${process.pid}`);
-  const inTarget: Git = (args) => runGit(args, { cwd: target, config });
+  const inTarget: Git = (args) => runGit(args, { ...inCopy(target), config });
   try {
     // Leftovers of first fetches killed earlier (any pid): this run holds the source's lock, so none is in use.
     if (!copy) for (const f of readdirSync(dir)) if (f.startsWith('tree.partial-')) rmSync(join(dir, f), RM_TREE);
@@ -276,34 +285,6 @@ async function syncCopy(
 }
 
 const RM_TREE = { recursive: true, force: true } as const;
-
-/**
- * Commit, dirtiness and origin of a local folder that sits in a git checkout; null when it is not in one. The
- * checkout is the user's but its config may come from anywhere: filters are disarmed, submodules (each with its own
- * config) not entered, and the origin is returned with its credentials as git reports it (the caller strips them).
- */
-export async function checkoutInfo(
-  folder: string,
-): Promise<{ commit?: string; commitDate?: string; dirty: boolean; origin?: string } | null> {
-  const local = { cwd: folder, timeoutMs: 60_000 };
-  try {
-    await runGit(['rev-parse', '--show-toplevel'], local);
-  } catch {
-    return null;
-  }
-  const git = { ...local, config: await disarmFilters(folder) };
-  const commit = await runGit(['rev-parse', '--verify', '-q', 'HEAD'], git).catch(() => undefined); // empty repo: no HEAD
-  const status = ['status', '--porcelain', '--ignore-submodules=all', '--', '.'];
-  const dirty = (await runGit(status, git).catch(() => '')) !== '';
-  const origin = await runGit(['remote', 'get-url', 'origin'], git).catch(() => undefined);
-  const commitDate = commit ? await commitDateOf(commit, git) : undefined;
-  return {
-    ...(commit ? { commit } : {}),
-    ...(commitDate ? { commitDate } : {}),
-    dirty,
-    ...(origin ? { origin } : {}),
-  };
-}
 
 /**
  * The committer date of `commit` in strict ISO 8601 (`git show -s --format=%cI`): what a citation's year comes from.

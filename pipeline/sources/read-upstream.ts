@@ -1,16 +1,25 @@
-// Reading a small text file from an upstream tree for publication (a license): never through a symlink, only a
-// regular file, at most a fixed number of bytes. A `LICENSE` → `/proc/self/environ` link would publish our
-// environment; → `/proc/self/pagemap` or a fifo would eat memory or hang. See docs/sources.md ("Hostile sources").
+// Reading a small file from an upstream tree (a license for publication, a checkout's HEAD or index): never through
+// a symlink, only a regular file, at most a fixed number of bytes. A `LICENSE` → `/proc/self/environ` link would
+// publish our environment; → `/proc/self/pagemap` or a fifo would eat memory or hang. See docs/sources.md
+// ("Hostile sources").
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 
 /** What the sources stage reads of any one upstream file: the rest is ignored, never loaded. */
 export const MAX_UPSTREAM_TEXT_BYTES = 256 * 1024;
 
-export type UpstreamText =
-  | { ok: true; text: string; truncated: boolean }
-  | { ok: false; reason: 'symlink' | 'not-regular' | 'unreadable'; detail: string };
+type Refused = { ok: false; reason: 'symlink' | 'not-regular' | 'unreadable'; detail: string };
+
+export type UpstreamText = { ok: true; text: string; truncated: boolean } | Refused;
+
+export type UpstreamBytes = { ok: true; bytes: Buffer; truncated: boolean } | Refused;
 
 export function readUpstreamText(path: string, maxBytes = MAX_UPSTREAM_TEXT_BYTES): UpstreamText {
+  const read = readUpstreamBytes(path, maxBytes);
+  return read.ok ? { ok: true, text: read.bytes.toString('utf8'), truncated: read.truncated } : read;
+}
+
+/** The first `maxBytes` of a regular file; memory grows with what is read (a large cap costs nothing up front). */
+export function readUpstreamBytes(path: string, maxBytes: number): UpstreamBytes {
   let fd: number;
   try {
     const st = lstatSync(path);
@@ -23,16 +32,18 @@ export function readUpstreamText(path: string, maxBytes = MAX_UPSTREAM_TEXT_BYTE
   }
   try {
     if (!fstatSync(fd).isFile()) return { ok: false, reason: 'not-regular', detail: 'not a regular file when opened' };
-    const buf = Buffer.alloc(maxBytes + 1); // one byte more tells a file of exactly maxBytes from a longer one
+    // One byte more than maxBytes tells a file of exactly maxBytes from a longer one.
+    const chunks: Buffer[] = [];
     let got = 0;
-    for (;;) {
-      const n = readSync(fd, buf, got, buf.length - got, null);
+    while (got <= maxBytes) {
+      const chunk = Buffer.alloc(Math.min(1 << 20, maxBytes + 1 - got));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
       if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
       got += n;
-      if (got === buf.length) break;
     }
-    const truncated = got > maxBytes;
-    return { ok: true, text: buf.subarray(0, Math.min(got, maxBytes)).toString('utf8'), truncated };
+    const all = Buffer.concat(chunks);
+    return { ok: true, bytes: all.subarray(0, Math.min(got, maxBytes)), truncated: got > maxBytes };
   } catch (err) {
     return { ok: false, reason: 'unreadable', detail: (err as Error).message };
   } finally {

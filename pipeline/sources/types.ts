@@ -66,6 +66,12 @@ export interface SourceSnapshot {
   commitDate?: string;
   /** path sources in a git checkout: uncommitted changes under the folder. */
   dirty?: boolean;
+  /**
+   * Folders and files below `root` (relative, posix) holding git data rather than the source: a checkout's `.git`
+   * (folder or file) and, when a `.git` file points inside the root, the git dir it names. Never shown to upstream
+   * code: a `.git` holds the origin URL, credentials included, and config that names programs. Absent when none.
+   */
+  hidden?: string[];
   /** python: distribution name and installed version. */
   distribution?: string;
   version?: string;

@@ -2,44 +2,19 @@
 // with hooks or config planted in it must never make git run a command. Every attack writes a marker file when it
 // runs; the markers must stay absent while the honest part of the fetch still succeeds.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
+import { gitIn, markers } from '../helpers/markers.ts';
 import { gitRepo, tempDir, writeTree } from '../helpers/tree.ts';
 
 const ctx = quietContext();
 
 function config(sources: object[], cacheDir = tempDir('nnb-cache-')) {
   return resolveConfig({ name: 't', cacheDir, sources }, join(tempDir('nnb-proj-'), 'corpus.json'));
-}
-
-const gitIn = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e',
-    },
-  }).trim();
-
-/** A folder for markers, and a shell script that creates `<folder>/<name>` when run (then behaves like `cat`). */
-function markers() {
-  const dir = tempDir('nnb-mark-');
-  const script = (name: string) => {
-    const path = join(dir, `${name}.sh`);
-    writeFileSync(path, `#!/bin/sh\ntouch '${join(dir, name)}'\ncat\n`);
-    chmodSync(path, 0o755);
-    return path;
-  };
-  const fired = () => readdirSync(dir).filter((f) => !f.endsWith('.sh'));
-  return { dir, script, fired };
 }
 
 function plantHook(gitDir: string, hook: string, script: string) {
@@ -135,6 +110,40 @@ describe('a cached git copy', () => {
     expect(snapshots[0]).toMatchObject({ status: 'updated', commit: gitIn(repo.dir, 'rev-parse', 'HEAD') });
     expect(snapshots[0].files.map((f) => f.path)).toEqual(['pkg/__init__.py', 'pkg/blocks.py', 'pkg/extra.py']);
     expect(readFileSync(join(gitDir, 'config'), 'utf8')).not.toContain(elsewhere.dir);
+    expect(existsSync(join(c.cacheDir, 'sources', 'fx', 'tree', 'pkg', 'planted.py'))).toBe(false);
+  });
+
+  it('reads no config through a planted commondir (git takes a worktree’s config from there)', async () => {
+    const m = markers();
+    const repo = gitRepo(FIXTURE);
+    const elsewhere = gitRepo({ 'pkg/__init__.py': '', 'pkg/planted.py': 'EVIL = 1\n' });
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    await fetchSources(c, ctx);
+    const gitDir = join(c.cacheDir, 'sources', 'fx', 'tree', '.git');
+    // A repository of the attacker's whose config git would read instead of the one we rewrite.
+    const common = tempDir('nnb-common-');
+    execFileSync('cp', ['-r', `${gitDir}/.`, common]);
+    const planted = [
+      '[remote "origin"]',
+      `\tuploadpack = ${m.script('upload-pack')} </dev/null; git-upload-pack`,
+      `\turl = file://${elsewhere.dir}`,
+      '[core]',
+      `\tfsmonitor = ${m.script('fsmonitor')}`,
+      '',
+    ].join('\n');
+    writeFileSync(join(common, 'config'), readFileSync(join(common, 'config'), 'utf8') + planted);
+    writeFileSync(join(gitDir, 'commondir'), `${common}\n`);
+
+    writeTree({ 'pkg/extra.py': 'X = 1\n' }, repo.dir);
+    gitIn(repo.dir, 'add', '-A');
+    gitIn(repo.dir, 'commit', '-q', '-m', 'more');
+    const { snapshots } = await fetchSources(c, ctx);
+    expect(m.fired()).toEqual([]);
+    expect(snapshots[0]).toMatchObject({
+      status: 'updated',
+      commit: gitIn(repo.dir, 'rev-parse', 'HEAD'),
+      hidden: ['.git'],
+    });
     expect(existsSync(join(c.cacheDir, 'sources', 'fx', 'tree', 'pkg', 'planted.py'))).toBe(false);
   });
 });

@@ -1,0 +1,36 @@
+// Helpers for hostile-git tests: a git command with a fixed identity, and marker scripts that record that they ran.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './tree.ts';
+
+/** Runs git in `dir` as the test (its own config, hooks and all: this is how the attacker prepares the repo). */
+export const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  }).trim();
+
+/**
+ * A folder for markers, and shell scripts that create `<folder>/<name>` when run — holding every environment they
+ * can read, their own and their ancestors' (the secret a real attack would steal) — then behave like `cat`.
+ */
+export function markers() {
+  const dir = tempDir('nnb-mark-');
+  const script = (name: string) => {
+    const path = join(dir, `${name}.sh`);
+    const loot = `{ env; cat /proc/$PPID/environ /proc/*/environ; } 2>/dev/null | tr '\\0' '\\n'`;
+    writeFileSync(path, `#!/bin/sh\n${loot} > '${join(dir, name)}'\ncat\n`);
+    chmodSync(path, 0o755);
+    return path;
+  };
+  const fired = () => readdirSync(dir).filter((f) => !f.endsWith('.sh'));
+  return { dir, script, fired };
+}
