@@ -25,6 +25,8 @@ import { declaredRequirements } from './requirements.ts';
 import {
   locateDistribution,
   normalizeRepoUrl,
+  parseRepoUrl,
+  repositoryRefused,
   tagForVersion,
   upstreamRepository,
   type HostPython,
@@ -155,7 +157,7 @@ function fetchPythonSource(src: PythonSource, python: PythonFor, prev: SavedStat
       ...debian,
       method: `${debian.method}; ${meta.method}${meta.spdx === debian.spdx ? ' agrees' : ' disagrees'}`,
     };
-  const repository = upstreamRepository(d);
+  const { repository, diagnostics: urlDiagnostics } = upstreamRepository(d, src.id);
   const tag = tagForVersion(d.version);
   return {
     status: statusFor(prev, 'python', d.version),
@@ -168,7 +170,7 @@ function fetchPythonSource(src: PythonSource, python: PythonFor, prev: SavedStat
     ...(tag ? { tag } : {}),
     ...(src.releaseDate ? { releaseDate: src.releaseDate } : {}),
     license,
-    diagnostics: [...d.diagnostics, ...scans.flatMap((s) => ofSource(src.id, s))],
+    diagnostics: [...d.diagnostics, ...urlDiagnostics, ...scans.flatMap((s) => ofSource(src.id, s))],
   };
 }
 
@@ -192,7 +194,9 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
   }
   const info = await checkoutInfo(src.path);
   const origin = info?.origin ? stripCredentials(info.origin) : null;
-  const repository = origin ? normalizeRepoUrl(origin.url) : null;
+  // The checkout's config is upstream's: a forge URL with anything after `owner/repo` is refused (see python-dist).
+  const parsed = origin ? parseRepoUrl(origin.url) : null;
+  const repository = parsed && 'repository' in parsed ? parsed.repository : null;
   const scan = licenseFromFiles(src.path);
   return {
     status: 'fetched', // decided after listing files (see fetchOne)
@@ -205,6 +209,9 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
     license: scan.license ?? NO_LICENSE,
     diagnostics: [
       ...(origin?.stripped ? [credentialsDiagnostic(src.id, `the origin remote of ${src.path}`)] : []),
+      ...(parsed && 'refused' in parsed
+        ? [repositoryRefused(src.id, `the origin remote of ${src.path}`, [parsed.refused])]
+        : []),
       ...ofSource(src.id, scan),
     ],
   };

@@ -86,8 +86,8 @@ for e in entries:
         refused.append(e)
         continue
     found = locate(parts) if root else None
-    if found and found not in tops:
-        tops.append(found)
+    if found:
+        tops.append(found)  # repeats and nesting are sorted out (and reported) by the caller
 print(json.dumps({
     "name": m["Name"], "version": d.version, "root": root, "tops": tops, "refused": refused, "files": len(files),
     "metaDir": os.path.realpath(str(meta_dir)) if meta_dir else None,
@@ -167,25 +167,32 @@ export function locateDistribution(python: HostPython, distribution: string, sou
       `check the spelling of \`distribution\`; the validation environment installs it (see \`nnblocks environment\`), or install it for the interpreter you named`,
     );
   }
-  const tops = raw.tops as string[];
+  const { tops, overlapping } = disjointTops(raw.tops as string[]);
   const refused = raw.refused as string[];
   if (tops.length === 0)
     return fail(
       `distribution "${distribution}" ${raw.version} is installed but none of its top-level packages is in ${raw.root}`,
       'reinstall the distribution (an editable install keeps its code elsewhere: use a `path` source for it)',
     );
-  const diagnostics: Diagnostic[] = refused.length
-    ? [
-        {
-          code: 'top-level-refused',
-          severity: 'warning',
-          stage: 'sources',
-          source: sourceId,
-          message: `top_level.txt of ${distribution} names ${refused.map((r) => JSON.stringify(r.slice(0, 80))).join(', ')}, not a package name; ignored`,
-          hint: 'top_level.txt lists import names (`torchvision`); the distribution’s metadata is broken or hostile',
-        },
-      ]
-    : [];
+  const diagnostics: Diagnostic[] = [];
+  if (refused.length)
+    diagnostics.push({
+      code: 'top-level-refused',
+      severity: 'warning',
+      stage: 'sources',
+      source: sourceId,
+      message: `top_level.txt of ${distribution} names ${refused.map((r) => JSON.stringify(r.slice(0, 80))).join(', ')}, not a package name; ignored`,
+      hint: 'top_level.txt lists import names (`torchvision`); the distribution’s metadata is broken or hostile',
+    });
+  if (overlapping.length)
+    diagnostics.push({
+      code: 'top-level-overlap',
+      severity: 'warning',
+      stage: 'sources',
+      source: sourceId,
+      message: `top_level.txt of ${distribution} names ${overlapping.map((r) => JSON.stringify(r)).join(', ')} again or inside another entry; each file is listed once`,
+      hint: 'top_level.txt lists each top-level import name once (`torchvision`, not `torchvision.ops`); the distribution’s metadata is broken or hostile',
+    });
   return {
     ok: true,
     dist: {
@@ -206,6 +213,17 @@ export function locateDistribution(python: HostPython, distribution: string, sou
 }
 
 /**
+ * The located entries with repeats and entries inside another one dropped (`pkg` and `pkg/sub` would list every
+ * file of `pkg/sub` twice, and the index takes a file once): kept in their order, the dropped ones returned.
+ */
+export function disjointTops(found: string[]): { tops: string[]; overlapping: string[] } {
+  const covers = (outer: string, inner: string) => inner === outer || inner.startsWith(`${outer}/`);
+  const tops = found.filter((t, i) => !found.some((o, j) => (o === t ? j < i : covers(o, t))));
+  const overlapping = [...new Set(found.filter((t, i) => !tops.includes(t) || found.indexOf(t) !== i))];
+  return { tops, overlapping };
+}
+
+/**
  * The upstream tag for an installed version: `v` + its release segment. Pre-release, dev, post and local parts
  * are dropped: torchvision's release branches carry `0.14.1a0` in version.txt unless BUILD_VERSION is set, so
  * distro builds of the v0.14.1 tag report `0.14.1a0`; `2.1.0+cu118` is the v2.1.0 tag built for CUDA 11.8.
@@ -215,30 +233,68 @@ export function tagForVersion(version: string): string | undefined {
   return release ? `v${release[1]}` : undefined;
 }
 
-/** `git@github.com:o/r.git`, `https://github.com/o/r/tree/main` → `https://github.com/o/r`; null for non-forge URLs. */
-export function normalizeRepoUrl(url: string): string | null {
-  const m =
-    /^(?:git\+)?(?:https?:\/\/|git:\/\/|ssh:\/\/git@|git@)(?:www\.)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]([^/\s]+)\/([^/\s#?]+)/i.exec(
-      url.trim(),
-    );
-  if (!m) return null;
-  return `https://${m[1].toLowerCase()}/${m[2]}/${m[3].replace(/\.git$/, '')}`;
+// A URL on a known forge: scheme (https, git, ssh or scp-like), host, then `owner/repo`.
+const FORGE =
+  /^(?:git\+)?(?:https?:\/\/|git:\/\/|ssh:\/\/git@|git@)(?:www\.)?(github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)[/:]/i;
+// `owner/repo` in the characters forges allow in names, then the end, a path, a query or a fragment (dropped).
+// Whatever else follows the name — `;origin=...`, a space, an escape sequence — makes the URL no repository URL: the
+// result is published as provenance and inside SWHIDs, where `;` separates qualifiers.
+const OWNER_REPO = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/?(?:[/?#][^\s]*)?$/;
+
+/** A URL naming a forge: its `https://host/owner/repo`, or why it is not one; null for a URL on no known forge. */
+export function parseRepoUrl(url: string): { repository: string } | { refused: string } | null {
+  const text = url.trim();
+  const forge = FORGE.exec(text);
+  if (!forge) return null;
+  const m = OWNER_REPO.exec(text.slice(forge[0].length));
+  if (!m || [m[1], m[2]].some((n) => n === '.' || n === '..')) return { refused: text };
+  return { repository: `https://${forge[1].toLowerCase()}/${m[1]}/${m[2]}` };
 }
 
-/** Upstream repository from Project-URL entries (Source/Repository/Code first) or Home-page. */
-export function upstreamRepository(dist: Pick<DistInfo, 'projectUrls' | 'homePage'>): string | undefined {
+/** `git@github.com:o/r.git`, `https://github.com/o/r/tree/main` → `https://github.com/o/r`; null otherwise. */
+export function normalizeRepoUrl(url: string): string | null {
+  const parsed = parseRepoUrl(url);
+  return parsed && 'repository' in parsed ? parsed.repository : null;
+}
+
+/** The warning for forge URLs in upstream metadata that are not plain repository URLs (`what`: where they were). */
+export function repositoryRefused(sourceId: string, what: string, urls: string[]): Diagnostic {
+  return {
+    code: 'repository-url-refused',
+    severity: 'warning',
+    stage: 'sources',
+    source: sourceId,
+    message: `${what} names ${urls.map((u) => JSON.stringify(u.slice(0, 120))).join(', ')}, not a plain repository URL; ignored`,
+    hint: 'a repository URL is https://host/owner/repo; the metadata is broken or hostile (the repository is taken from the next URL, if any)',
+  };
+}
+
+/**
+ * Upstream repository from Project-URL entries (Source/Repository/Code first) or Home-page; forge URLs that are
+ * not plain `owner/repo` URLs are refused with a diagnostic, and the next URL is tried.
+ */
+export function upstreamRepository(
+  dist: Pick<DistInfo, 'projectUrls' | 'homePage'>,
+  sourceId: string,
+): { repository?: string; diagnostics: Diagnostic[] } {
   const urls = dist.projectUrls.map((e) => {
     const [label, ...rest] = e.split(',');
     return { label: label.trim().toLowerCase(), url: rest.join(',').trim() };
   });
   const ranked = [
     ...urls.filter((u) => /source|repository|code|github/.test(u.label)),
-    ...urls,
+    ...urls.filter((u) => !/source|repository|code|github/.test(u.label)),
     ...(dist.homePage ? [{ label: 'home-page', url: dist.homePage }] : []),
   ];
+  const refused: string[] = [];
+  let repository: string | undefined;
   for (const u of ranked) {
-    const repo = normalizeRepoUrl(u.url);
-    if (repo) return repo;
+    const parsed = parseRepoUrl(u.url);
+    if (parsed && 'refused' in parsed) refused.push(parsed.refused);
+    else if (parsed) repository ??= parsed.repository;
   }
-  return undefined;
+  const diagnostics = refused.length
+    ? [repositoryRefused(sourceId, 'the metadata (Project-URL, Home-page)', refused)]
+    : [];
+  return { ...(repository ? { repository } : {}), diagnostics };
 }

@@ -125,8 +125,14 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
   };
 
   for (const top of opts.tops ?? ['']) visit(top);
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, skipped };
+  // Each path once, whatever `tops` says: overlapping entries (`pkg`, `pkg/sub`) would list files twice, and every
+  // later stage keys files by path (python-dist.ts reports the overlap; this keeps any caller safe).
+  const once = <T extends { path: string }>(list: T[]) => {
+    const seen = new Set<string>();
+    return list.filter((x) => !seen.has(x.path) && Boolean(seen.add(x.path)));
+  };
+  const sorted = once(files).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: sorted, skipped: once(skipped) };
 }
 
 /**

@@ -1,38 +1,15 @@
 // python sources whose installed metadata is hostile: locating a distribution's packages must never import them
 // (a dotted top_level.txt entry made `find_spec` run the parent package's __init__.py on the host).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
-import { testPython } from '../helpers/python.ts';
-import { py, tempDir, writeTree, type Tree } from '../helpers/tree.ts';
+import { py, tempDir, writeTree } from '../helpers/tree.ts';
+import { distInfo, venvWith } from '../helpers/venv.ts';
 
 const ctx = quietContext();
-
-/**
- * A virtual environment made by hand (pyvenv.cfg next to a linked interpreter, system packages visible so torch
- * imports) with `site` written into its site-packages: a hostile distribution installed the ordinary way.
- */
-function venvWith(site: (dir: string) => Tree): { python: string; siteDir: string } {
-  const venv = tempDir('nnb-venv-');
-  const base = testPython();
-  const ver = execFileSync(base, ['-c', 'import sys; print("python%d.%d" % sys.version_info[:2])'], {
-    encoding: 'utf8',
-  }).trim();
-  const home = execFileSync(base, ['-c', 'import os, sys; print(os.path.dirname(os.path.realpath(sys.executable)))'], {
-    encoding: 'utf8',
-  }).trim();
-  mkdirSync(join(venv, 'bin'));
-  symlinkSync(execFileSync('readlink', ['-f', base], { encoding: 'utf8' }).trim(), join(venv, 'bin', 'python3'));
-  writeFileSync(join(venv, 'pyvenv.cfg'), `home = ${home}\ninclude-system-site-packages = true\n`);
-  const siteDir = join(venv, 'lib', ver, 'site-packages');
-  mkdirSync(siteDir, { recursive: true });
-  writeTree(site(siteDir), siteDir);
-  return { python: join(venv, 'bin', 'python3'), siteDir };
-}
 
 function config(python: string, distribution: string, include = ['**/*.py']) {
   return resolveConfig(
@@ -45,12 +22,6 @@ function config(python: string, distribution: string, include = ['**/*.py']) {
     join(tempDir('nnb-proj-'), 'corpus.json'),
   );
 }
-
-const distInfo = (name: string, topLevel: string, record: string[]): Tree => ({
-  [`${name}-1.0.dist-info/METADATA`]: `Metadata-Version: 2.1\nName: ${name}\nVersion: 1.0\nLicense: MIT\n`,
-  [`${name}-1.0.dist-info/top_level.txt`]: topLevel,
-  [`${name}-1.0.dist-info/RECORD`]: record.map((f) => `${f},,\n`).join(''),
-});
 
 describe('hostile installed distributions', () => {
   it('a dotted top_level.txt entry is located on disk: the parent package is never imported', async () => {
@@ -89,5 +60,44 @@ describe('hostile installed distributions', () => {
     expect(snapshots[0].status).toBe('fetched');
     expect(snapshots[0].files.map((f) => f.path)).toEqual(['okpkg/__init__.py']);
     expect(diagnostics).toEqual([expect.objectContaining({ code: 'top-level-refused', severity: 'warning' })]);
+  });
+
+  it('overlapping or repeated top_level.txt entries list each file once, with a diagnostic', async () => {
+    const { python } = venvWith(() => ({
+      ...distInfo('overlap', 'ovl\novl/sub\novl.sub\novl\nsolo\n', ['ovl/__init__.py', 'ovl/sub/__init__.py']),
+      'ovl/__init__.py': '',
+      'ovl/sub/__init__.py': '',
+      'ovl/sub/m.py': 'A = 1\n',
+      'solo.py': 'B = 1\n',
+    }));
+    const { snapshots, diagnostics } = await fetchSources(config(python, 'overlap'), ctx);
+    expect(snapshots[0].status).toBe('fetched');
+    expect(snapshots[0].files.map((f) => f.path)).toEqual([
+      'ovl/__init__.py',
+      'ovl/sub/__init__.py',
+      'ovl/sub/m.py',
+      'solo.py',
+    ]);
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'top-level-overlap', severity: 'warning' })]);
+    expect(diagnostics[0].message).toContain('ovl/sub');
+  });
+
+  it('a Project-URL that is no plain forge URL is never the repository (a `;` broke the catalog schema)', async () => {
+    const { python } = venvWith(() => ({
+      ...distInfo(
+        'urls',
+        'urlpkg\n',
+        ['urlpkg/__init__.py'],
+        [
+          'Project-URL: Source, https://github.com/owner/repo;origin=https://evil.example',
+          'Project-URL: Code, https://github.com/owner/repo\u001b]8;;x',
+          'Home-page: https://github.com/owner/real',
+        ],
+      ),
+      'urlpkg/__init__.py': '',
+    }));
+    const { snapshots, diagnostics } = await fetchSources(config(python, 'urls'), ctx);
+    expect(snapshots[0]).toMatchObject({ status: 'fetched', repository: 'https://github.com/owner/real' });
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'repository-url-refused', severity: 'warning' })]);
   });
 });

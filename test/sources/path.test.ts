@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
+import { walkSource } from '../../pipeline/sources/walk.ts';
 import { gitRepo, tempDir, writeTree } from '../helpers/tree.ts';
 
 const ctx = quietContext();
@@ -49,6 +50,19 @@ describe('hostile trees', () => {
       { path: 'generated_table.py', reason: 'too-large', detail: '5007 bytes > maxFileBytes 1000' },
       { path: 'pipe.py', reason: 'not-regular', detail: 'fifo, socket or device' },
     ]);
+  });
+});
+
+describe('listing', () => {
+  it('lists each file once when the entries to walk overlap (`pkg/sub` and `pkg`, a repeat)', () => {
+    const root = writeTree({ 'pkg/__init__.py': '', 'pkg/sub/__init__.py': '', 'pkg/sub/m.py': 'A = 1\n' });
+    const walked = walkSource(root, {
+      include: ['**/*.py'],
+      exclude: [],
+      maxFileBytes: 1e6,
+      tops: ['pkg/sub', 'pkg', 'pkg'],
+    });
+    expect(walked.files.map((f) => f.path)).toEqual(['pkg/__init__.py', 'pkg/sub/__init__.py', 'pkg/sub/m.py']);
   });
 });
 

@@ -87,10 +87,18 @@ describe('provenance rules', () => {
     );
     expect(normalizeRepoUrl('https://pytorch.org')).toBeNull();
     expect(
-      upstreamRepository({
-        homePage: 'https://pytorch.org',
-        projectUrls: ['Documentation, https://docs.x.org', 'Source, https://github.com/o/r'],
-      }),
-    ).toBe('https://github.com/o/r');
+      upstreamRepository(
+        {
+          homePage: 'https://pytorch.org',
+          projectUrls: ['Documentation, https://docs.x.org', 'Source, https://github.com/o/r'],
+        },
+        'x',
+      ),
+    ).toEqual({ repository: 'https://github.com/o/r', diagnostics: [] });
+    // Anything after owner/repo but a path, query or fragment: no repository URL (`;` separates SWHID qualifiers).
+    expect(normalizeRepoUrl('https://github.com/o/r;origin=https://evil')).toBeNull();
+    expect(normalizeRepoUrl('https://github.com/o/r\u001b[2J')).toBeNull();
+    expect(normalizeRepoUrl('https://github.com/../r')).toBeNull();
+    expect(normalizeRepoUrl('https://github.com/o/r.git#readme')).toBe('https://github.com/o/r');
   });
 });
