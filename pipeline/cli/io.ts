@@ -1,6 +1,7 @@
 // Terminal I/O for the CLI: where output goes, whether we are on a TTY or in CI, and a Logger (pipeline/context.ts)
 // that writes there.
 import type { Logger } from '../context.ts';
+import { printable } from './printable.ts';
 
 export interface CliIO {
   out(text: string): void;
@@ -23,15 +24,18 @@ export function processIO(json = false): CliIO {
   };
 }
 
-/** Logger writing to stderr; quiet in JSON mode except warnings. */
+/**
+ * Logger writing to stderr; quiet in JSON mode except warnings. A stage's message may quote upstream (a requirement
+ * spec, a path): each is one printable line.
+ */
 export function makeLogger(io: CliIO, verbose = false): Logger {
   return {
     info: (m) => {
-      if (!io.json) io.err(`${m}\n`);
+      if (!io.json) io.err(`${printable(m)}\n`);
     },
-    warn: (m) => io.err(`warning: ${m}\n`),
+    warn: (m) => io.err(`warning: ${printable(m)}\n`),
     debug: (m) => {
-      if (verbose) io.err(`debug: ${m}\n`);
+      if (verbose) io.err(`debug: ${printable(m)}\n`);
     },
   };
 }

@@ -2,10 +2,13 @@
 import { Command, CommanderError } from 'commander';
 import { NnblocksError } from '../diagnostics.ts';
 import { processIO, type CliIO } from './io.ts';
+import { guardedIO, printableLines } from './printable.ts';
 import { commands } from './commands/index.ts';
 import type { CliEnv } from './env.ts';
 
-export async function runCli(argv: string[], makeIO: (json: boolean) => CliIO = processIO): Promise<number> {
+export async function runCli(argv: string[], openIO: (json: boolean) => CliIO = processIO): Promise<number> {
+  // Every write goes through the backstop: no line the CLI prints starts with `::` (printable.ts says why).
+  const makeIO = (json: boolean) => guardedIO(openIO(json));
   let exitCode = 0;
   const env: CliEnv = { io: makeIO, setExitCode: (c) => (exitCode = c) };
   const program = new Command('nnblocks')
@@ -23,11 +26,12 @@ export async function runCli(argv: string[], makeIO: (json: boolean) => CliIO = 
     }
     const io = makeIO(false);
     if (err instanceof NnblocksError) {
-      io.err(`nnblocks ${err.stage}: ${err.message}\n`);
-      if (err.hint) io.err(`  hint: ${err.hint}\n`);
+      // A config error lists its problems a line each; a message may quote upstream (a path, a name).
+      io.err(`nnblocks ${err.stage}: ${printableLines(err.message)}\n`);
+      if (err.hint) io.err(`  hint: ${printableLines(err.hint)}\n`);
       return 2;
     }
-    io.err(`nnblocks: internal error: ${(err as Error).stack ?? err}\n`);
+    io.err(`nnblocks: internal error: ${printableLines(String((err as Error).stack ?? err))}\n`);
     return 70;
   }
   return exitCode;

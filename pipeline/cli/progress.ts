@@ -1,6 +1,7 @@
 // Progress for long phases: count, rate and ETA redrawn in place on a TTY; one start and one end line otherwise.
 import { noProgress, type ProgressFactory } from '../context.ts';
 import type { CliIO } from './io.ts';
+import { printable } from './printable.ts';
 
 function fmtSeconds(s: number): string {
   if (!Number.isFinite(s)) return '?';
@@ -10,7 +11,8 @@ function fmtSeconds(s: number): string {
 
 export function progressFactory(io: CliIO): ProgressFactory {
   if (io.json) return noProgress;
-  return (label, total) => {
+  return (rawLabel, total) => {
+    const label = printable(rawLabel); // the redraw's own \r and escape are ours; nothing of the label's may be
     const start = performance.now();
     let count = 0;
     let lastDraw = 0;
@@ -37,7 +39,9 @@ export function progressFactory(io: CliIO): ProgressFactory {
       done(summary) {
         const secs = (performance.now() - start) / 1000;
         if (interactive) io.err('\r\x1b[2K');
-        io.err(`${label}: ${summary ?? `${count}/${total}`} in ${fmtSeconds(secs)}\n`);
+        io.err(
+          `${label}: ${summary === undefined ? `${count}/${total}` : printable(summary)} in ${fmtSeconds(secs)}\n`,
+        );
       },
     };
   };

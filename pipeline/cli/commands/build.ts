@@ -4,6 +4,7 @@ import type { RegisterCommand } from '../env.ts';
 import { buildCatalog } from '../../run/build.ts';
 import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';
+import { printable } from '../printable.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, warnNoSandbox, withCommonOptions } from './shared.ts';
 
@@ -81,7 +82,8 @@ export const registerBuild: RegisterCommand = (program, env) => {
           if (site)
             io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx astro preview, or serve that folder)\n`);
           printDiagnostics(io, s.diagnostics);
-          for (const e of s.errors.slice(0, 20)) io.err(`schema: ${e}\n`);
+          // A schema error quotes the value it refused: upstream's, often.
+          for (const e of s.errors.slice(0, 20)) io.err(`schema: ${printable(e)}\n`);
         } finally {
           run.store.close();
         }

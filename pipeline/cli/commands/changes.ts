@@ -3,6 +3,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../env.ts';
 import { writeChangeFeed } from '../../feed/feed.ts';
+import { diagnosticText, printable } from '../printable.ts';
 import { printJson } from './shared.ts';
 
 function positiveInt(value: string): number {
@@ -45,9 +46,8 @@ export const registerChanges: RegisterCommand = (program, env) => {
           read: { timeoutMs: opts.timeout },
         });
         if (errors.length) env.setExitCode(1);
-        for (const e of errors) io.err(`error: ${e}\n`);
-        for (const d of feed.diagnostics)
-          io.err(`${d.severity} ${d.code}: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
+        for (const e of errors) io.err(`error: ${printable(e)}\n`);
+        for (const d of feed.diagnostics) io.err(diagnosticText(d));
         if (opts.json)
           return printJson(io, {
             files,

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { RegisterCommand } from '../env.ts';
 import { finishCatalog, readPartials } from '../../run/merge.ts';
+import { printable } from '../printable.ts';
 import { printJson } from './shared.ts';
 
 export const registerMerge: RegisterCommand = (program, env) => {
@@ -18,6 +19,6 @@ export const registerMerge: RegisterCommand = (program, env) => {
       if (s.errors.length) env.setExitCode(1);
       if (opts.json) return printJson(io, s);
       io.out(`${s.blocks} blocks from ${parts.length} partials; catalog: ${s.catalogDir}\n`);
-      for (const e of s.errors.slice(0, 20)) io.err(`schema: ${e}\n`);
+      for (const e of s.errors.slice(0, 20)) io.err(`schema: ${printable(e)}\n`);
     });
 };

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { openRun, type RunContext } from '../../run/prepare.ts';
 import type { CliIO } from '../io.ts';
 import type { Diagnostic } from '../../diagnostics.ts';
+import { printable } from '../printable.ts';
 import { terminalContext } from '../terminal.ts';
 
 export const DEFAULT_CONFIG = 'content/corpus.json';
@@ -27,11 +28,11 @@ export function printDiagnostics(io: CliIO, diagnostics: Diagnostic[], limit = 1
   if (diagnostics.length === 0) return;
   const counts = new Map<string, number>();
   for (const d of diagnostics) counts.set(`${d.severity} ${d.code}`, (counts.get(`${d.severity} ${d.code}`) ?? 0) + 1);
-  io.err(`diagnostics: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}\n`);
+  io.err(`diagnostics: ${printable([...counts].map(([k, n]) => `${n} ${k}`).join(', '))}\n`);
+  // Messages quote upstream (a syntax error's snippet, a path): every part printable.
   for (const d of diagnostics.filter((x) => x.severity === 'error').slice(0, limit)) {
-    io.err(
-      `  ${d.source ?? ''}${d.path ? ` ${d.path}${d.span ? `:${d.span.startLine}` : ''}` : ''}: ${d.message}${d.hint ? ` (${d.hint})` : ''}\n`,
-    );
+    const where = `${printable(d.source ?? '')}${d.path ? ` ${printable(d.path)}${d.span ? `:${d.span.startLine}` : ''}` : ''}`;
+    io.err(`  ${where}: ${printable(d.message)}${d.hint ? ` (${printable(d.hint)})` : ''}\n`);
   }
 }
 

@@ -4,6 +4,7 @@ import { loadConfig } from '../../config/load.ts';
 import { fetchCorpusSources } from '../../run/sources-step.ts';
 import type { SourceSnapshot } from '../../sources/types.ts';
 import { terminalContext } from '../terminal.ts';
+import { diagnosticText, printable } from '../printable.ts';
 import { renderTable } from '../table.ts';
 
 /** What the ref and commit columns show for each kind: git ref + commit, python tag + version, path commit. */
@@ -56,13 +57,13 @@ export const registerSources: RegisterCommand = (program, env) => {
           ]),
         ),
       );
-      for (const d of result.diagnostics)
-        io.err(`${d.severity} ${d.code} [${d.source ?? ''}]: ${d.message}${d.hint ? `\n  hint: ${d.hint}` : ''}\n`);
+      for (const d of result.diagnostics) io.err(diagnosticText(d));
       const skipped = result.snapshots.flatMap((s) =>
-        // Upstream file names may hold newlines or terminal escapes: printed as JSON strings, never raw.
+        // Upstream file names may hold newlines or terminal escapes: quoted, and printable (JSON leaves C1 and
+        // U+2028 as they are).
         s.skipped.map(
           (k) =>
-            `  ${JSON.stringify(`${s.id}/${k.path}`)}: ${k.reason}${k.detail ? ` (${JSON.stringify(k.detail)})` : ''}`,
+            `  ${printable(JSON.stringify(`${s.id}/${k.path}`))}: ${k.reason}${k.detail ? ` (${printable(JSON.stringify(k.detail))})` : ''}`,
         ),
       );
       if (skipped.length)
