@@ -1,11 +1,15 @@
 // A whole `nnblocks build` over a corpus with hostile blocks beside honest ones, as root with a secret in the
 // environment: the build exits 0, every output file is schema-valid, the secret and the host facts the blocks
-// smuggle out appear nowhere, forged records are protocol errors, and the honest blocks keep their records.
-import { readFileSync, writeFileSync } from 'node:fs';
+// smuggle out appear nowhere, forged records are protocol errors, and the honest blocks keep their records. The
+// checkout itself is hostile too: its config names a gpg.program for a signed HEAD, which (when git ran it, as root
+// on the host) read the build's environment from /proc and planted a block publishing the secret.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
+import { gitIn, signHead } from '../helpers/markers.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
 
@@ -31,6 +35,23 @@ const FORGE = py`
 
 let catalog: string;
 let exit: number;
+let planted: string;
+
+/**
+ * gpg.program of the checkout: plants a block whose default argument is the secret it finds in /proc (a CI secret
+ * is in the build's initial environment; the test's canary, set at run time, is not in /proc: the block is the sign).
+ */
+const GPG_PLANT = `#!/bin/sh
+secret=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep NNBLOCKS_CANARY | head -n 1)
+cat > hostile/planted.py <<EOF
+import torch.nn as nn
+class Planted(nn.Module):
+    def __init__(self, loot="$secret"):
+        super().__init__()
+    def forward(self, x):
+        return x
+EOF
+`;
 
 beforeAll(async () => {
   const repo = gitRepo({
@@ -98,7 +119,14 @@ beforeAll(async () => {
           def forward(self, x):
               return x
     `,
+    'evil.sh': GPG_PLANT,
   }).dir;
+  execFileSync('chmod', ['+x', join(repo, 'evil.sh')]);
+  gitIn(repo, 'commit', '-qam', 'executable');
+  gitIn(repo, 'config', 'gpg.program', './evil.sh');
+  gitIn(repo, 'config', 'log.showSignature', 'true');
+  signHead(repo);
+  planted = join(repo, 'hostile', 'planted.py');
   const cfgDir = tempDir('nnb-hostile-cfg-');
   const config = join(cfgDir, 'corpus.json');
   writeFileSync(
@@ -128,6 +156,11 @@ describe('a build over hostile blocks', () => {
   it('exits 0 with a schema-valid catalog', () => {
     expect(exit).toBe(0);
     expect(checkCatalog(catalog).errors).toEqual([]);
+  });
+
+  it('runs no program the checkout’s git config names: nothing is planted, nothing of it published', () => {
+    expect(existsSync(planted)).toBe(false);
+    for (const [name, text] of catalogFiles(catalog)) expect(text.includes('Planted'), name).toBe(false);
   });
 
   it('publishes neither the environment secret nor host facts, in any file', () => {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
-import { gitIn, markers } from '../helpers/markers.ts';
+import { gitIn, markers, SIGNED_DATE, signHead } from '../helpers/markers.ts';
 import { gitRepo, tempDir } from '../helpers/tree.ts';
 
 const ctx = quietContext();
@@ -22,7 +22,7 @@ const FIXTURE = {
   'pkg/__init__.py': '',
   'pkg/blocks.py': 'import torch.nn as nn\nclass Block(nn.Module):\n    pass\n',
 };
-const DATE = '2021-06-01T12:00:00+02:00';
+const DATE = SIGNED_DATE;
 
 async function snapshotOf(path: string) {
   const c = resolveConfig(
@@ -32,29 +32,6 @@ async function snapshotOf(path: string) {
   const { snapshots } = await fetchSources(c, ctx);
   expect(JSON.stringify(snapshots)).not.toContain(CANARY);
   return snapshots[0];
-}
-
-/**
- * Replaces HEAD by the same commit carrying a `gpgsig` header (a signature nobody can verify: what matters is that
- * git hands it to `gpg.program`), committed at DATE; returns its id.
- */
-function signHead(dir: string): string {
-  const raw = gitIn(dir, 'cat-file', 'commit', 'HEAD');
-  const [head, ...body] = raw.split('\n\n');
-  const headers = head.replace(/^committer (.*) \d+ [+-]\d{4}$/m, 'committer $1 1622541600 +0200');
-  const sig = [
-    'gpgsig -----BEGIN PGP SIGNATURE-----',
-    ' ',
-    ' iQEzBAABCAAdFiEEnnblocks',
-    ' -----END PGP SIGNATURE-----',
-  ];
-  const commit = execFileSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], {
-    cwd: dir,
-    input: `${headers}\n${sig.join('\n')}\n\n${body.join('\n\n')}\n`,
-    encoding: 'utf8',
-  }).trim();
-  gitIn(dir, 'update-ref', 'HEAD', commit);
-  return commit;
 }
 
 /** Config that runs `script` on `git show`, `git status` or anything that pages or diffs. */
