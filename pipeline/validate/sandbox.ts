@@ -1,9 +1,12 @@
 // The bubblewrap sandbox a validate worker runs in: the shared primitives (pipeline/sandbox/bwrap.ts) plus what a
-// worker sees: a read-only view of the system and of one block at a time, the Python's prefixes, small private
-// tmpfs mounts, and the GPU's device nodes when asked. See docs/validate.md ("Sandbox").
+// worker sees: a read-only view of the system and of one block at a time, the Python's prefixes, its source's tree
+// without its git metadata, small private tmpfs mounts, CPU topology from /sys, and the GPU's device nodes when
+// asked. The worker is the sandbox's pid 1 (`--as-pid-1`). See docs/validate.md ("Sandbox").
 import { readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { accountBinds, outermost, privilegeArgs, sandboxEnv, systemBinds } from '../sandbox/bwrap.ts';
+import { gitMaskArgs } from '../sandbox/git-masks.ts';
+import { emptyMasks, procArgs, sysArgs } from '../sandbox/host-view.ts';
 
 export const NO_SANDBOX_DETAIL = 'no sandbox: install with `apt-get install bubblewrap`';
 
@@ -26,7 +29,7 @@ export interface SandboxSpec {
   gpu: boolean;
   /** Size of the private /tmp, in bytes. */
   tmpBytes: number;
-  /** Host folder for the sandbox's account files (`accountBinds`): the run's staging folder. */
+  /** Host folder for the sandbox's own small files (account files, empty masks): the run's staging folder. */
   accountsDir: string;
   /** Folders the interpreter needs besides its own prefix (a requirements layer's base environment). */
   pythonRoots?: string[];
@@ -52,8 +55,14 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
   const roots = outermost([...spec.readOnly, ...pythonPrefixes(spec.python), ...(spec.pythonRoots ?? [])]).filter(
     (p) => !p.startsWith('/usr/'),
   );
+  const empty = emptyMasks(spec.accountsDir);
   const args = [
     ...privilegeArgs(),
+    // No bubblewrap init: the worker itself is pid 1, and reaps. bubblewrap's init ran as the sandbox's uid and was
+    // dumpable, so a block could write into its memory (/proc/1/mem) and outlive the sweep, which spares pid 1; the
+    // worker is not dumpable, and as its namespace's init it gets no signal from a block unless it catches it
+    // (it catches none, runner.py). Its /proc/1 shows the runner's command line, not bubblewrap's binds.
+    '--as-pid-1',
     '--clearenv',
     ...sandboxEnv(),
     // One intra-op thread per worker: one worker per core already.
@@ -65,11 +74,8 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
     '1',
     ...systemBinds(),
     ...accountBinds(spec.accountsDir),
-    '--ro-bind-try',
-    '/sys',
-    '/sys', // CPU topology for torch, and the GPU for CUDA
-    '--proc',
-    '/proc',
+    ...sysArgs(spec.gpu),
+    ...procArgs(empty.file),
     '--dev',
     '/dev',
     ...(spec.gpu ? gpuDeviceArgs() : []),
@@ -91,6 +97,8 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
     spec.inboxDir,
     SANDBOX_INBOX,
     ...roots.flatMap((r) => ['--ro-bind', r, r]),
+    // After the binds they cover: a source's .git, and what a gitfile or a .git link points to (sandbox/git-masks.ts).
+    ...gitMaskArgs(spec.readOnly, ['/usr', ...roots], empty),
     '--remount-ro',
     '/',
     '--chdir',
@@ -101,11 +109,14 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
   return { file: 'bwrap', args };
 }
 
-/** The NVIDIA device nodes only (not the host's /dev: its /dev/shm, disks and terminals stay out). */
-function gpuDeviceArgs(): string[] {
+/**
+ * The NVIDIA device nodes only (not the host's /dev: its /dev/shm, disks and terminals stay out), with their
+ * /dev/nvidia-caps folder; `dev` is the host's /dev (tests use a fake).
+ */
+export function gpuDeviceArgs(dev = '/dev'): string[] {
   const out: string[] = [];
-  for (const name of readdirSync('/dev').sort()) {
-    if (name.startsWith('nvidia')) out.push('--dev-bind-try', join('/dev', name), join('/dev', name));
+  for (const name of readdirSync(dev).sort()) {
+    if (name.startsWith('nvidia')) out.push('--dev-bind-try', join(dev, name), join('/dev', name));
   }
   return out;
 }

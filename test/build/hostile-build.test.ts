@@ -1,8 +1,9 @@
 // A whole `nnblocks build` over a corpus with hostile blocks beside honest ones, as root with a secret in the
-// environment: the build exits 0, every output file is schema-valid, the secret and the host facts the blocks
-// smuggle out appear nowhere, forged records are protocol errors, and the honest blocks keep their records. The
-// checkout itself is hostile too: its config names a gpg.program for a signed HEAD, which (when git ran it, as root
-// on the host) read the build's environment from /proc and planted a block publishing the secret.
+// environment and in the checkout's .git/config (as CI leaves it): the build exits 0, every output file is
+// schema-valid, the secret and the host facts the blocks smuggle out appear nowhere, forged records are protocol
+// errors, and the honest blocks keep their records. The checkout itself is hostile too: its config names a
+// gpg.program for a signed HEAD, which (when git ran it, as root on the host) read the build's environment from /proc
+// and planted a block publishing the secret.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +81,27 @@ beforeAll(async () => {
           def forward(self, x):
               return x
     `,
+    // Its original is itself, so its sandbox shows this checkout (for fidelity): all of it but the git metadata.
+    'hostile/git_thief.py': py`
+      import os, torch.nn as nn
+      class GitThief(nn.Module):
+          def __init__(self):
+              super().__init__()
+              loot = []
+              for d, dirs, files in os.walk("/"):
+                  if d.startswith(("/proc", "/sys", "/usr", "/dev", "/var", "/nnb")):
+                      dirs[:] = []
+                      continue
+                  if d.endswith("/.git") or "config" in files:
+                      for f in files:
+                          try:
+                              loot.append(open(os.path.join(d, f), errors="replace").read())
+                          except OSError:
+                              pass
+              raise RuntimeError("loot " + " ".join(loot)[:1400])
+          def forward(self, x):
+              return x
+    `,
     'hostile/leaky_type.py': py`
       import torch.nn as nn
       class Leak(nn.Module):
@@ -127,6 +149,8 @@ beforeAll(async () => {
   gitIn(repo, 'config', 'log.showSignature', 'true');
   signHead(repo);
   planted = join(repo, 'hostile', 'planted.py');
+  // What actions/checkout leaves in a CI checkout's .git/config.
+  gitIn(repo, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${CANARY}`);
   const cfgDir = tempDir('nnb-hostile-cfg-');
   const config = join(cfgDir, 'corpus.json');
   writeFileSync(
@@ -183,6 +207,7 @@ describe('a build over hostile blocks', () => {
       failureClass: 'protocol-error',
     });
     expect(block('h.hostile.thief.thief').validation).toMatchObject({ status: 'failed' });
+    expect(block('h.hostile.git_thief.gitthief').validation).toMatchObject({ status: 'failed' });
   });
 
   it('records how the sandbox ran in build-info.json', () => {

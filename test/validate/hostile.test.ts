@@ -51,7 +51,8 @@ beforeAll(async () => {
       class Block(nn.Module):
           def __init__(self):
               super().__init__()
-              libc.kill(os.getppid(), signal.SIGSTOP)  # below the audit hook: the worker can no longer report
+              # Below the audit hook. The worker is its pid namespace's init: the kernel drops the signal.
+              libc.kill(os.getppid(), signal.SIGSTOP)
           def forward(self, x):
               return x
     `,
@@ -195,9 +196,8 @@ describe('hostile blocks are contained and classified as failures', () => {
     expect(processesMatching(root)).toEqual([]); // no bwrap with our folder bound is left either
   });
 
-  it('kills and replaces a worker that stops answering (TypeScript backstop), classifying the block as timeout', () => {
-    expect(rec.freezeWorker).toMatchObject({ status: 'failed', failureClass: 'timeout' });
-    expect(rec.freezeWorker.failureDetail).toContain('sandbox was killed');
+  it('cannot stop the worker: it goes on answering (the TypeScript backstop for one that does not: worker.test.ts)', () => {
+    expect(rec.freezeWorker).toMatchObject({ status: 'passed', failureClass: null });
   });
 
   it('classifies os._exit(0) in the constructor as a crash during build', () => {

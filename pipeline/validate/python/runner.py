@@ -10,7 +10,8 @@
 # memory: not its own, not a later block's. A block can lie about itself; it can't write another block's record.
 # Per block the worker forks a child (milliseconds, against ~1-2 s for `import torch`); nnblocks_runner/ next to
 # this file holds the rest, one concern a module (see its __init__.py). The TypeScript side owns the sandbox
-# (bubblewrap) and a wall-clock backstop. See docs/validate.md.
+# (bubblewrap) and a wall-clock backstop. In the sandbox the worker is pid 1 (nnblocks_runner/pid1.py): it reaps
+# every orphan, catches no signal, and retires when a block left anything in the sandbox. See docs/validate.md.
 import gc, json, os, sys
 
 # Validation checks eager behaviour: torch.compile (TorchDynamo/Inductor) would start a C++ compiler, which the sandbox
@@ -32,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import torch
     from nnblocks_runner.containment import identity, not_dumpable
+    from nnblocks_runner.pid1 import catch_no_signal, worker_state
     from nnblocks_runner.protocol import LineReader, sanitize, write_all
     from nnblocks_runner.supervise import supervise
 finally:
@@ -118,6 +120,9 @@ def main():
     # No other process of the sandbox (a block's, all running as the same uid) may open this one's /proc entries:
     # its fd 3 (the result pipe) or its memory.
     not_dumpable()
+    # As its sandbox's pid 1, the worker gets a signal from a block only if it catches it: it catches none.
+    if os.getpid() == 1:
+        catch_no_signal()
     # One intra-op thread, set before any fork: one worker per core already, and an OpenMP pool started in the
     # worker would not survive fork() into the children.
     torch.set_num_threads(1)
@@ -137,17 +142,20 @@ def main():
     gc.freeze()
     emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
           "python": sys.version.split()[0], "identity": identity(), "nativeLibraries": native})
+    # The worker's limits and scheduling now: after every block they must still be these (pid1.leftovers).
+    baseline = worker_state()
     count = 0
     while (line := stdin.line()) is not None:
         job = json.loads(line)
         count += 1
         job.update(device=device, work=os.path.join(hello["workRoot"], f"b{os.getpid()}-{count}"))
-        rec, token, clean = supervise(job, sandboxed, stdin, lambda: emit({"type": "started", "id": job["id"]}))
+        rec, token, clean = supervise(job, sandboxed, stdin, lambda: emit({"type": "started", "id": job["id"]}), baseline)
         if token is None:
             break  # the TypeScript side is gone
         rec.update(device=device, gpuName=gpu, torchVersion=torch.__version__)
-        # `retire`: something of the block survived the sweep, so this sandbox ends here and the TypeScript side
-        # starts a fresh one for the next block (it must know before it sends one).
+        # `retire`: something of the block survived the sweep (a process, a change to the worker, an IPC object), so
+        # this sandbox ends here and the TypeScript side starts a fresh one for the next block (it must know before
+        # it sends one).
         emit({"type": "result", "id": job["id"], "token": token, "record": rec, "retire": not clean})
         if not clean:
             break

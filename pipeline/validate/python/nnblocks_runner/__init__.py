@@ -15,4 +15,6 @@
 #   part         composite recipes: the block found in a model a builder makes, fed what that model passes it
 #   stages       one block's stages as explicit results, then fidelity
 #   supervise    the worker's side of one block: fork, deadline, read the child's pipes, compose the record
+#   pid1         the worker as its sandbox's pid 1: catches no signal, and checks after every block that the block
+#                changed nothing of the worker (limits, scheduling) and left no SysV IPC object
 # runner.py (next to this folder) is the process entry: the protocol with the TypeScript side.

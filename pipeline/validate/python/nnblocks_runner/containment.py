@@ -3,6 +3,8 @@
 # recorded violations, the finder that refuses the block's upstream packages, and the sweep of stray processes.
 import ctypes, errno, importlib.abc, math, os, resource, signal, stat, sys, tempfile, time
 
+from .pid1 import restore_child_signals
+
 
 class Blocker(importlib.abc.MetaPathFinder):
     """Refuses the block's own upstream packages, so an assembled block cannot lean on the original repository."""
@@ -131,6 +133,7 @@ def enter_child(job, res_w, out_w, err_w):
     worker's capture pipes, no fd but `res_w` above 2 (fd 3 is the worker's result channel to TypeScript), and
     a fresh work folder as cwd, HOME and TMPDIR."""
     os.setsid()  # own process group, so the worker can kill it and whatever it spawned in one call
+    restore_child_signals()  # the worker, pid 1, catches no signal; the block gets Python's usual SIGINT
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the block must not read the worker's job stream
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
@@ -181,7 +184,7 @@ def identity():
 
 
 def others():
-    """Pids in this pid namespace other than init (1) and this process."""
+    """Pids in this pid namespace other than the worker (its init, pid 1) and this process."""
     me = os.getpid()
     return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
 
@@ -195,11 +198,12 @@ def reap():
 
 
 def sweep(sandboxed, patience=10.0):
-    """Kills every process of the sandbox's pid namespace except init and the worker, until none is left:
-    detached grandchildren, and zombies too (a thread group whose leader exited still runs its other threads, and
-    shows as a zombie). Returns (how many outlived the block, whether none is left). Only inside the sandbox:
-    without a pid namespace, /proc lists the host's processes."""
-    if not sandboxed or os.getpid() > 2:
+    """Kills every process of the sandbox's pid namespace but the worker, until none is left: detached
+    grandchildren, and zombies too (a thread group whose leader exited still runs its other threads, and shows as a
+    zombie). The worker is the namespace's init (pid 1, bwrap --as-pid-1): every orphan is its child, and it reaps
+    them all. Returns (how many outlived the block, whether none is left). Only inside the sandbox: without a pid
+    namespace, /proc lists the host's processes."""
+    if not sandboxed or os.getpid() > 2:  # not in a pid namespace of its own: /proc may list the host's
         return 0, True
     reap()
     seen, deadline = set(), time.monotonic() + patience
@@ -216,7 +220,7 @@ def sweep(sandboxed, patience=10.0):
             except OSError:
                 pass
         time.sleep(0.002)
-        reap()  # our own children; init reaps the rest
+        reap()  # every orphan of the block is ours: we are init
 
 
 def wipe(root):

@@ -7,6 +7,7 @@ import json, os, select, shutil, signal, sys, time, traceback
 
 from .classify import MEMORY_TEXT
 from .containment import apply_limits, enter_child, install_audit_hook, sweep, wipe
+from .pid1 import leftovers
 from .protocol import Tail, json_line, trim, write_all
 from .stages import run_block
 
@@ -41,10 +42,11 @@ def fork(patience=5.0):
             time.sleep(0.01)
 
 
-def supervise(job, sandboxed, stdin, started):
+def supervise(job, sandboxed, stdin, started, baseline=None):
     """Forks the child, tells TypeScript it `started`, reads the job's seal (its token) from `stdin`, reads the
     child's pipes until it exits or the deadline passes, and kills everything the block left. Returns
-    (record, token, clean): token None when stdin ended; clean False when a process of the block survived."""
+    (record, token, clean): token None when stdin ended; clean False when a process of the block survived, or the
+    block changed the worker (`baseline`, pid1.worker_state) or left SysV IPC objects."""
     res_r, res_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -113,12 +115,14 @@ def supervise(job, sandboxed, stdin, started):
     except (ProcessLookupError, PermissionError):
         pass
     strays, clean = sweep(sandboxed)
+    kept = leftovers(baseline) if sandboxed and baseline is not None else []
+    clean = clean and not kept
     if sandboxed:  # a fresh private /tmp and /dev/shm for the next block: nothing of this one persists
         wipe("/tmp")
         wipe("/dev/shm")
     else:
         shutil.rmtree(job["work"], ignore_errors=True)
-    rec = compose(job, events, status, killed, tails[out_r], tails[err_r], strays, (time.monotonic() - start) * 1000)
+    rec = compose(job, events, status, killed, tails[out_r], tails[err_r], strays, (time.monotonic() - start) * 1000, kept)
     return rec, token, clean
 
 
@@ -141,12 +145,14 @@ def death(job, status, killed, err):
     return cls, how, detail
 
 
-def compose(job, events, status, killed, out, err, strays, elapsed):
-    """The block's record from the child's messages; when the child died without a final message, from how it died."""
+def compose(job, events, status, killed, out, err, strays, elapsed, kept=()):
+    """The block's record from the child's messages; when the child died without a final message, from how it died.
+    `kept`: what the block left in the sandbox besides processes (pid1.leftovers)."""
     final = next((e for _, e in events if e.get("t") == "final"), None)
     violations = [trim(f"{e.get('kind')}: {e.get('detail')}", 1000) for _, e in events if e.get("t") == "violation"]
     if strays:
         violations.append(f"process: {strays} process(es) outlived the block")
+    violations += kept
     if final is not None and not killed:
         rec = {k: v for k, v in final.items() if k != "t"}
     else:
