@@ -20,6 +20,7 @@ import {
   systemBinds,
   underUsr,
 } from '../sandbox/bwrap.ts';
+import { emptyMasks, procArgs, sysArgs } from '../sandbox/host-view.ts';
 import type { BaseEnvironment } from './base.ts';
 import { installedDistributions } from './installed.ts';
 import { configFileText, PIP_FLAGS, runLogged, type PipConfiguration, type PipOutcome } from './pip.ts';
@@ -95,13 +96,17 @@ export function installSandboxes(opts: {
     (p) => !underUsr(p),
   );
   const env = (vars: Record<string, string>) => Object.entries(vars).flatMap(([k, v]) => ['--setenv', k, v]);
+  const empty = emptyMasks(staging);
   const common = [
+    // pip (or the build) is pid 1: no bubblewrap init for a build's setup.py to write into (/proc/1/mem).
+    '--as-pid-1',
     '--clearenv',
     ...sandboxEnv(),
     ...env({ PIP_NO_CACHE_DIR: '1', CC: '/bin/false', CXX: '/bin/false', LDSHARED: '/bin/false' }),
     ...accountBinds(staging),
-    '--proc',
-    '/proc',
+    // The validate sandbox's view of the host: no kernel command line, /sys reduced to the CPU topology.
+    ...procArgs(empty.file),
+    ...sysArgs(false),
     '--dev',
     '/dev',
     '--tmpfs',
