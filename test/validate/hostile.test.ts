@@ -195,8 +195,9 @@ describe('hostile blocks are contained and classified as failures', () => {
     expect(processesMatching(root)).toEqual([]); // no bwrap with our folder bound is left either
   });
 
-  it('kills and replaces a worker that stops answering (TypeScript backstop), classifying the block as timeout', () => {
-    expect(rec.freezeWorker).toMatchObject({ status: 'failed', failureClass: 'timeout' });
+  it('kills and replaces a worker the block stopped as soon as the host sees it stopped: a signal violation', () => {
+    expect(rec.freezeWorker).toMatchObject({ status: 'failed', failureClass: 'sandbox-violation' });
+    expect(rec.freezeWorker.failureDetail).toContain('stopped its worker');
     expect(rec.freezeWorker.failureDetail).toContain('sandbox was killed');
   });
 
