@@ -181,36 +181,34 @@ export class RunnerWorker {
   run(job: WorkerJob, backstopMs: number): Promise<JobOutcome> {
     if (!this.alive) return Promise.resolve({ ok: false, reason: 'exited', detail: 'the worker had exited' });
     return new Promise<JobOutcome>((resolve) => {
-      const end = (outcome: JobOutcome) => {
+      /**
+       * Every way a job ends goes through here: both clocks (declared below, running by the time it is called) stop;
+       * a live interval would keep Node running.
+       */
+      const settle = (outcome: JobOutcome, killWorker: boolean) => {
+        clearTimeout(timer);
+        clearInterval(watch);
         this.waiting = null;
         this.current = null;
-        this.kill();
+        if (killWorker) this.kill();
         resolve(outcome);
       };
       const timer = setTimeout(
         () =>
-          end({ ok: false, reason: 'backstop', detail: `no result within ${backstopMs} ms; the sandbox was killed` }),
+          settle(
+            { ok: false, reason: 'backstop', detail: `no result within ${backstopMs} ms; the sandbox was killed` },
+            true,
+          ),
         backstopMs,
       );
       // Nothing of ours stops a process: a stopped worker was stopped by the block (or a person's debugger).
       const watch = setInterval(() => {
         if (this.host === null || !isStopped(this.host)) return;
-        clearTimeout(timer);
-        clearInterval(watch);
-        end({
-          ok: false,
-          reason: 'stopped',
-          detail: 'signal: the block stopped its worker (the kernel showed it stopped); the sandbox was killed',
-        });
+        const detail = 'signal: the block stopped its worker (the kernel showed it stopped); the sandbox was killed';
+        settle({ ok: false, reason: 'stopped', detail }, true);
       }, WATCH_MS);
       this.current = { id: job.id, token: randomBytes(16).toString('hex') };
-      this.waiting = (outcome) => {
-        clearTimeout(timer);
-        clearInterval(watch);
-        this.waiting = null;
-        this.current = null;
-        resolve(outcome);
-      };
+      this.waiting = (outcome) => settle(outcome, false);
       this.proc.stdin?.write(JSON.stringify(job) + '\n');
     });
   }
