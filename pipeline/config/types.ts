@@ -88,6 +88,11 @@ export interface ValidateOverride {
 
 export interface ValidateConfig {
   device?: 'auto' | 'cpu' | 'cuda';
+  /** Each block's time budget, wall clock: all its candidates, canonical counts and fidelity (default 60 s). */
+  blockBudgetMs?: number;
+  /** The run's time budget, wall clock (default 90 minutes): past it, the blocks left are skipped. */
+  runBudgetMs?: number;
+  /** Older name of blockBudgetMs. */
   timeoutMs?: number;
   memoryBytes?: number;
   /** Size of each block's private /tmp in the sandbox, bytes (default 256 MiB). */

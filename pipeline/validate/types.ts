@@ -64,8 +64,16 @@ export interface ValidateOptions {
   device: 'auto' | 'cpu' | 'cuda';
   /** false only with the user's --no-sandbox. */
   sandbox: boolean;
-  /** Per-block wall clock; default 60_000. */
+  /**
+   * A block's budget, wall clock: all its candidates, canonical counts and fidelity (config `validate.blockBudgetMs`);
+   * default 60_000. The runner's deadline; the TypeScript backstop waits a little longer.
+   */
   timeoutMs?: number;
+  /**
+   * The run's budget, wall clock, from the start of the run (config `validate.runBudgetMs`); default 90 minutes.
+   * Once spent, no block starts: each left is `skipped`, saying so, and not cached.
+   */
+  runBudgetMs?: number;
   /**
    * Address space a block may add to what the worker had mapped after importing torch (RLIMIT_AS, not applied on
    * CUDA); default 4 GiB. Relative because a CUDA build of torch maps over 3 GiB before any block runs.

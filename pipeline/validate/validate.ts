@@ -18,6 +18,7 @@ import {
   SANDBOX_WORK_ROOT,
   sandboxCommand,
 } from './sandbox.ts';
+import { cacheable, emptyRecord, lostRecord, pastRunBudget, retried } from './records.ts';
 import { createStaging, placeBlock } from './staging.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from './types.ts';
 import { RunnerWorker, type JobOutcome, type WorkerCommand, type WorkerHello, type WorkerJob } from './worker.ts';
@@ -26,7 +27,14 @@ import { RunnerWorker, type JobOutcome, type WorkerCommand, type WorkerHello, ty
 const RUNNER_DIR = fileURLToPath(new URL('./python/', import.meta.url));
 /** The seed of every recipe; recorded in each recipe so a replay never depends on this constant. */
 export const DEFAULT_SEED = 0;
+/** A block's budget: its candidates, canonical counts and fidelity together (config `validate.blockBudgetMs`). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * The run's budget (config `validate.runBudgetMs`): 90 minutes, so that a CI shard (120 minutes, docs/ci.md) ends
+ * with time for the rest of the build and saves its cache even when a corpus is full of blocks that use their whole
+ * budget; the blocks left over are `skipped` and the next run validates them.
+ */
+export const DEFAULT_RUN_BUDGET_MS = 90 * 60_000;
 export const DEFAULT_MEMORY_BYTES = 4 * 1024 ** 3;
 /** Each block's private /tmp (a tmpfs wiped after every block). */
 export const DEFAULT_TMP_BYTES = 256 * 1024 ** 2;
@@ -52,47 +60,6 @@ export function runnerVersion(): string {
   const hash = createHash('sha256');
   for (const file of runnerFiles()) hash.update(relative(RUNNER_DIR, file)).update('\0').update(readFileSync(file));
   return hash.digest('hex').slice(0, 16);
-}
-
-function emptyRecord(
-  item: ValidateItem,
-  status: ValidationRecord['status'],
-  detail: string,
-  hello?: WorkerHello,
-): ValidationRecord {
-  return {
-    id: item.id,
-    status,
-    failureClass: null,
-    failureDetail: detail,
-    stages: [],
-    recipe: null,
-    outputs: [],
-    params: null,
-    buffers: null,
-    gradients: null,
-    peakMemoryBytes: null,
-    device: hello?.device ?? 'none',
-    gpuName: hello?.gpuName ?? null,
-    torchVersion: hello?.torchVersion ?? null,
-    moduleTree: null,
-    fidelity: { status: 'n/a', reason: 'block did not run' },
-    stdoutTail: '',
-    stderrTail: '',
-    cached: false,
-  };
-}
-
-/** A block whose worker died, hung past the backstop or broke the protocol: all we know is how it ended. */
-function lostRecord(
-  item: ValidateItem,
-  outcome: Extract<JobOutcome, { ok: false }>,
-  hello: WorkerHello,
-): ValidationRecord {
-  const rec = emptyRecord(item, 'failed', outcome.detail.slice(-2000), hello);
-  rec.failureClass =
-    outcome.reason === 'backstop' ? 'timeout' : outcome.reason === 'protocol' ? 'protocol-error' : 'crashed';
-  return rec;
 }
 
 /**
@@ -203,6 +170,8 @@ export async function validateBlocks(items: ValidateItem[], opts: ValidateOption
 }
 
 export async function validateRun(items: ValidateItem[], opts: ValidateOptions): Promise<ValidationRun> {
+  const runBudgetMs = opts.runBudgetMs ?? DEFAULT_RUN_BUDGET_MS;
+  const runEnds = performance.now() + runBudgetMs; // the workers' start counts: it is the run's time too
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const memoryBytes = opts.memoryBytes ?? DEFAULT_MEMORY_BYTES;
   const tmpBytes = opts.tmpBytes ?? DEFAULT_TMP_BYTES;
@@ -342,35 +311,58 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     for (const pending of groups.values()) pending.sort((a, b) => heavy(a) - heavy(b) || a - b);
 
     let seq = 0;
-    const drain = async (root: string, pending: number[], initial?: Awaited<ReturnType<typeof start>>) => {
-      let worker = initial ?? (await start(root));
+    type Started = Awaited<ReturnType<typeof start>>;
+    /** One try of block `i` on `worker`: its block placed in the worker's inbox for the job, removed after. */
+    const attempt = async (worker: Started, i: number): Promise<JobOutcome> => {
+      const placed = placeBlock(worker.inbox, ++seq, runnable[i], hello.nativeLibraries);
+      const importRoot = opts.sandbox ? `${SANDBOX_INBOX}/${basename(placed.root)}` : placed.root;
+      try {
+        return await worker.worker.run(
+          toJob(runnable[i], importRoot, timeoutMs, memoryBytes, corpus),
+          backstopMs(timeoutMs),
+        );
+      } finally {
+        placed.release();
+      }
+    };
+    const drain = async (root: string, pending: number[], initial?: Started) => {
+      let worker = initial;
+      /**
+       * A worker for the next try: this one, or a fresh one where there is none yet (none starts for blocks the
+       * run's budget leaves out) or the last block killed it, crashed it or left a process.
+       */
+      const ready = async () => (worker?.worker.alive ? worker : (worker = await start(root)));
       while (pending.length > 0) {
         const i = pending.shift()!;
-        if (!worker.worker.alive) worker = await start(root); // the last block killed it, crashed it, or left a process
-        const placed = placeBlock(worker.inbox, ++seq, runnable[i], hello.nativeLibraries);
-        const importRoot = opts.sandbox ? `${SANDBOX_INBOX}/${basename(placed.root)}` : placed.root;
-        try {
-          const job = toJob(runnable[i], importRoot, timeoutMs, memoryBytes, corpus);
-          const outcome = await worker.worker.run(job, backstopMs(timeoutMs));
-          if (!outcome.ok) {
-            // Not cached: a dead worker may be our infrastructure as much as the block, and a broken record is not
-            // a result. The worker is replaced before the next block.
-            worker.worker.kill();
-            finish(i, lostRecord(runnable[i], outcome, hello));
-            continue;
-          }
-          const rec: ValidationRecord = { id: items[i].id, ...outcome.record, cached: false };
-          if (items[i].original && !runnable[i].original && rec.fidelity.status === 'n/a')
-            rec.fidelity = {
-              status: 'n/a',
-              reason: `the original is not readable by uid ${sandboxHostUid()}, the sandbox's user`,
-            };
-          // A failure the environment caused is about this machine, not the block: the next run tries again.
-          if (rec.failureClass !== 'environment') opts.cache?.put(keys[i], JSON.stringify(rec));
-          finish(i, rec);
-        } finally {
-          placed.release();
+        // Past the run's budget, no block starts: each left gets a record saying so (the one running finishes).
+        if (performance.now() >= runEnds) {
+          finish(i, pastRunBudget(runnable[i], runBudgetMs, hello));
+          continue;
         }
+        let outcome = await attempt(await ready(), i);
+        let twice = false;
+        if (!outcome.ok) {
+          // Whatever lost the worker, it is not reused: it may be stopped, gone, or hold the block's leftovers.
+          worker?.worker.kill();
+          // A worker that died or hung may have been the machine's doing: once more, on a fresh worker, while the
+          // run has time. The same end twice is the block's, and cached.
+          if (retried(outcome) && performance.now() < runEnds) {
+            const again = await attempt(await ready(), i);
+            twice = !again.ok && again.reason === outcome.reason;
+            if (!again.ok) worker?.worker.kill();
+            outcome = twice ? outcome : again;
+          }
+        }
+        const rec: ValidationRecord = outcome.ok
+          ? { id: items[i].id, ...outcome.record, cached: false }
+          : lostRecord(runnable[i], outcome, hello, twice);
+        if (items[i].original && !runnable[i].original && rec.fidelity.status === 'n/a' && outcome.ok)
+          rec.fidelity = {
+            status: 'n/a',
+            reason: `the original is not readable by uid ${sandboxHostUid()}, the sandbox's user`,
+          };
+        if (cacheable(rec, outcome, twice)) opts.cache?.put(keys[i], JSON.stringify(rec));
+        finish(i, rec);
       }
     };
     // Per group, a pool of workers drains one shared queue; the first worker (no extra root) serves group ''.

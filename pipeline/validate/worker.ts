@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { NnblocksError } from '../diagnostics.ts';
 import { checkRunnerRecord } from './record-check.ts';
 import type { InputSpec, RecipeCandidate, RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
+import { hostPid, isStopped } from './watch.ts';
 
 /** Who the worker runs as, measured by itself from /proc/self/status. */
 export interface WorkerIdentity {
@@ -29,6 +30,8 @@ export interface WorkerHello {
   identity: WorkerIdentity;
   /** Compiled op libraries the worker loaded (ValidateOptions.nativeLibraries that exist and load). */
   nativeLibraries: string[];
+  /** The worker's pid in its own pid namespace (2 in a sandbox): how the host finds it (watch.ts). */
+  pid: number | null;
 }
 
 export interface WorkerJob {
@@ -49,12 +52,14 @@ export interface WorkerJob {
 }
 
 export type JobOutcome =
-  | { ok: true; record: RunnerRecord }
+  /** `cache`: false when the worker says the record is about the machine (a timeout on a loaded machine). */
+  | { ok: true; record: RunnerRecord; cache: boolean }
   /**
-   * The worker died (`exited`), was killed by the TypeScript backstop (`backstop`), or sent a record that breaks
-   * the protocol (`protocol`: malformed, see record-check.ts); the worker must be replaced.
+   * The worker died (`exited`), was stopped by the block and killed at once (`stopped`), was killed by the
+   * TypeScript backstop (`backstop`), or sent a record that breaks the protocol (`protocol`: malformed, see
+   * record-check.ts); the worker must be replaced.
    */
-  | { ok: false; reason: 'exited' | 'backstop' | 'protocol'; detail: string };
+  | { ok: false; reason: 'exited' | 'stopped' | 'backstop' | 'protocol'; detail: string };
 
 /** How to start a worker: the command, the host identity to start it as, and extra fds (the seccomp program). */
 export interface WorkerCommand {
@@ -67,6 +72,8 @@ export interface WorkerCommand {
 }
 
 const KEEP = 8000;
+/** How often a job's worker is checked for being stopped (watch.ts). */
+const WATCH_MS = 500;
 /** A result line longer than this is not a record the runner writes (its fields are capped): drop the buffer. */
 const MAX_LINE = 16 << 20;
 
@@ -104,6 +111,8 @@ export class RunnerWorker {
   private killed = false;
   /** Lines on the result pipe without this run's nonce: never trusted, counted for the report. */
   forgedLines = 0;
+  /** The worker's pid on the host, found once it is ready (null: /proc can't tell; the backstop still holds). */
+  private host: number | null = null;
 
   private constructor(
     private readonly proc: Proc,
@@ -148,7 +157,9 @@ export class RunnerWorker {
       timeoutMs,
     );
     try {
-      return { worker, hello: await ready };
+      const said = await ready;
+      if (proc.pid !== undefined && said.pid !== null) worker.host = hostPid(proc.pid, said.pid);
+      return { worker, hello: said };
     } catch (err) {
       worker.kill();
       throw new NnblocksError(
@@ -162,26 +173,42 @@ export class RunnerWorker {
   }
 
   /**
-   * Runs one job; the backstop kills the whole sandbox when the runner's own deadline did not fire. The job's
-   * token goes out only when the worker says it `started` (forked the block's child), and its result counts only
-   * with that id and token: no block ever holds a token, so none can write a record for another.
+   * Runs one job; the backstop kills the whole sandbox when the runner's own deadline did not fire, and a worker the
+   * block stopped (SIGSTOP) is killed as soon as the host sees it stopped. The job's token goes out only when the
+   * worker says it `started` (forked the block's child), and its result counts only with that id and token: no
+   * block ever holds a token, so none can write a record for another.
    */
   run(job: WorkerJob, backstopMs: number): Promise<JobOutcome> {
     if (!this.alive) return Promise.resolve({ ok: false, reason: 'exited', detail: 'the worker had exited' });
     return new Promise<JobOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting = null;
-        this.current = null;
-        this.kill();
-        resolve({ ok: false, reason: 'backstop', detail: `no result within ${backstopMs} ms; the sandbox was killed` });
-      }, backstopMs);
-      this.current = { id: job.id, token: randomBytes(16).toString('hex') };
-      this.waiting = (outcome) => {
+      /**
+       * Every way a job ends goes through here: both clocks (declared below, running by the time it is called) stop;
+       * a live interval would keep Node running.
+       */
+      const settle = (outcome: JobOutcome, killWorker: boolean) => {
         clearTimeout(timer);
+        clearInterval(watch);
         this.waiting = null;
         this.current = null;
+        if (killWorker) this.kill();
         resolve(outcome);
       };
+      const timer = setTimeout(
+        () =>
+          settle(
+            { ok: false, reason: 'backstop', detail: `no result within ${backstopMs} ms; the sandbox was killed` },
+            true,
+          ),
+        backstopMs,
+      );
+      // Nothing of ours stops a process: a stopped worker was stopped by the block (or a person's debugger).
+      const watch = setInterval(() => {
+        if (this.host === null || !isStopped(this.host)) return;
+        const detail = 'signal: the block stopped its worker (the kernel showed it stopped); the sandbox was killed';
+        settle({ ok: false, reason: 'stopped', detail }, true);
+      }, WATCH_MS);
+      this.current = { id: job.id, token: randomBytes(16).toString('hex') };
+      this.waiting = (outcome) => settle(outcome, false);
       this.proc.stdin?.write(JSON.stringify(job) + '\n');
     });
   }
@@ -229,6 +256,7 @@ export class RunnerWorker {
         token?: unknown;
         record?: unknown;
         retire?: unknown;
+        cache?: unknown;
       };
       try {
         msg = JSON.parse(line);
@@ -256,7 +284,11 @@ export class RunnerWorker {
         // A worker that could not clear its sandbox ends itself after this result; no job may go to it.
         if (msg.retire === true) this.killed = true;
         const checked = checkRunnerRecord(msg.record);
-        this.waiting?.(checked.ok ? checked : { ok: false, reason: 'protocol', detail: checked.why });
+        this.waiting?.(
+          checked.ok
+            ? { ...checked, cache: msg.cache !== false }
+            : { ok: false, reason: 'protocol', detail: checked.why },
+        );
       } else {
         this.forgedLines += 1;
       }
@@ -287,6 +319,7 @@ function readHello(msg: Record<string, unknown>): WorkerHello | null {
     nativeLibraries: Array.isArray(msg.nativeLibraries)
       ? msg.nativeLibraries.filter((p): p is string => typeof p === 'string').map((p) => p.slice(0, 500))
       : [],
+    pid: typeof msg.pid === 'number' && Number.isInteger(msg.pid) && msg.pid > 0 ? msg.pid : null,
     identity: {
       uid: id.uid,
       gid: id.gid,

@@ -66,16 +66,16 @@ function measure(python: string): Record<string, Measured> {
   const script = py`
     import importlib, json, sys, time
     sys.path.insert(0, sys.argv[1])
-    from nnblocks_runner import infer, search
+    from nnblocks_runner import canonical, infer
     import torch, torchvision.models as M
     from torch.utils.flop_counter import FlopCounterMode
-    search.CANONICAL_BUILD_S = search.CANONICAL_MACS_S = 120.0
+    canonical.CANONICAL_BUILD_S = canonical.CANONICAL_MACS_S = 120.0
     out = {}
     for cls, builder, weights in json.loads(sys.argv[2]):
         module, name = cls.rsplit(".", 1)
         block = getattr(importlib.import_module("torchvision.models." + module), name)
         builders = [infer.candidate({"weights": None, "progress": False}, (), "builder", builder)]
-        [figure] = search.canonical(block, builders, 0, time.monotonic() + 300)
+        [figure] = canonical.canonical(block, builders, 0, time.monotonic() + 300)
         m = getattr(M, builder)().to("meta").eval()
         counter = FlopCounterMode(display=False)
         with torch.no_grad(), counter:

@@ -141,7 +141,7 @@ def main():
     gc.collect()
     gc.freeze()
     emit({"type": "ready", "torchVersion": torch.__version__, "device": device, "gpuName": gpu, "error": error,
-          "python": sys.version.split()[0], "identity": identity(), "nativeLibraries": native})
+          "python": sys.version.split()[0], "identity": identity(), "nativeLibraries": native, "pid": os.getpid()})
     # The worker's limits and scheduling now: after every block they must still be these (pid1.leftovers).
     baseline = worker_state()
     count = 0
@@ -149,14 +149,16 @@ def main():
         job = json.loads(line)
         count += 1
         job.update(device=device, work=os.path.join(hello["workRoot"], f"b{os.getpid()}-{count}"))
-        rec, token, clean = supervise(job, sandboxed, stdin, lambda: emit({"type": "started", "id": job["id"]}), baseline)
+        rec, token, clean, cache = supervise(job, sandboxed, stdin, lambda: emit({"type": "started", "id": job["id"]}),
+                                             baseline)
         if token is None:
             break  # the TypeScript side is gone
         rec.update(device=device, gpuName=gpu, torchVersion=torch.__version__)
         # `retire`: something of the block survived the sweep (a process, a change to the worker, an IPC object), so
         # this sandbox ends here and the TypeScript side starts a fresh one for the next block (it must know before
-        # it sends one).
-        emit({"type": "result", "id": job["id"], "token": token, "record": rec, "retire": not clean})
+        # it sends one). `cache`: false for a record that says more about this machine than about the block (a
+        # timeout on a loaded machine).
+        emit({"type": "result", "id": job["id"], "token": token, "record": rec, "retire": not clean, "cache": cache})
         if not clean:
             break
 

@@ -9,12 +9,15 @@
 #   infer        constructor arguments guessed for blocks with no recipe
 #   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
 #   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
-#   search       the recipe search (candidates x inputs, two rounds, meta-device probes) and canonical figures
-#                (parameters, output shapes, MACs)
+#   search       the recipe search (candidates x inputs, two rounds, meta-device probes)
+#   shares       time shares of a block's budget, and the alarm that holds an attempt to its share
+#   canonical    canonical figures of builder configurations (parameters, output shapes, MACs)
 #   twins        a search attempt's fresh module copies, and its meta-device twin that checks inputs first
 #   part         composite recipes: the block found in a model a builder makes, fed what that model passes it
 #   stages       one block's stages as explicit results, then fidelity
 #   supervise    the worker's side of one block: fork, deadline, read the child's pipes, compose the record
 #   pid1         the worker as its sandbox's pid 1: catches no signal, and checks after every block that the block
 #                changed nothing of the worker (limits, scheduling) and left no SysV IPC object
+#   witness      what the kernel saw of a block, read outside its process: what the audit hook may have missed,
+#                whether a timeout was the machine's
 # runner.py (next to this folder) is the process entry: the protocol with the TypeScript side.

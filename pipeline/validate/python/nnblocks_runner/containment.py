@@ -57,14 +57,18 @@ VIOLATIONS = []  # (kind, detail) in this child; read when the record is compose
 
 
 def install_audit_hook(work, send):
-    """Python-level tripwire: network, processes, writes outside `work`, signals to other processes."""
+    """Python-level tripwire: network, processes, writes outside `work`, signals to other processes. It lives in
+    the block's own process, so a block can turn it off (its closure is reachable through `gc`), and libc calls
+    through ctypes never pass it: what it misses, the worker reads from the kernel (witness.py). Its state is
+    immutable (frozensets, tuples), so at least no `set.clear()` empties it."""
     allowed = (os.path.realpath(work) + os.sep, "/dev/null")
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
     # Not socket.bind: libraries probe for IPv6 at import by binding ('::1', 0) (urllib3 does), which is harmless
     # in the sandbox's empty network namespace; reaching out is what counts.
-    net = {"socket.connect", "socket.sendto", "socket.sendmsg"}
-    proc = {"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.fork", "os.forkpty"}
-    paths = {"os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.symlink", "os.link"}
+    net = frozenset({"socket.connect", "socket.sendto", "socket.sendmsg"})
+    proc = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.fork", "os.forkpty"})
+    paths = frozenset({"os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.chown", "os.truncate",
+                       "os.symlink", "os.link"})
     me = os.getpid()
 
     def refuse(kind, detail):

@@ -1,10 +1,12 @@
 # Measurements a block can't patch. Everything here goes through references taken when the runner starts, before
 # any block is imported, and with torch's __torch_function__ dispatch turned off: a block that patches
 # `torch.Tensor.numel`, overrides `parameters()`, or returns a tensor subclass whose `sum` lies, still gets its
-# parameter count, output shapes and checksums measured from the tensors themselves.
-# What a block *can* still do is lie about itself: its code runs in this same process (docs/validate.md,
-# "What a hostile block can and cannot do").
-import math
+# parameter count, output shapes and checksums measured from the tensors themselves. The same holds for what judges
+# it: gradients (the loss, the autograd engine, `isfinite`), grad mode, and fidelity's comparisons (`allclose`,
+# `equal`, the state-dict's tensors read from the modules' own tables, not from a `state_dict()` the block overrides).
+# What a block *can* still do is lie about itself: its code runs in this same process, these module globals included
+# (docs/validate.md, "What a hostile block can and cannot do").
+import contextlib, contextvars, math
 
 import torch
 
@@ -18,8 +20,23 @@ _getattribute, _isinstance, _type, _id, _len, _str, _float, _range = (
     object.__getattribute__, isinstance, type, id, len, str, float, range)
 _dict_get, _dict_values, _dict_items = dict.get, dict.values, dict.items
 _list_len, _list_item, _tuple_len, _tuple_item = list.__len__, list.__getitem__, tuple.__len__, tuple.__getitem__
+# What judges a block (gradients, grad mode, fidelity), taken here for the same reason. The C getters and setters of
+# the tensor base class, not `torch.Tensor`'s attributes, which a block may shadow with properties of its own.
+_Base = getattr(torch._C, "TensorBase", None) or torch._C._TensorBase
+_grad_get, _grad_set = _Base.grad.__get__, _Base.grad.__set__
+_requires_grad_get, _is_leaf_get = _Base.requires_grad.__get__, _Base.is_leaf.__get__
+_is_floating_point, _requires_grad_, _float32, _all, _add = (
+    torch.Tensor.is_floating_point, torch.Tensor.requires_grad_, torch.Tensor.float, torch.Tensor.all, torch.Tensor.add)
+_isfinite, _ones_like, _allclose, _equal = torch.isfinite, torch.ones_like, torch.allclose, torch.equal
+_set_grad_enabled, _is_grad_enabled = torch._C._set_grad_enabled, torch._C.is_grad_enabled
+_run_backward = torch.autograd.Variable._execution_engine.run_backward
+# torch 2.x keeps a context for the engine's device threads in thread-local storage around a backward (autograd's
+# `_engine_run_backward`); torch 1.13 has neither.
+_stash_tls, _remove_tls = getattr(torch._C, "_stash_obj_in_tls", None), getattr(torch._C, "_remove_obj_from_tls", None)
+_bool, _sorted = bool, sorted
 
 TYPE_NAME_MAX = 200  # characters of a module-tree type name; the TypeScript side drops names that aren't identifiers
+STATE_NODES = 100_000  # modules visited for fidelity's state-dict shapes
 
 
 def items(value):
@@ -123,3 +140,116 @@ def module_tree(m, budget):
             break
         node["children"][_str(k)] = module_tree(child, budget)
     return node
+
+
+@contextlib.contextmanager
+def no_grad():
+    """`torch.no_grad()` through the C switch taken above: a block that replaces `torch.no_grad` (or the grad-mode
+    module it reads at call time) can't make the runner's forwards record a graph, or its backward record none."""
+    before = _is_grad_enabled()
+    _set_grad_enabled(False)
+    try:
+        yield
+    finally:
+        _set_grad_enabled(before)
+
+
+def grad_enabled():
+    return _is_grad_enabled()
+
+
+def shape_of(t):
+    with _no_torch_function():
+        return [int(n) for n in _size(t)]
+
+
+def dtype_of(t):
+    return _dtype_of(t)
+
+
+def is_floating(t):
+    with _no_torch_function():
+        return _is_floating_point(t)
+
+
+def requires_grad(t):
+    with _no_torch_function():
+        return _requires_grad_get(t)
+
+
+def is_leaf(t):
+    with _no_torch_function():
+        return _is_leaf_get(t)
+
+
+def make_differentiable(t):
+    """`t.requires_grad_(True)`, so parameter-free blocks still back-propagate to their inputs."""
+    with _no_torch_function():
+        _requires_grad_(t, True)
+
+
+def grad_of(p):
+    with _no_torch_function():
+        return _grad_get(p)
+
+
+def clear_grad(p):
+    with _no_torch_function():
+        _grad_set(p, None)
+
+
+def backward_of(outs):
+    """Back-propagates the sum of the floating outputs `outs` (each summed in float32) through torch's autograd
+    engine, called directly: `Tensor.backward` and `torch.autograd.backward` are Python a block can replace. The loss
+    is made with torch functions off (a subclass's `sum` can't hand back a tensor of its own); the engine runs with
+    the block's dispatch as it is, so the block's own backward code runs as it would anywhere."""
+    with _no_torch_function():
+        loss = _sum(_float32(outs[0]))
+        for t in outs[1:]:
+            loss = _add(loss, _sum(_float32(t)))
+        seed = _ones_like(loss)
+    if _stash_tls is not None and _remove_tls is not None:
+        _stash_tls("context", contextvars.copy_context())
+    try:
+        _run_backward((loss,), (seed,), False, False, (), allow_unreachable=True, accumulate_grad=True)
+    finally:
+        if _stash_tls is not None and _remove_tls is not None:
+            _remove_tls("context")
+
+
+def finite(t):
+    """Whether every element of `t` is finite, by the `isfinite` taken before any block was imported."""
+    with _no_torch_function():
+        return _bool(_item(_all(_isfinite(t))))
+
+
+def same_values(a, b):
+    """Fidelity's comparison of two output tensors (plain CPU copies): equal shape and dtype, then `allclose` (atol
+    1e-6, NaN equal to NaN) for floating tensors, `equal` for the rest."""
+    with _no_torch_function():
+        if [int(n) for n in _size(a)] != [int(n) for n in _size(b)] or _dtype_of(a) != _dtype_of(b):
+            return False
+        return _bool(_allclose(a, b, atol=1e-6, equal_nan=True) if _is_floating_point(a) else _equal(a, b))
+
+
+def state_shapes(m):
+    """{dotted name: shape} of the parameters and persistent buffers of `m` and its submodules, as `state_dict()`
+    would key them (a shared submodule under each of its names), read from the modules' own tables: a block that
+    overrides `state_dict` can't hide a tensor. At most STATE_NODES modules (a module graph can be made cyclic)."""
+    out, stack, visits = {}, [("", m)], 0
+    while stack and visits < STATE_NODES:
+        prefix, mod = stack.pop()
+        visits += 1
+        if not _isinstance(mod, _Module):
+            continue
+        table = _getattribute(mod, "__dict__")
+        transient = _dict_get(table, "_non_persistent_buffers_set") or ()
+        for kind in ("_parameters", "_buffers"):
+            for k, t in own(mod, kind):
+                if kind == "_parameters" or k not in transient:
+                    out[prefix + _str(k)] = shape_of(t)
+        children = _dict_get(table, "_modules") or {}
+        for k, child in _dict_items(children):
+            if child is not None:
+                stack.append((prefix + _str(k) + ".", child))
+    return {k: out[k] for k in _sorted(out)}

@@ -5,11 +5,13 @@
 # passes it, taken with a forward pre-hook while the model runs on its own input. The recipe is replayable from
 # the record alone: build the model with the builder, take the submodule at `path`, run the model on the recorded
 # inputs until it calls the submodule, call the submodule on what it was given.
-import copy, re, time
+import copy, re
 
-import torch
+from .measure import count, grad_enabled, is_floating, is_leaf, make_differentiable, no_grad, tensors
 
-from .measure import count, tensors
+from .shares import monotonic
+
+_deepcopy = copy.deepcopy  # taken before any block is imported (see measure.py)
 
 # An attribute path as `named_modules()` writes it: identifiers and ModuleList/Sequential indices
 # (`backbone.body.layer1.0`). The catalog holds a path to the same rule (contract.ts PART_PATH_PATTERN); a part
@@ -61,7 +63,7 @@ class Part:
 
         remove = attach(self.sub, grab)
         try:
-            with torch.no_grad():
+            with no_grad():
                 self.parent(*inputs)
         except Captured:
             pass
@@ -75,11 +77,11 @@ class Part:
         return seen[0]
 
     def __call__(self, *inputs):
-        args, kwargs = copy.deepcopy(self.capture(inputs))
-        if torch.is_grad_enabled() and self.sub.training:
+        args, kwargs = _deepcopy(self.capture(inputs))
+        if grad_enabled() and self.sub.training:
             for t in tensors([list(args), kwargs]):
-                if t.is_floating_point() and t.is_leaf:
-                    t.requires_grad_(True)  # so a parameter-free part still back-propagates to its input
+                if is_floating(t) and is_leaf(t):
+                    make_differentiable(t)  # so a parameter-free part still back-propagates to its input
         return self.sub(*args, **kwargs)
 
 
@@ -137,14 +139,12 @@ def smallest_first(cls, cands, build, quiet, budgeted, deadline_s):
     without random initialisation (`quiet`, a context manager), counted and dropped, within `deadline_s` seconds
     of the clock `budgeted` keeps. A parent that holds no exact `cls`, or fails to build, is left out; one not
     sized in time keeps its place after the sized ones."""
-    import time
-
     if len(cands) <= 1:
         return list(cands)  # nothing to order: its real build says whether it holds one
-    stop = time.monotonic() + deadline_s
+    stop = monotonic() + deadline_s
     sized, unsized = [], []
     for i, c in enumerate(cands):
-        left = stop - time.monotonic()
+        left = stop - monotonic()
         try:
             if left <= 0:
                 raise TimeoutError("no time left to size it")

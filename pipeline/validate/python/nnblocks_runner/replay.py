@@ -1,14 +1,22 @@
 # The replay protocol (docs/validate.md, "Replay protocol"): how a recipe turns into inputs, a built module, a
 # forward and a backward pass, and how outputs are summarised. A reader replaying a published recipe does exactly
-# this, so every function here is deterministic given the recipe's seed.
+# this, so every function here is deterministic given the recipe's seed. The torch functions it draws inputs and
+# seeds with are taken when the runner starts, before any block is imported (as measure.py's): a block that replaces
+# `torch.randn` or `torch.manual_seed` changes its own forward, never the recipe's inputs.
 import importlib, sys
 
 import torch
 
 from . import infer
-from .measure import plain, tensors, tensors_of
+from .measure import (backward_of, clear_grad, finite, grad_of, is_floating, make_differentiable, no_grad, plain,
+                      requires_grad, tensors, tensors_of)
 from .part import block_of, part_of
 from .protocol import error_text
+
+_Generator, _manual_seed, _randn, _randint, _rand, _cat, _arange, _to = (
+    torch.Generator, torch.manual_seed, torch.randn, torch.randint, torch.rand, torch.cat, torch.arange,
+    torch.Tensor.to)
+_DTYPES = {name: value for name, value in vars(torch).items() if isinstance(value, torch.dtype)}
 
 
 def make_inputs(specs, seed, device):
@@ -17,19 +25,19 @@ def make_inputs(specs, seed, device):
     A spec with `value` draws nothing: it is passed as it is (literal). Otherwise one draw per tensor: `randn` for
     floating dtypes, `randint(0, high)` for integer ones, `boxes_of` for a `boxes` spec; `list: n` draws n in turn
     and passes them as one list argument, `keys` a dict of them in key order."""
-    g = torch.Generator().manual_seed(seed)
+    g = _Generator().manual_seed(seed)
     out = []
     for s in specs:
         if "value" in s:
             out.append(literal(s["value"]))
             continue
-        dtype = getattr(torch, s["dtype"])
+        dtype = _DTYPES.get(s["dtype"]) or getattr(torch, s["dtype"])  # an unknown name fails as it always did
         if "boxes" in s:
-            draw = lambda: boxes_of(s["shape"], s["boxes"], s.get("high", 2), g, dtype).to(device)
+            draw = lambda: _to(boxes_of(s["shape"], s["boxes"], s.get("high", 2), g, dtype), device)
         elif dtype.is_floating_point:
-            draw = lambda: torch.randn(s["shape"], generator=g, dtype=dtype).to(device)
+            draw = lambda: _to(_randn(s["shape"], generator=g, dtype=dtype), device)
         else:
-            draw = lambda: torch.randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype).to(device)
+            draw = lambda: _to(_randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype), device)
         if "keys" in s:
             out.append({k: draw() for k in s["keys"]})
         else:
@@ -53,11 +61,11 @@ def boxes_of(shape, side, images, g, dtype):
     if len(shape) != 2 or shape[1] not in (4, 5) or side < 2:
         raise ValueError(f"a boxes input is [K, 4] or [K, 5] inside an image of side >= 2, not {shape} in {side}")
     k, half = shape[0], side / 2
-    u = torch.rand((k, 4), generator=g, dtype=dtype)
+    u = _rand((k, 4), generator=g, dtype=dtype)
     top_left = u[:, :2] * half
-    b = torch.cat([top_left, top_left + 1 + u[:, 2:] * (half - 1)], 1)
+    b = _cat([top_left, top_left + 1 + u[:, 2:] * (half - 1)], 1)
     if shape[1] == 5:
-        b = torch.cat([(torch.arange(k) % images).to(dtype)[:, None], b], 1)
+        b = _cat([_to(_arange(k) % images, dtype)[:, None], b], 1)
     return b
 
 
@@ -71,7 +79,7 @@ def build(cls, kwargs, seed, device, refs=(), builder=None, calls=(), part=None,
     first build when None): a `Part` is returned. The builder is looked up in the block's own module (where the
     assembled module holds it), or in module `home` when given (fidelity: the original package's builder module)."""
     kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
-    torch.manual_seed(seed)
+    _manual_seed(seed)
     if builder is None:
         m = cls(**kwargs)
     else:
@@ -112,7 +120,7 @@ def unwrapped(value, depth):
 
 def forward(m, specs, seed, device):
     """Eval-mode forward without gradients; the output tensors on the CPU. No tensor out is a failure."""
-    with torch.no_grad():
+    with no_grad():
         out = output_tensors(m(*make_inputs(specs, seed, device)))
     if not out:
         raise TypeError("forward returned no tensor")
@@ -134,7 +142,8 @@ def backward(m, specs, seed, device):
         if isinstance(exc, (MemoryError, PermissionError)) or not isinstance(exc, Exception):
             raise
         try:
-            block_of(m).zero_grad(set_to_none=True)
+            for p in tensors_of(block_of(m), "_parameters"):
+                clear_grad(p)  # the module's own zero_grad may be the block's
             out = gradients(m, specs, seed, device, train=False)
         except Exception:
             raise exc
@@ -142,20 +151,22 @@ def backward(m, specs, seed, device):
 
 
 def gradients(m, specs, seed, device, train):
+    """One backward in `train` mode: what the record says of it (measure.py's references do the judging: the loss,
+    the autograd engine, reading gradients, isfinite)."""
     m.train(train)
     inputs = make_inputs(specs, seed, device)
     for x in tensors(inputs):
-        if x.is_floating_point():
-            x.requires_grad_(True)  # so parameter-free blocks still back-propagate to their input
-    outs = [t for t in output_tensors(m(*inputs)) if t.is_floating_point() and t.requires_grad]
-    params = [p for p in tensors_of(block_of(m), "_parameters") if p.requires_grad]
+        if is_floating(x):
+            make_differentiable(x)  # so parameter-free blocks still back-propagate to their input
+    outs = [t for t in output_tensors(m(*inputs)) if is_floating(t) and requires_grad(t)]
+    params = [p for p in tensors_of(block_of(m), "_parameters") if requires_grad(p)]
     if not outs:
         if params:
             raise RuntimeError("no floating output depends on the parameters")
         return {"withGrad": 0, "without": 0}
-    sum(t.float().sum() for t in outs).backward()
-    with_grad = [p for p in params if p.grad is not None]
-    bad = sum(1 for p in with_grad if not bool(torch.isfinite(p.grad).all()))
+    backward_of(outs)
+    with_grad = [p for p in params if grad_of(p) is not None]
+    bad = sum(1 for p in with_grad if not finite(grad_of(p)))
     if bad:
         raise FloatingPointError(f"{bad} parameters got non-finite gradients")
     return {"withGrad": len(with_grad), "without": len(params) - len(with_grad)}

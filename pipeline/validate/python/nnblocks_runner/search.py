@@ -4,17 +4,20 @@
 # each of their attempts runs under a short time share and a slow one is set aside, so the smaller configurations
 # inference guesses get their turn; a second round comes back to the set-aside ones only when nothing passed.
 # A block only a bigger model builds comes last: as the part of a model another builder of its source makes
-# (part.py). Also: the parameter counts, output shapes and MACs of builder configurations.
-import contextlib, copy, gc, math, signal, time
+# (part.py). The time shares are shares.py's; the figures of builder configurations canonical.py's.
+import copy, math
 from typing import NamedTuple, Optional
 
 import torch
 
 from . import flops, infer, inputs, part
+from .canonical import without_init
 from .classify import classify
 from .containment import VIOLATIONS, Violation
-from .measure import count, tensors
+from .measure import count
 from .replay import backward, build, forward
+from .shares import (FIRST_ROUND_S, GUIDED_ATTEMPT_S, GUIDED_SHARE, PART_SHARE, PART_SIZING_SHARE, SECOND_ROUND_SHARE,
+                     OverBudget, budgeted, monotonic, perf_counter)
 from .twins import fresh_copies, meta_twin, refuses
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
@@ -26,17 +29,9 @@ ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40, "part":
 INFERENCE_FAILING_S = 2.0
 # Input candidates tried per suggested candidate: its configuration is the point, not the probing.
 SPECS_PER_SUGGESTION = 4
-GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together
-GUIDED_ATTEMPT_S = 15.0  # at most, per build, forward or backward of a builder or usage candidate
-FIRST_ROUND_S = 5.0  # the same, in the first round (see `search`)
 # Parameters above which a construction site's configuration waits for the second round (builders don't: their
 # configuration is the point, and the forward-time rule above catches the slow ones).
 USAGE_PARAMS_FIRST_ROUND = 10_000_000
-SECOND_ROUND_SHARE = 0.75  # of the block's time, up to which the second round may run (the rest: fidelity, records)
-# Part candidates come after everything else of the first round and may run up to this share of the block's time
-# (a detector's parts wait for its backbone); sizing their models first takes at most PART_SIZING_SHARE.
-PART_SHARE = 0.6
-PART_SIZING_SHARE = 0.1
 # Builder candidates whose forward failed at every probe are tried again, after inference, at the larger inputs of
 # GROWN (inputs.grown); at most this many.
 MAX_REGROWN = 2
@@ -48,37 +43,6 @@ GROWN_MACS_MAX = 20_000_000_000
 # 0.6 M, 224 x 224 images 0.15 M; MViT's and S3D's 16 x 224 x 224 (2.4 M) never fit a share on torch 1.13's CPU.
 GROWN_ELEMENTS_UNCOUNTED = 1_000_000
 GUIDED = ("builder", "usage", "part")  # origins whose candidates the corpus suggests: time-shared, set aside when slow
-CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations
-CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
-MAX_CANONICAL = 8
-# At most, per builder configuration, for its MACs (flops.py): a counted meta-device forward takes 1.5 to 3 times a
-# plain one, 0.03 s (resnet18) to 0.7 s (efficientnet_b7) for torchvision's classifiers on a quiet core. A model
-# slower than this gets no figure.
-CANONICAL_MACS_S = 1.0
-
-
-class OverBudget(BaseException):
-    """A suggested candidate ran past its time share. A BaseException, so upstream `except Exception` can't eat it."""
-
-
-def budgeted(seconds, fn):
-    """`fn()`, interrupted by OverBudget after `seconds` (None: no share, the block's own deadline applies).
-    Python runs the handler between bytecodes: a long C++ op finishes first, then the attempt stops."""
-    if seconds is None:
-        return fn()
-    if seconds <= 0:
-        raise OverBudget("no time left in its share")
-
-    def ring(signum, frame):
-        raise OverBudget(f"over its {seconds:.1f} s share of the block's time")
-
-    old = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 class Found(NamedTuple):
@@ -97,102 +61,6 @@ def recipe_of(cand, seed, specs):
             **({"builder": cand["builder"]} if cand.get("builder") else {}),
             **({"builderModule": cand["builderModule"], "path": cand["path"]} if cand.get("path") else {}),
             "origin": cand["origin"], "inputs": specs}
-
-
-# Random fills a count never reads: skipped while builder configurations are counted (vgg16's 138 M parameters take
-# a second to initialise and nothing to allocate). Only the count comes out of these builds.
-INIT_TENSOR_METHODS = ("normal_", "uniform_", "random_", "exponential_", "geometric_", "log_normal_", "cauchy_",
-                       "bernoulli_", "erfinv_")
-
-
-@contextlib.contextmanager
-def without_init():
-    """Makes torch.nn.init's fills and the Tensor random fills no-ops for the duration; restores them after."""
-    init_names = [n for n in dir(torch.nn.init) if n.endswith("_") and not n.startswith("_")]
-    saved = [(torch.nn.init, n, getattr(torch.nn.init, n)) for n in init_names]
-    saved += [(torch.Tensor, n, getattr(torch.Tensor, n)) for n in INIT_TENSOR_METHODS if hasattr(torch.Tensor, n)]
-
-    def keep(t, *args, **kwargs):
-        return t
-
-    try:
-        for owner, name, _ in saved:
-            setattr(owner, name, keep)
-        yield
-    finally:
-        for owner, name, fn in saved:
-            setattr(owner, name, fn)
-
-
-def canonical(cls, builders, seed, deadline, usage_inputs=()):
-    """Parameter counts of the block at its source's builder configurations (`resnet50`: 25,557,032), each built
-    fresh within a short share, without random initialisation, and dropped; with the output shapes at a default
-    input where one runs (default_output). A builder that fails, runs long or builds another class is left out:
-    these are figures about this block, labelled with the builder's name.
-
-    Then, while the share lasts, the MACs of each configuration that has shapes, at the same input (canonical_macs),
-    on the meta-device module kept for it (no storage: moving to meta freed its parameters). A second pass, so that
-    counting costs no configuration its count or shapes on a slow machine: they are exactly what they were without."""
-    out, kept = [], []
-    for c in builders[:MAX_CANONICAL]:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            with without_init():
-                m = budgeted(min(CANONICAL_BUILD_S, left), lambda: build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"]))
-            fig = {"builder": c["builder"], "params": count(m, "_parameters")}
-            m, shapes = budgeted(min(CANONICAL_BUILD_S, max(deadline - time.monotonic(), 0.5)), lambda: default_output(m, usage_inputs))
-            if shapes:
-                fig.update(shapes)
-                kept.append((fig, m))
-            out.append(fig)
-        except BaseException:
-            pass
-        m = None
-        gc.collect()
-    for fig, m in kept:
-        n = canonical_macs(m, fig["input"], deadline)
-        if n is not None:
-            fig["macs"] = n
-    return out
-
-
-def canonical_macs(m, shape, deadline):
-    """MACs of meta-device `m` at the input its output shapes were taken at (flops.macs), or None: no counter (torch
-    < 2.1), no time left in the canonical share, slower than CANONICAL_MACS_S, or any error."""
-    seconds = min(CANONICAL_MACS_S, deadline - time.monotonic())
-    if not flops.AVAILABLE or seconds <= 0:
-        return None
-    try:
-        return budgeted(seconds, lambda: flops.macs(m, shape))
-    except BaseException:
-        return None
-
-
-# Inputs a builder's model is first tried at for its output shapes: an image classifier's 224 pixels, Inception's 299,
-# a video model's 16 frames of 112 pixels. The corpus's own literal inputs (`model(torch.randn(1, 3, 640, 640))`)
-# come first.
-DEFAULT_INPUTS = ([1, 3, 224, 224], [1, 3, 299, 299], [1, 3, 16, 112, 112])
-MAX_OUTPUTS = 8
-
-
-def default_output(m, usage_inputs):
-    """(`m` on the meta device, {"input", "outputs"} or None): the output shapes of `m` at the first default input it
-    takes. Computed on torch's meta device, which propagates shapes without arithmetic (a ResNet-50 at 224 pixels in
-    milliseconds, where this CPU would take seconds); a model whose forward needs real values (a detector's NMS) gets
-    none. The moved module comes back for the MACs at the same input."""
-    m = m.to("meta").eval()
-    tried = [u[0]["shape"] for u in usage_inputs if len(u) == 1 and set(u[0]) == {"shape", "dtype"}]
-    for shape in [*tried, *DEFAULT_INPUTS]:
-        try:
-            with torch.no_grad():
-                outs = tensors(m(torch.empty(shape, device="meta")))
-        except Exception:
-            continue
-        if outs:
-            return m, {"input": list(shape), "outputs": [[int(n) for n in t.shape] for t in outs[:MAX_OUTPUTS]]}
-    return m, None
 
 
 def search(cls, job, st, started):
@@ -223,7 +91,7 @@ def search(cls, job, st, started):
     def attempt(name, fn, share):
         nonlocal fatal, over
         st.begin(name)
-        t0 = time.perf_counter()
+        t0 = perf_counter()
         try:
             return True, budgeted(share() if share else None, fn)
         except BaseException as exc:
@@ -235,7 +103,7 @@ def search(cls, job, st, started):
                 fatal = (name, exc)
             return False, None
         finally:
-            spent[name] += (time.perf_counter() - t0) * 1000
+            spent[name] += (perf_counter() - t0) * 1000
 
     def try_candidate(cand, first_round, grow=None):
         """Found when the candidate passes; None otherwise (`over` tells whether it ran past its share, or, in the
@@ -245,7 +113,7 @@ def search(cls, job, st, started):
         origin = cand["origin"]
         guided = origin in GUIDED
         cap = FIRST_ROUND_S if first_round else GUIDED_ATTEMPT_S
-        share = (lambda: min(cap, (part_until if first_round and origin == "part" else guided_until) - time.monotonic())) if guided else None
+        share = (lambda: min(cap, (part_until if first_round and origin == "part" else guided_until) - monotonic())) if guided else None
         if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
             st.tried = recipe_of(cand, seed, [])
         whole = cand if origin == "part" else None
@@ -284,16 +152,16 @@ def search(cls, job, st, started):
                     break
             if origin == "inference" and failing[0] >= INFERENCE_FAILING_S:
                 break
-            t0 = time.monotonic()
+            t0 = monotonic()
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
-                failing[0] += time.monotonic() - t0 if origin == "inference" else 0
+                failing[0] += monotonic() - t0 if origin == "inference" else 0
                 if probe is None:
                     probe = meta_twin(m)
                 continue
             fed = True
             ran = ran or Found(m, cand, specs, out, None)
-            if first_round and guided and time.monotonic() - t0 >= cap / 2:
+            if first_round and guided and monotonic() - t0 >= cap / 2:
                 over = True  # a backward takes about twice the forward: it would run over, so set it aside now
                 break
             ok, grads = attempt("backward", lambda: backward(m, specs, seed, device), share)
@@ -322,7 +190,7 @@ def search(cls, job, st, started):
             set_aside.append((cand, grow))  # bigger than the one that ran over
             return None
         until = part_until if origin == "part" else guided_until
-        if (guided and time.monotonic() >= until) or tries[origin] >= ATTEMPTS[origin]:
+        if (guided and monotonic() >= until) or tries[origin] >= ATTEMPTS[origin]:
             return None
         over = False
         found = try_candidate(cand, True, grow)
@@ -354,7 +222,7 @@ def search(cls, job, st, started):
     # Everything else was tried: the set-aside candidates may use the block's time up to SECOND_ROUND_SHARE.
     guided_until = started + SECOND_ROUND_SHARE * timeout_s
     for cand, grow in set_aside:
-        if fatal or time.monotonic() >= guided_until:
+        if fatal or monotonic() >= guided_until:
             break
         over = False
         tries[cand["origin"]] = 0

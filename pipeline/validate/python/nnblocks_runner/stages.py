@@ -1,19 +1,24 @@
 # One block's stages inside the forked child: parse, compile, import, build, forward, backward, then fidelity.
 # A stage's failure is a value (`Failure`) that the caller returns, never an exception thrown out of the stage
 # bookkeeping, so the order of events reads top to bottom in `run_block`.
-import ast, importlib, os, resource, sys, time
+import ast, importlib, os, resource, sys
 from typing import NamedTuple, Optional
 
 import torch
 
 from . import infer
+from .canonical import canonical
 from .classify import NO_CORPUS, Corpus, classify, native_statement, with_absent_imports
 from .containment import VIOLATIONS, Blocker
-from .measure import count, module_tree, output_record
+from .measure import count, module_tree, output_record, same_values, state_shapes
 from .part import block_of
 from .protocol import error_text, trim
 from .replay import build, forward
-from .search import CANONICAL_SHARE, canonical, recipe_of, search
+from .search import recipe_of, search
+from .shares import CANONICAL_SHARE, OverBudget, budgeted, fidelity_seconds, monotonic, perf_counter
+
+# Peak memory is a measurement too: taken before any block is imported (see measure.py).
+_getrusage, _max_memory_allocated = resource.getrusage, torch.cuda.max_memory_allocated
 
 
 DETAIL_MAX = 1000  # characters of a failure detail (a module name, an unresolved name, a violation)
@@ -48,12 +53,12 @@ class Stages:
     def run(self, name, fn):
         """(value, None) when `fn` returns, (None, Failure) when it raises anything, SystemExit included."""
         self.begin(name)
-        t0 = time.perf_counter()
+        t0 = perf_counter()
         try:
             value = fn()
         except BaseException as exc:
-            return None, self.failed(name, (time.perf_counter() - t0) * 1000, exc)
-        self.passed(name, (time.perf_counter() - t0) * 1000)
+            return None, self.failed(name, (perf_counter() - t0) * 1000, exc)
+        self.passed(name, (perf_counter() - t0) * 1000)
         return value, None
 
     def _record(self, rec):
@@ -61,12 +66,23 @@ class Stages:
         self.send({"t": "stage", **rec})
 
 
-def fidelity(orig, found, seed, device):
-    """Replays the same recipe on the original class and compares counts, state-dict keys/shapes and outputs."""
+def fidelity(orig, found, seed, device, seconds):
+    """Replays the same recipe on the original class and compares counts, state-dict keys/shapes and outputs, within
+    `seconds` (what is left of the block's time): one that runs over is `n/a`, and the block keeps its record."""
+    try:
+        return budgeted(seconds, lambda: compare(orig, found, seed, device))
+    except OverBudget:
+        return {"status": "n/a", "reason": "no time left in the block's budget to replay the original"}
+
+
+def compare(orig, found, seed, device):
+    """fidelity's replay and comparisons; the share running out (OverBudget) goes through to `fidelity`."""
     try:
         if orig.get("importRoot"):
             sys.path.insert(0, orig["importRoot"])
         ocls = getattr(importlib.import_module(orig["module"]), orig["className"])
+    except OverBudget:
+        raise
     except BaseException as exc:
         return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
     try:
@@ -76,18 +92,17 @@ def fidelity(orig, found, seed, device):
         om = build(ocls, c["kwargs"], seed, device, c["refs"], c.get("builder"), c.get("calls") or (), whole,
                    c.get("builderModule") if whole else None)
         oout = forward(om, found.specs, seed, device)
+    except OverBudget:
+        raise
     except BaseException as exc:
         return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
     m, out, om = block_of(found.module), found.outputs, block_of(om)
-    reasons, shapes = [], lambda mod: {k: list(v.shape) for k, v in mod.state_dict().items()}
+    reasons = []
     if count(om, "_parameters") != count(m, "_parameters"):
         reasons.append("parameter count")
-    if shapes(om) != shapes(m):
+    if state_shapes(om) != state_shapes(m):  # the modules' own tables, not a state_dict() the block may override
         reasons.append("state-dict keys or shapes")
-    same = len(oout) == len(out) and all(
-        a.shape == b.shape and a.dtype == b.dtype and (torch.allclose(a, b, atol=1e-6, equal_nan=True) if a.is_floating_point() else torch.equal(a, b))
-        for a, b in zip(out, oout))
-    if not same:
+    if not (len(oout) == len(out) and all(same_values(a, b) for a, b in zip(out, oout))):
         reasons.append("outputs (allclose, atol 1e-6)")
     return {"status": "differs", "reason": ", ".join(reasons)} if reasons else {"status": "identical"}
 
@@ -101,7 +116,7 @@ def module_file(job):
 def stages(job, st, rec):
     """Runs the stages in order, filling `rec`; returns the Failure that stopped them, or None when all passed."""
     device, seed = job["device"], job["seed"]
-    started = time.monotonic()
+    started = monotonic()
     path = module_file(job)
     if path is None:
         missing = ModuleNotFoundError(f"no file for module {job['module']} under {job['importRoot']}", name=job["module"])
@@ -148,7 +163,7 @@ def stages(job, st, rec):
         return failed
     if job.get("original"):
         blocker.remove()  # the original runs with its own package importable
-        rec["fidelity"] = fidelity(job["original"], found, seed, device)
+        rec["fidelity"] = fidelity(job["original"], found, seed, device, fidelity_seconds(started, job["timeoutMs"] / 1000))
     else:
         rec["fidelity"] = {"status": "n/a", "reason": "no importable original given"}
     return None
@@ -170,9 +185,9 @@ def run_block(job, send):
         # an escape attempt fails the block even if it went on to pass
         failure = Failure("sandbox-violation", "%s: %s" % VIOLATIONS[0])
     if job["device"] == "cuda":
-        rec["peakMemoryBytes"] = torch.cuda.max_memory_allocated()
+        rec["peakMemoryBytes"] = _max_memory_allocated()
     else:  # ru_maxrss includes the torch pages inherited from the worker; report what the block added
-        rec["peakMemoryBytes"] = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base_rss)
+        rec["peakMemoryBytes"] = max(0, _getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base_rss)
     status, cls, detail = ("passed", None, None) if failure is None else ("failed", failure.cls, failure.detail)
     detail = None if detail is None else trim(detail, DETAIL_MAX)
     send({"t": "final", "status": status, "failureClass": cls, "failureDetail": detail, "stages": st.items, **rec})

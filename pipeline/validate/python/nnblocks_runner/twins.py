@@ -6,7 +6,11 @@ import copy
 import torch
 
 from .containment import Violation
+from .measure import no_grad
 from .replay import make_inputs
+
+# Taken before any block is imported (see measure.py): each copy must meet the RNG state a fresh build would.
+_get_rng, _set_rng, _deepcopy = torch.get_rng_state, torch.set_rng_state, copy.deepcopy
 
 
 def fresh_copies(make):
@@ -18,10 +22,10 @@ def fresh_copies(make):
     calls, pristine = [0], []
 
     def rng_state():
-        return torch.get_rng_state(), (torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
+        return _get_rng(), (torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
 
     def restore(state):
-        torch.set_rng_state(state[0])
+        _set_rng(state[0])
         if state[1] is not None:
             torch.cuda.set_rng_state_all(state[1])
 
@@ -34,11 +38,11 @@ def fresh_copies(make):
             if m is None:
                 return make()
             restore(state)
-            return copy.deepcopy(m)
+            return _deepcopy(m)
         m = make()
         state = rng_state()
         try:
-            pristine.append((copy.deepcopy(m), state))
+            pristine.append((_deepcopy(m), state))
         except Exception:
             pristine.append((None, None))
         restore(state)
@@ -63,7 +67,7 @@ def refuses(probe, specs, seed):
     An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta tensor) is no
     refusal: the real forward runs. A refused escape is left to the real forward, which treats it as fatal."""
     try:
-        with torch.no_grad():
+        with no_grad():
             probe(*make_inputs(specs, seed, "meta"))
     except Violation:
         return False
