@@ -1,7 +1,7 @@
 // Terminal I/O for the CLI: where output goes, whether we are on a TTY or in CI, and a Logger (pipeline/context.ts)
 // that writes there.
 import type { Logger } from '../context.ts';
-import { printable } from './printable.ts';
+import { neutralise, printable } from './printable.ts';
 
 export interface CliIO {
   out(text: string): void;
@@ -38,4 +38,12 @@ export function makeLogger(io: CliIO, verbose = false): Logger {
       if (verbose) io.err(`debug: ${printable(m)}\n`);
     },
   };
+}
+
+/**
+ * `io` whose writes never start a line with `::`: a backstop for text a caller forgot to pass through `printable`.
+ * Our own output never starts a line with `::`, and no line of a JSON document can, so nothing of ours changes.
+ */
+export function guardedIO(io: CliIO): CliIO {
+  return { ...io, out: (t) => io.out(neutralise(t)), err: (t) => io.err(neutralise(t)) };
 }

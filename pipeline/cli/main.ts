@@ -1,8 +1,8 @@
 // CLI entry: builds the commander program from one module per command; takes argv and I/O so tests can drive it.
 import { Command, CommanderError } from 'commander';
 import { NnblocksError } from '../diagnostics.ts';
-import { processIO, type CliIO } from './io.ts';
-import { guardedIO, printableLines } from './printable.ts';
+import { guardedIO, processIO, type CliIO } from './io.ts';
+import { printableLines } from './printable.ts';
 import { commands } from './commands/index.ts';
 import type { CliEnv } from './env.ts';
 

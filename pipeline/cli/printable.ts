@@ -2,10 +2,9 @@
 // config or a requirement's spec is upstream's: a bare `\r` then `::error file=...::` is a GitHub workflow command
 // (the runner reads each line — `\r` ends one — that starts with `::`), and an escape sequence rewrites the
 // terminal. Every string of upstream origin goes through `printable` before the CLI prints it (tables, diagnostics,
-// log and progress lines, errors); `guardedIO` is the backstop on everything the CLI writes. JSON output is left
+// log and progress lines, errors); `guardedIO` (io.ts) is the backstop on everything the CLI writes. JSON output is left
 // as JSON (`--json`: a machine reads it, and no JSON line can start with `::`).
 import type { Diagnostic } from '../diagnostics.ts';
-import type { CliIO } from './io.ts';
 
 // C0 controls (CR, LF, ESC, BEL, NUL...), DEL and C1 controls (U+009B is CSI on terminals that take 8-bit
 // controls), the line and paragraph separators, and the bidirectional controls that make a terminal show text in
@@ -34,16 +33,8 @@ export function printableLines(text: string): string {
 }
 
 /** `::` at the start of the text, or of a line in it: the first `:` written as `\x3a`. */
-function neutralise(text: string): string {
+export function neutralise(text: string): string {
   return text.replace(/(^|[\r\n])([ \t]*)::/g, '$1$2\\x3a:');
-}
-
-/**
- * `io` whose writes never start a line with `::`: a backstop for text a caller forgot to pass through `printable`.
- * Our own output never starts a line with `::`, and no line of a JSON document can, so nothing of ours changes.
- */
-export function guardedIO(io: CliIO): CliIO {
-  return { ...io, out: (t) => io.out(neutralise(t)), err: (t) => io.err(neutralise(t)) };
 }
 
 /** One diagnostic for humans: `severity code [source] path:line: message`, then its hint; upstream parts escaped. */

@@ -2,7 +2,8 @@
 // guardedIO(): the backstop on every line the CLI writes. See test/cli/hostile-output.test.ts for the commands.
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../pipeline/cli/io.ts';
-import { guardedIO, printable, printableLines } from '../../pipeline/cli/printable.ts';
+import { guardedIO } from '../../pipeline/cli/io.ts';
+import { printable, printableLines } from '../../pipeline/cli/printable.ts';
 
 describe('printable', () => {
   it('escapes C0, DEL, C1, line/paragraph separators and bidi controls, readably', () => {

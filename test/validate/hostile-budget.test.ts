@@ -102,16 +102,18 @@ describe('a block costs at most its budget, once', () => {
     expect(cache.written.some((r) => r.id === 'fixture:sleeper' && r.failureClass === 'timeout')).toBe(true);
   });
 
-  it('catches a block that stops its worker at once, as the violation it is, and caches it', () => {
-    expect(first.stopper, said(first.stopper)).toMatchObject({ status: 'failed', failureClass: 'sandbox-violation' });
-    expect(first.stopper.failureDetail).toContain('stopped its worker');
-    expect(cache.written.some((r) => r.id === 'fixture:stopper')).toBe(true);
+  // The worker is its sandbox's pid 1 and catches no signal: the kernel drops a SIGSTOP or SIGKILL a block sends it
+  // (docs/validate.md, "The worker is the sandbox's pid 1"). What is left of either attack is a block that sleeps,
+  // stopped at its budget like any other. The host's stopped-worker watch and the retry on a fresh worker stay as
+  // the backstop for a worker that stops or dies anyway (test/validate/worker.test.ts drives them).
+  it('cannot stop its worker: it ends at its budget like a sleeper, and the timeout is cached', () => {
+    expect(first.stopper, said(first.stopper)).toMatchObject({ status: 'failed', failureClass: 'timeout' });
+    expect(cache.written.some((r) => r.id === 'fixture:stopper' && r.failureClass === 'timeout')).toBe(true);
   });
 
-  it('runs a block that kills its worker once more on a fresh worker, then caches what it did twice', () => {
-    expect(first.killer, said(first.killer)).toMatchObject({ status: 'failed', failureClass: 'crashed' });
-    expect(first.killer.failureDetail).toContain('twice');
-    expect(cache.written.some((r) => r.id === 'fixture:killer')).toBe(true);
+  it('cannot kill its worker: it ends at its budget like a sleeper, and the timeout is cached', () => {
+    expect(first.killer, said(first.killer)).toMatchObject({ status: 'failed', failureClass: 'timeout' });
+    expect(cache.written.some((r) => r.id === 'fixture:killer' && r.failureClass === 'timeout')).toBe(true);
   });
 
   it('costs nothing on a re-run: every record comes from the cache', () => {
@@ -119,6 +121,34 @@ describe('a block costs at most its budget, once', () => {
     expect(again.honest).toMatchObject({ status: 'passed', params: 10 });
     // The first run pays the sleeper's budget and a worker's start for each worker lost; the re-run starts one.
     expect(againMs).toBeLessThan(firstMs);
+  });
+});
+
+// Without the sandbox (--no-sandbox) the worker is no namespace's init: a block can stop or kill it. The host-side
+// backstops for a worker that stops or dies are what catch it there.
+describe('a worker stopped or killed (no pid namespace: --no-sandbox)', () => {
+  let recs: Record<string, ValidationRecord>;
+  let written: ValidationRecord[];
+  beforeAll(async () => {
+    const { items } = fixtureItems({ stopper: BLOCKS.stopper, killer: BLOCKS.killer, honest: BLOCKS.honest });
+    const mine = memoryCache();
+    recs = byName(
+      await validateBlocks(items, baseOptions({ sandbox: false, timeoutMs: BUDGET_MS, workers: 1, cache: mine })),
+    );
+    written = mine.written;
+  }, 300_000);
+
+  it('kills a worker the block stopped as soon as the host sees it: a signal violation, cached', () => {
+    expect(recs.stopper, said(recs.stopper)).toMatchObject({ status: 'failed', failureClass: 'sandbox-violation' });
+    expect(recs.stopper.failureDetail).toContain('stopped its worker');
+    expect(written.some((r) => r.id === 'fixture:stopper')).toBe(true);
+  });
+
+  it('runs a block that kills its worker once more on a fresh one, then caches what it did twice', () => {
+    expect(recs.killer, said(recs.killer)).toMatchObject({ status: 'failed', failureClass: 'crashed' });
+    expect(recs.killer.failureDetail).toContain('twice');
+    expect(written.some((r) => r.id === 'fixture:killer')).toBe(true);
+    expect(recs.honest).toMatchObject({ status: 'passed' });
   });
 });
 
