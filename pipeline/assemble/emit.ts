@@ -45,12 +45,26 @@ export function emitModule(
   c: Closure,
   readText: (mod: IndexedModule) => Buffer,
   labels: Map<string, SourceLabel>,
+  /** Packages whose import loads the submodules blocks read (the runtime, the standard library): no guarded imports. */
+  preloaded: (top: string) => boolean = () => false,
 ): Assembled {
   const diagnostics: Diagnostic[] = [];
-  const plan = planNames(c, (b) => {
-    const st = c.stmts.get(b.by);
-    return st?.mod.module?.split('.').pop() ?? 'ns';
-  });
+  const plan = planNames(
+    c,
+    (b) => {
+      const st = c.stmts.get(b.by);
+      return st?.mod.module?.split('.').pop() ?? 'ns';
+    },
+    (b) => {
+      const st = c.stmts.get(b.by);
+      if (b.kind !== 'def' || !st) return true;
+      const facts = st.mod.facts.statements[st.stmt];
+      // Bound through `global` in a function: renamed at its occurrences (statementText).
+      if (!facts.binds.includes(b.name) && facts.rebinds.some((r) => r.name === b.name)) return true;
+      const text = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
+      return definitionName(text, facts.kind, b.name) !== null;
+    },
+  );
   const nameOf = (key: string) => plan.emitted.get(key)!;
 
   const header = c.stmts.get(c.bindings.get(c.blockKey)!.by)!;
@@ -59,6 +73,7 @@ export function emitModule(
   const thirdParty: string[] = [];
   const seenImportText = new Set<string>();
   const nodes: OrderNode[] = [];
+  const imported = importedModules(c);
   for (const st of c.stmts.values()) {
     if (st.headerImport) {
       for (const line of importLines(st, c, plan.emitted, readText)) {
@@ -66,6 +81,11 @@ export function emitModule(
         seenImportText.add(line.text);
         if (line.future) line.text.split('\n').forEach((l) => futures.add(l));
         else (STDLIB.has(line.top) ? stdlib : thirdParty).push(line.text);
+      }
+      for (const sub of [...(c.submodules.get(st.key) ?? [])].sort()) {
+        if (imported.has(sub) || preloaded(sub.split('.')[0])) continue;
+        imported.add(sub);
+        thirdParty.push(guardedImport(sub));
       }
       continue;
     }
@@ -345,6 +365,33 @@ function definitionName(text: string, kind: string, name: string): { at: number;
     return { at: Buffer.byteLength(text.slice(0, charIndex)), bytes: Buffer.byteLength(m[1]) };
   }
   return null;
+}
+
+/**
+ * A submodule read through a plain `import X` of an outside package (closure `submodules`): upstream another
+ * import of the module (left out here) may have loaded it; the emitted module imports it itself. Guarded: an
+ * attribute chain that is not a module after all (`X.Config.default`) fails to import and changes nothing, as does
+ * a submodule the installed version lacks (upstream would fail only where it reads it).
+ *   import packaging
+ *   packaging.version.parse(v)     # → try: import packaging.version / except ImportError: pass
+ */
+function guardedImport(sub: string): string {
+  return `try:  # nnblocks: ${sub} is read; upstream another import of its module may load it\n    import ${sub}\nexcept ImportError:\n    pass`;
+}
+
+/** Dotted modules the header imports load themselves: `import a.b` loads a and a.b; `from a.b import c`, a.b.c. */
+function importedModules(c: Closure): Set<string> {
+  const out = new Set<string>();
+  const add = (dotted: string) => dotted.split('.').forEach((_, i, parts) => out.add(parts.slice(0, i + 1).join('.')));
+  for (const st of c.stmts.values()) {
+    if (!st.headerImport) continue;
+    for (const imp of st.mod.facts.imports) {
+      if (imp.statementIndex !== st.stmt || imp.scope !== 'module' || imp.level > 0) continue;
+      if (imp.kind === 'import') imp.names.forEach((n) => add(n.name));
+      else imp.names.forEach((n) => add(`${imp.module}.${n.name}`));
+    }
+  }
+  return out;
 }
 
 /**

@@ -187,7 +187,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
       // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
       // builders, the module written and validated also holds them and what they need.
       const closure = computeClosure(program, lookup, mod, block.stmt, block.name);
-      const emitted = emitModule(block.id, closure, readText, opts.labels);
+      const emitted = emitModule(block.id, closure, readText, opts.labels, isRuntimePackage);
       code = emitted.code;
       className = emitted.className;
       if (roots.length > 0) {
@@ -196,6 +196,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
           computeClosure(program, lookup, mod, block.stmt, block.name, roots),
           readText,
           opts.labels,
+          isRuntimePackage,
         );
         coreCode = code;
         code = withBuilders.code;

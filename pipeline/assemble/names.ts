@@ -12,15 +12,35 @@ export interface NamePlan {
 
 const RESERVED = new Set(['_nnb_SimpleNamespace']);
 
-export function planNames(c: Closure, moduleLabel: (b: Binding) => string): NamePlan {
+export function planNames(
+  c: Closure,
+  moduleLabel: (b: Binding) => string,
+  /**
+   * Whether the statement of a definition can be renamed at its bytes (`class X`, `def X`, `X = ...`). A name a
+   * compound statement binds can't (`try: import torch_mlu; AVAILABLE = True` / `except: AVAILABLE = False`):
+   * on a clash it keeps its name and the other binding is renamed.
+   */
+  renamable: (b: Binding) => boolean = () => true,
+): NamePlan {
   const emitted = new Map<BindingKey, string>();
   const renamed = new Set<BindingKey>();
   const taken = new Map<string, BindingKey>();
   const block = c.bindings.get(c.blockKey)!;
   const blockStmt = block.by;
+  const shared = new Map<string, number>();
+  for (const b of c.bindings.values()) shared.set(b.name, (shared.get(b.name) ?? 0) + 1);
   // The block keeps its own name (the manifest promises it); imports keep theirs so they stay verbatim; then
-  // definitions of the block's own module, then the rest in a stable order.
-  const rank = (b: Binding) => (b.key === c.blockKey ? 0 : b.kind === 'external' ? 1 : b.by === blockStmt ? 2 : 3);
+  // definitions that can't be renamed, definitions of the block's own module, then the rest in a stable order.
+  const rank = (b: Binding) =>
+    b.key === c.blockKey
+      ? 0
+      : b.kind === 'external'
+        ? 1
+        : shared.get(b.name)! > 1 && !renamable(b)
+          ? 2
+          : b.by === blockStmt
+            ? 3
+            : 4;
   const ordered = [...c.bindings.values()].sort(
     (a, b) => rank(a) - rank(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );

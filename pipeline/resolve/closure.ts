@@ -7,11 +7,12 @@ import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact, NameOccurrence, NameRef } from '../parse/facts.ts';
 import { DictUses, literalKeys } from './dict-use.ts';
-import { fillers } from './fills.ts';
+import { fillers, importedFillers } from './fills.ts';
 import { leaveOut } from './left-out.ts';
 import { Lookup, type Target } from './lookup.ts';
 import { classesOf, inBody, MethodReach, type Method } from './methods.ts';
 import type { Program } from './program.ts';
+import { submodulesRead } from './submodules.ts';
 import { readAtRunTime, typeCheckingOnly } from './type-checking.ts';
 
 /** Identity of one module-level binding the emitted file must provide. */
@@ -92,6 +93,11 @@ export interface Closure {
   bindings: Map<BindingKey, Binding>;
   /** Top-level packages of external names reached (`torch`, `numpy`). */
   externals: Set<string>;
+  /**
+   * Dotted modules read through a plain `import X` of an outside package, by the statement holding that import:
+   * `packaging.version.parse(v)` → `packaging.version` (submodules.ts; emitted as guarded imports).
+   */
+  submodules: Map<string, Set<string>>;
   diagnostics: Diagnostic[];
 }
 
@@ -121,6 +127,7 @@ export function computeClosure(
     namespaces: new Map(),
     bindings: new Map(),
     externals: new Set(),
+    submodules: new Map(),
     diagnostics: [],
   };
   const queue: { mod: IndexedModule; stmt: number }[] = [];
@@ -282,6 +289,13 @@ export function computeClosure(
     if (t.kind === 'typing' && occurrences.some((o) => !o.typeOnly) && firstTime(st.mod, name))
       c.diagnostics.push(readAtRunTime(st.mod, name, t.mod));
     const key = provide(t, st.mod, name, literalKeys(occurrences), asType);
+    if (t.kind === 'external' && t.via) {
+      const by = stmtKey(t.via.mod, t.via.stmt);
+      for (const sub of submodulesRead(t, occurrences)) {
+        const subs = c.submodules.get(by) ?? new Set<string>();
+        c.submodules.set(by, subs.add(sub));
+      }
+    }
     // `Base.init_weights(self)`: a method read off the class by name runs whatever the live classes (methods.ts).
     if (t.kind === 'def')
       for (const o of occurrences) if (o.attrs.length) methods.staticRead(t.mod, t.stmt, t.name, o.attrs[0]);
@@ -305,9 +319,9 @@ export function computeClosure(
     // A class root (a layer class the runner may pass to the block) is instantiated like the block itself.
     if (classesOf(m, r.stmt).some((k) => k.qualname === r.name)) methods.instantiate(m, r.stmt, r.name);
   });
-  while (queue.length || reached.length) {
+  while (queue.length || reached.length || fillImported()) {
     if (!queue.length) {
-      followMethod(reached.shift()!);
+      if (reached.length) followMethod(reached.shift()!);
       continue;
     }
     const { mod: m, stmt: s } = queue.shift()!;
@@ -372,6 +386,28 @@ export function computeClosure(
   }
   leaveOut(c, methods.unreached(), lookup, program, bindingOf);
   return c;
+
+  /**
+   * Includes the statements of the closure's modules that fill an object imported from another module that the
+   * closure needs (`MODELS.register_module('Conv2d', ...)` in a module importing MODELS); whether any came.
+   * Looked at again once the queue drains, as the closure grows.
+   */
+  function fillImported(): boolean {
+    let added = false;
+    const mods = new Set([...c.stmts.values()].map((st) => st.mod));
+    for (const m of mods) {
+      const needed = (n: string) => {
+        const t = lookup.name(m, n);
+        return t.kind === 'def' && t.mod !== m && c.bindings.has(defKey(t.mod, t.stmt, t.name));
+      };
+      for (const s of importedFillers(m, needed)) {
+        if (c.stmts.has(stmtKey(m, s))) continue;
+        include(m, s);
+        added = true;
+      }
+    }
+    return added;
+  }
 
   /** A method that can run: what its body reads is needed now (methods.ts). */
   function followMethod(u: Method) {

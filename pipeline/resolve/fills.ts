@@ -1,5 +1,6 @@
 // Statements that fill what a needed statement binds without rebinding it: a registry filled elsewhere in its
-// module comes with the registry (docs/resolve.md, "Registries and dict literals").
+// module comes with the registry, and one filled by a module that imports it comes whenever that module's code is
+// emitted (docs/resolve.md, "Registries and dict literals").
 import type { IndexedModule } from '../index/types.ts';
 import type { TopStatement } from '../parse/facts.ts';
 import type { Program } from './program.ts';
@@ -21,6 +22,27 @@ export function fillers(program: Program, mod: IndexedModule, stmt: number): num
     if (other.index === stmt || other.mutates.length === 0) continue;
     if (other.kind === 'class' || other.kind === 'function') continue;
     if (other.mutates.some(mine) || mutatesThroughLoop(program, mod, other, mine)) out.push(other.index);
+  }
+  return out;
+}
+
+/**
+ * Indices of the statements of `mod` that fill an object `mod` imports from another module, when `needed` says
+ * that object is in the closure. Upstream they run whenever `mod` is imported, which any statement of `mod` in
+ * the closure implies: what the block reads of `mod` counts on them having run.
+ *   from mmengine.registry import MODELS                  # mmcv/cnn/bricks/conv.py
+ *   MODELS.register_module('Conv2d', module=nn.Conv2d)    # comes with build_conv_layer, which looks 'Conv2d' up
+ *   def build_conv_layer(cfg, *args): return MODELS.get(cfg['type'])(*args)
+ * As in the registry's own module, a definition that registers itself through its decorator is not one of them,
+ * nor is a statement that defines anything (a class registered under an `if`); a loop over classes is.
+ */
+export function importedFillers(mod: IndexedModule, needed: (name: string) => boolean): number[] {
+  const out: number[] = [];
+  for (const other of mod.facts.statements) {
+    // A statement that defines something (`if IS_MLU: @MODELS.register_module() class DCN_MLU`) comes only when
+    // what it defines is reached, as a self-registering definition does; a loop binds only its variable.
+    if (other.mutates.length === 0 || (other.binds.length > 0 && other.kind !== 'for')) continue;
+    if (other.mutates.some((n) => !other.binds.includes(n) && needed(n))) out.push(other.index);
   }
   return out;
 }

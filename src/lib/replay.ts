@@ -261,10 +261,11 @@ function renderPlan(p: ReplayPlan): string {
     'Block = getattr(module, entry["className"])',
     '',
     `device = ${pyStr(p.device)}`,
+    // Before the kwargs: an instance a recipe call builds is initialised from the seed too (replay.py `build`).
+    `torch.manual_seed(${p.seed})`,
     p.kwargs.length === 0
       ? 'kwargs = {}'
       : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
-    `torch.manual_seed(${p.seed})`,
     made,
     ...(p.path === null
       ? []

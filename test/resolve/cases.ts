@@ -1280,6 +1280,145 @@ export const cases: ResolverCase[] = [
     code: ['for a in _ACT_LAYERS:', '_ACT_LAYERS = (_ACT_LAYER_ME, _ACT_LAYER_DEFAULT)'],
     run: 'Block()(torch.ones(1))',
   },
+  {
+    name: 'a module that fills an imported registry brings the fill along with any of its code',
+    why:
+      'upstream `MODELS.register_module(...)` in conv.py runs whenever conv.py is imported, which build_conv ' +
+      'needs; a self-registering class there (also under an `if`) and a module the closure never enters bring nothing',
+    files: pkg({
+      'pkg/registry.py': py`
+      class Registry:
+          def __init__(self):
+              self.table = {}
+          def register_module(self, name=None, module=None):
+              if module is None:
+                  return lambda cls: self.register_module(name, cls) or cls
+              self.table[name or module.__name__] = module
+          def get(self, name):
+              return self.table.get(name)
+      MODELS = Registry()
+    `,
+      'pkg/conv.py':
+        NN +
+        py`
+      from pkg.registry import MODELS
+      MODELS.register_module('Conv', module=nn.Conv2d)
+      @MODELS.register_module()
+      class UnusedConv(nn.Conv2d):
+          pass
+      if hasattr(nn, 'NoSuchLayer'):
+          @MODELS.register_module()
+          class MaybeConv(nn.Conv2d):
+              pass
+      for layer in [nn.ReLU, nn.GELU]:
+          MODELS.register_module(module=layer)
+      def build_conv(name, *args):
+          return MODELS.get(name)(*args)
+    `,
+      'pkg/other.py':
+        NN +
+        py`
+      from pkg.registry import MODELS
+      MODELS.register_module('Other', module=nn.Identity)
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from pkg.conv import build_conv
+      class Block(nn.Module):
+          def __init__(self):
+              super().__init__()
+              self.conv = build_conv('Conv', 1, 1, 1)
+          def forward(self, x):
+              return self.conv(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.registry:MODELS', 'pkg.conv:build_conv'],
+    hasNot: ['pkg.conv:UnusedConv'],
+    code: ["MODELS.register_module('Conv', module=nn.Conv2d)", 'for layer in [nn.ReLU, nn.GELU]:'],
+    // A statement that defines something (the `if` binds MaybeConv) comes only when what it defines is reached.
+    notCode: ["MODELS.register_module('Other'", 'class MaybeConv'],
+    order: ['MODELS = Registry()', "MODELS.register_module('Conv'"],
+    run: 'Block()(torch.ones(1, 1, 2, 2))',
+  },
+  {
+    name: 'on a name clash, a binding inside a compound statement keeps its name; the other is renamed',
+    why:
+      "a name a try/if binds can't be renamed at one span (each branch binds it); renaming the plain assignment " +
+      'instead keeps both definitions and every reference right (mmcv/mmengine IS_MLU_AVAILABLE)',
+    files: pkg({
+      'pkg/z.py': py`
+      try:
+          import not_installed_anywhere
+          AVAILABLE = True
+      except ImportError:
+          AVAILABLE = False
+      def is_available():
+          return AVAILABLE
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from pkg.z import is_available
+      AVAILABLE = is_available()
+      class Block(nn.Module):
+          def forward(self, x):
+              return x + 1 if AVAILABLE else x
+    `,
+    }),
+    block: 'pkg.m:Block',
+    code: ['    AVAILABLE = False', 'return AVAILABLE\n', 'AVAILABLE_m = is_available()', 'if AVAILABLE_m else x'],
+    run: 'assert Block()(torch.ones(1)).item() == 1',
+  },
+  {
+    name: 'a submodule read through a plain import of an outside package is imported, guarded',
+    why:
+      '`import PIL` loads no PIL.ImageOps: upstream another import of the module (left out) loaded it; the ' +
+      'emitted module imports it itself, in a try (a chain that is no module after all changes nothing)',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      import PIL
+      import typing
+      def invert(img):
+          return PIL.ImageOps.invert(img)
+      class Block(nn.Module):
+          def forward(self, x):
+              assert callable(PIL.ImageOps.invert) and PIL.__name__ and typing.Tuple.__name__
+              return torch.nn.functional.relu(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    code: ['import PIL\ntry:', '    import PIL.ImageOps\nexcept ImportError:\n    pass'],
+    // A member (`PIL.__name__`), the runtime's and the standard library's submodules (their own import loads them).
+    notCode: ['import PIL.__name__', 'import torch.nn.functional', 'import typing.Tuple'],
+    run: 'Block()(torch.ones(1))',
+  },
+  {
+    name: 'a submodule the header imports already load gets no guarded import',
+    why: '`import PIL.ImageOps` (or `from PIL import ImageOps`) loads it; an aliased import binds another name',
+    files: pkg({
+      'pkg/m.py':
+        NN +
+        py`
+      import PIL
+      import PIL.ImageOps
+      import jinja2 as j
+      class Block(nn.Module):
+          def forward(self, x):
+              if x is None:
+                  return j.sandbox.SandboxedEnvironment()
+              assert callable(PIL.ImageOps.invert)
+              return x
+    `,
+    }),
+    block: 'pkg.m:Block',
+    code: ['import PIL.ImageOps'],
+    notCode: ['try:', 'import jinja2.sandbox'],
+    run: 'Block()(torch.ones(1))',
+  },
   // Method-level reachability: which method bodies are followed (method-cases.ts).
   ...methodCases,
   // Postponed annotations, TYPE_CHECKING, subpackages through `from pkg import sub` (annotation-cases.ts).

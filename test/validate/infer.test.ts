@@ -289,6 +289,34 @@ const fixtures = {
         def forward(self, x):
             return self.body(x)
   `,
+  // A loss wrapping another loss instance, whose `reduction` it reads and sets (focal losses).
+  lossWrapper: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, loss_fcn, gamma=1.5):
+            super().__init__()
+            self.loss_fcn, self.gamma = loss_fcn, gamma
+            self.reduction = loss_fcn.reduction
+            self.loss_fcn.reduction = "none"
+        def forward(self, pred, true):
+            loss = self.loss_fcn(pred, true)
+            return (loss * (1 - torch.exp(-loss)) ** self.gamma).mean()
+  `,
+  // An unannotated size the constructor indexes (Swin's window attention): a pair, after the plain int.
+  windowPair: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, dim, window_size, num_heads):
+            super().__init__()
+            self.area = window_size[0] * window_size[1]
+            self.bias = nn.Parameter(torch.zeros(num_heads, self.area, self.area))
+            self.qkv = nn.Linear(dim, dim * 3)
+        def forward(self, x):
+            q, k, v = self.qkv(x).chunk(3, -1)
+            return (q @ k.transpose(-2, -1)).softmax(-1) @ v
+  `,
   deformable: py`
     import torch
     import torch.nn as nn
@@ -362,6 +390,19 @@ describe('inference of constructor arguments', () => {
       image_std: [0.25, 0.25, 0.25],
       dim: 16,
     });
+  });
+
+  it('passes a torch loss instance for a loss-function parameter, built by the recipe', () => {
+    const r = rec.lossWrapper;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ loss_fcn: { call: 'torch.nn.BCEWithLogitsLoss', kwargs: {} } });
+    expect(r.recipe?.calls).toEqual(['loss_fcn']);
+  });
+
+  it('tries an unannotated `*_size` as a pair when the int does not build', () => {
+    const r = rec.windowPair;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.kwargs).toEqual({ dim: 16, window_size: [4, 4], num_heads: 2 });
   });
 
   it('picks a string parameter among the literals the module compares it with', () => {

@@ -179,6 +179,10 @@ def layer_ref(name, ann, cls, norm):
     return Ref("." + hit.__name__) if hit is not None else None
 
 
+# Parameters that take a loss function instance: `loss_fcn`, `loss_fn`, `criterion`, `base_loss`.
+LOSS_PARAM = re.compile(r"^(loss|criterion)$|^loss_(fn|fcn|func|function)$|_(loss|criterion)$")
+# Parameters that take the model a wrapper wraps, of any kind.
+WRAPPED_PARAM = re.compile(r"^(model|module)$")
 # Unannotated parameters that take a class by their name (`block`, `conv_builder`, `block_constructor`); the build
 # step assembles the module's matching classes with the block (run/extract-step.ts, layerClasses).
 CLASS_PARAM = re.compile(r"(^|_)(block|builder|constructor|maker)$")
@@ -196,6 +200,15 @@ def guess(p, cls, c, depth=0):
     built = construct(sub, c) if sub is not None else None
     if built is not None:
         return built
+    if LOSS_PARAM.search(name) and ann in ("", "Module"):
+        # A loss that wraps another (focal, quality-focal losses) reads and sets its `reduction`: an instance of
+        # torch's logits loss, which takes predictions and targets of any one shape.
+        return Construct(call="torch.nn.BCEWithLogitsLoss", kwargs={})
+    if WRAPPED_PARAM.match(name) and ann in ("", "Module"):
+        # A wrapper of any model (an EMA or weight-averaging copy, a parallel wrapper): a 1 x 1 convolution over
+        # the input's channels, which keeps the input's shape whatever the wrapper does with its output.
+        return Construct(call="torch.nn.Conv2d", kwargs={"in_channels": c["in_ch"], "out_channels": c["in_ch"],
+                                                          "kernel_size": 1})
     if ann.startswith(("Callable", "Type[")) or (not ann and (name.endswith(("_layer", "norm_layer", "activation"))
                                                                or CLASS_PARAM.search(name))):
         return layer_ref(name, ann, cls, c["norm"])
@@ -251,7 +264,8 @@ def scalar(name, ann, c):
     return None
 
 
-WIDTHS = ((3, 16), (16, 16), (64, 16), (3, 8), (8, 8), (3, 32), (32, 32), (64, 64))
+# The last is wide enough for a grouped block's default groups (ResNeXt-style `g=32` over half of half the width).
+WIDTHS = ((3, 16), (16, 16), (64, 16), (3, 8), (8, 8), (3, 32), (32, 32), (64, 64), (128, 128))
 
 
 def candidate(kwargs, refs=(), origin="inference", builder=None, calls=None):
@@ -315,6 +329,11 @@ def inferred_kwargs(cls):
         if None in kw.values() or any(kw == k for k, _ in out):
             continue
         out.append((kw, [k for k, v in kw.items() if isinstance(v, Ref)]))
+    # An unannotated size may be indexed (`window_size[0]` in Swin's window attention): the first two guesses again
+    # with each such int as a pair, after the ints.
+    sized = [p.name for p in required if not ann_text(p.annotation) and p.name.lower().endswith("_size")]
+    out += [({**kw, **{n: [kw[n]] * 2 for n in sized if type(kw[n]) is int}}, refs) for kw, refs in out[:2]
+            if any(type(kw[n]) is int for n in sized)]
     if any(p.kind == p.VAR_KEYWORD for p in params):  # **kwargs often forwarded to a conv that needs kernel_size
         out += [({**kw, "kernel_size": 3}, refs) for kw, refs in out[:2]]
     return out or [({}, [])]

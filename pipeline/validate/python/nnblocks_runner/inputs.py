@@ -27,8 +27,10 @@ def probe_shapes(m):
         elif isinstance(sub, (nn.Conv3d, nn.ConvTranspose3d)):
             out += [spec([2, sub.in_channels, 8, 16, 16]), spec([2, sub.in_channels, 16, 32, 32])]
         elif isinstance(sub, nn.Linear):
-            # the 4-d one is (batch, windows, tokens, features), as window/partition attention takes it
-            out += [spec([2, sub.in_features]), spec([2, 8, sub.in_features]), spec([2, 2, 16, sub.in_features])]
+            # the 4-d one is (batch, windows, tokens, features), as window/partition attention takes it; the last
+            # is windows of 4 x 4 tokens in the batch (Swin's window attention, its window_size inferred as 4)
+            out += [spec([2, sub.in_features]), spec([2, 8, sub.in_features]), spec([2, 2, 16, sub.in_features]),
+                    spec([2, 16, sub.in_features])]
         elif isinstance(sub, (nn.Embedding, nn.EmbeddingBag)):
             out += [spec([2, 16], "int64", sub.num_embeddings)]
         elif isinstance(sub, nn.LayerNorm):

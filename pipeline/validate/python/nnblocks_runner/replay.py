@@ -77,9 +77,11 @@ def build(cls, kwargs, seed, device, refs=(), builder=None, calls=(), part=None,
 
     With `part` ({"path": ...}), `builder` makes a bigger model and the block is its part at `path` (found on the
     first build when None): a `Part` is returned. The builder is looked up in the block's own module (where the
-    assembled module holds it), or in module `home` when given (fidelity: the original package's builder module)."""
-    kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
+    assembled module holds it), or in module `home` when given (fidelity: the original package's builder module).
+    The seed comes before the calls: an instance a call builds (a wrapped model, a sibling part) is initialised
+    from it too, the same in the block's run, the original's and a reader's replay."""
     _manual_seed(seed)
+    kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
     if builder is None:
         m = cls(**kwargs)
     else:
