@@ -85,52 +85,8 @@ export async function runValidation(
     });
     return out;
   }
-  const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
-  const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
   const blockedPackages = corpusPackages(p.index.modules);
-  const overrides = ctx.config.validate?.overrides ?? {};
-  const usage = p.usage();
-  const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
-  const classIndex = new Map<string, ClassFact>();
-  for (const m of p.index.modules)
-    for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
-  const items: ValidateItem[] = extracted
-    .filter((e) => e.code && (!opts.only || opts.only(e.entry.id)))
-    .map((e) => {
-      const b = blocks.get(e.entry.id)!;
-      const snap = snapshots.get(b.sourceId)!;
-      const o = overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
-      const mod = modules.get(`${b.sourceId}\0${b.path}`);
-      const own = mod ? classAt(mod, b.stmt, b.name) : undefined;
-      const positional = initParams([own, ...b.baseChain.map((q) => classIndex.get(q))]);
-      // The part builders the module holds (e.parts), with their parameters and their model's constructor.
-      const found = partBuilders(p, b);
-      const parts: PartRecipeSource[] = e.parts.flatMap((part) => {
-        const f = found.find((x) => x.name === part.name && x.module === part.module);
-        if (!f) return [];
-        // The model's class (`<source>:<module>.<qualname>`), with its bases when it is a discovered block.
-        const model = blocks.get(f.blockId);
-        const chain = [classIndex.get(f.blockId.slice(f.blockId.indexOf(':') + 1)), ...(model?.baseChain ?? [])];
-        const positional = initParams(chain.map((c) => (typeof c === 'string' ? classIndex.get(c) : c)));
-        return [{ builder: part.name, module: part.module, params: f.params, positional }];
-      });
-      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional, parts);
-      return {
-        id: b.id,
-        importRoot: e.entry.importRoot,
-        module: e.entry.module,
-        className: e.entry.className,
-        blockedPackages,
-        moduleHash: e.entry.sha256,
-        ...(o ? { overrides: o } : {}),
-        ...(recipes.candidates.length ? { usage: recipes.candidates } : {}),
-        ...(recipes.inputs.length ? { usageInputs: recipes.inputs } : {}),
-        // The original is importable from its source's import root (installed distribution or checkout).
-        ...(b.qualname.includes('.')
-          ? {}
-          : { original: { importRoot: snap.importRoot, module: b.module, className: b.name } }),
-      };
-    });
+  const items = validateItems(ctx, p, extracted, opts.only);
   const progress = ctx.progress('validate', items.length);
   const v = ctx.config.validate ?? {};
   const { records: raw, sandbox: report } = await validateRun(items, {
@@ -182,6 +138,65 @@ export async function runValidation(
     if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree, originalTypes(emitted.get(r.id))));
   }
   return out;
+}
+
+/**
+ * The validate items of the extracted blocks (those `only` keeps): every corpus package blocked, the recipe
+ * candidates usage mining found, config overrides, and the original for fidelity. Also what the hardening bench
+ * (test/bench/hardening.bench.ts) hands two versions of the validate stage.
+ */
+export function validateItems(
+  ctx: RunContext,
+  p: Prepared,
+  extracted: ExtractedBlock[],
+  only?: (id: string) => boolean,
+): ValidateItem[] {
+  const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
+  const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
+  const blockedPackages = corpusPackages(p.index.modules);
+  const overrides = ctx.config.validate?.overrides ?? {};
+  const usage = p.usage();
+  const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
+  const classIndex = new Map<string, ClassFact>();
+  for (const m of p.index.modules)
+    for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
+  return extracted
+    .filter((e) => e.code && (!only || only(e.entry.id)))
+    .map((e) => {
+      const b = blocks.get(e.entry.id)!;
+      const snap = snapshots.get(b.sourceId)!;
+      const o = overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
+      const mod = modules.get(`${b.sourceId}\0${b.path}`);
+      const own = mod ? classAt(mod, b.stmt, b.name) : undefined;
+      const positional = initParams([own, ...b.baseChain.map((q) => classIndex.get(q))]);
+      // The part builders the module holds (e.parts), with their parameters and their model's constructor.
+      const found = partBuilders(p, b);
+      const parts: PartRecipeSource[] = e.parts.flatMap((part) => {
+        const f = found.find((x) => x.name === part.name && x.module === part.module);
+        if (!f) return [];
+        // The model's class (`<source>:<module>.<qualname>`), with its bases when it is a discovered block.
+        const model = blocks.get(f.blockId);
+        const chain = [classIndex.get(f.blockId.slice(f.blockId.indexOf(':') + 1)), ...(model?.baseChain ?? [])];
+        const positional = initParams(chain.map((c) => (typeof c === 'string' ? classIndex.get(c) : c)));
+        return [{ builder: part.name, module: part.module, params: f.params, positional }];
+      });
+      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional, parts);
+      return {
+        id: b.id,
+        importRoot: e.entry.importRoot,
+        module: e.entry.module,
+        className: e.entry.className,
+        blockedPackages,
+        moduleHash: e.entry.sha256,
+        ...(o ? { overrides: o } : {}),
+        ...(recipes.candidates.length ? { usage: recipes.candidates } : {}),
+        ...(recipes.inputs.length ? { usageInputs: recipes.inputs } : {}),
+        // The original is importable from its source's import root (installed distribution or checkout).
+        ...(b.qualname.includes('.')
+          ? {}
+          : { original: { importRoot: snap.importRoot, module: b.module, className: b.name } }),
+      };
+    });
 }
 
 /**
