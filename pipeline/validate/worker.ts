@@ -113,6 +113,13 @@ export class RunnerWorker {
   forgedLines = 0;
   /** The worker's pid on the host, found once it is ready (null: /proc can't tell; the backstop still holds). */
   private host: number | null = null;
+  /**
+   * Without a sandbox, the running block's process group (its child calls setsid): killing the worker's group does
+   * not reach it, and a block that stopped or killed its worker would otherwise live on (there is no pid namespace
+   * whose end takes it along). Null in a sandbox, and between jobs.
+   */
+  private child: number | null = null;
+  private sandboxed = true;
 
   private constructor(
     private readonly proc: Proc,
@@ -148,6 +155,7 @@ export class RunnerWorker {
     const nonce = randomBytes(16).toString('hex');
     const proc = spawn(cmd);
     const worker = new RunnerWorker(proc, nonce);
+    worker.sandboxed = hello.sandboxed;
     const ready = new Promise<WorkerHello>((resolve, reject) => {
       worker.readyWaiter = { resolve, reject };
     });
@@ -191,6 +199,7 @@ export class RunnerWorker {
         this.waiting = null;
         this.current = null;
         if (killWorker) this.kill();
+        this.child = null; // the worker ended the block's group itself
         resolve(outcome);
       };
       const timer = setTimeout(
@@ -217,15 +226,27 @@ export class RunnerWorker {
     return !this.exited && !this.killed;
   }
 
-  /** Kills the worker's whole process group (bwrap, its pid namespace with it). */
+  /** Kills the worker's whole process group (bwrap, its pid namespace with it), and without a sandbox the block's. */
   kill(): void {
     this.killed = true;
+    this.endChild();
     if (this.exited || this.proc.pid === undefined) return;
     try {
       process.kill(-this.proc.pid, 'SIGKILL');
     } catch {
       // already gone
     }
+  }
+
+  /** Kills the block's process group when the worker can't (no sandbox, and the worker killed or gone). */
+  private endChild(): void {
+    if (this.child === null) return;
+    try {
+      process.kill(-this.child, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    this.child = null;
   }
 
   /** Ends the job stream and waits for the worker to leave; kills it after `graceMs`. */
@@ -257,6 +278,7 @@ export class RunnerWorker {
         record?: unknown;
         retire?: unknown;
         cache?: unknown;
+        child?: unknown;
       };
       try {
         msg = JSON.parse(line);
@@ -274,6 +296,9 @@ export class RunnerWorker {
         else this.readyWaiter.reject(new Error('malformed ready line'));
         this.readyWaiter = null;
       } else if (msg.type === 'started' && this.current && msg.id === this.current.id) {
+        const child = msg.child;
+        if (!this.sandboxed && typeof child === 'number' && Number.isSafeInteger(child) && child > 1)
+          this.child = child;
         this.proc.stdin?.write(JSON.stringify({ token: this.current.token }) + '\n');
       } else if (
         msg.type === 'result' &&
@@ -297,6 +322,7 @@ export class RunnerWorker {
 
   private onExit(): void {
     this.exited = true;
+    this.endChild();
     this.readyWaiter?.reject(new Error(`the worker exited before it was ready`));
     this.readyWaiter = null;
     // Not the worker's stderr: the sandbox's processes can write to it, and this detail is published.

@@ -7,13 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidateCache, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import { py } from '../helpers/tree.ts';
-import { baseOptions, byName, fixtureItems } from './helpers.ts';
+import { baseOptions, byName, fixtureItems, processesMatching } from './helpers.ts';
 
 const BUDGET_MS = 8000;
+
+// The name (comm) the stopper and killer give themselves, so the test can tell whether one outlived its run:
+// without a sandbox no pid namespace ends with the worker, and the host must end the block's process group itself.
+const MARK = `nnbdos${process.pid % 100_000}`;
 
 const LIBC = py`
   import ctypes, os, signal, time, torch.nn as nn
   libc = ctypes.CDLL(None, use_errno=True)
+  libc.prctl(15, b"${MARK}", 0, 0, 0)  # PR_SET_NAME
 `;
 
 const BLOCKS = {
@@ -149,6 +154,10 @@ describe('a worker stopped or killed (no pid namespace: --no-sandbox)', () => {
     expect(recs.killer.failureDetail).toContain('twice');
     expect(written.some((r) => r.id === 'fixture:killer')).toBe(true);
     expect(recs.honest).toMatchObject({ status: 'passed' });
+  });
+
+  it('leaves no process of either block behind: the host ends the block with the worker it lost', () => {
+    expect(processesMatching(MARK)).toEqual([]);
   });
 });
 

@@ -16,6 +16,9 @@ let root: string;
 const outside = tempDir('nnb-outside-');
 // Process names the escapees give themselves, so the test can look for them on the host afterwards.
 const STRAY = 'nnbstray';
+// The detached `sleep` the spawner starts: a duration unique to this run (GNU sleep takes fractions), so another
+// run's or another user's `sleep 300` on the machine is not taken for an escapee.
+const SLEEP = `300.${process.pid}`;
 
 /** ctypes helpers: the same escapes below Python's audit hooks, to show the kernel sandbox holds on its own. */
 const LIBC = py`
@@ -112,7 +115,7 @@ beforeAll(async () => {
       class Block(nn.Module):
           def __init__(self):
               super().__init__()
-              subprocess.Popen(["sleep", "300"], start_new_session=True)
+              subprocess.Popen(["sleep", "${SLEEP}"], start_new_session=True)
           def forward(self, x):
               return x
     `,
@@ -192,7 +195,7 @@ describe('hostile blocks are contained and classified as failures', () => {
     expect(rec.rawDetached).toMatchObject({ status: 'failed', failureClass: 'sandbox-violation' });
     expect(rec.rawDetached.failureDetail).toContain('outlived');
     expect(processesMatching(STRAY)).toEqual([]);
-    expect(processesMatching('sleep 300')).toEqual([]);
+    expect(processesMatching(`sleep ${SLEEP}`)).toEqual([]);
     expect(processesMatching(root)).toEqual([]); // no bwrap with our folder bound is left either
   });
 

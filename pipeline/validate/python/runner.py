@@ -149,8 +149,13 @@ def main():
         job = json.loads(line)
         count += 1
         job.update(device=device, work=os.path.join(hello["workRoot"], f"b{os.getpid()}-{count}"))
-        rec, token, clean, cache = supervise(job, sandboxed, stdin, lambda: emit({"type": "started", "id": job["id"]}),
-                                             baseline)
+
+        def started(child, job_id=job["id"]):
+            # `child` is the block's process group; only a worker outside a sandbox says it (a pid of the sandbox's
+            # own namespace means nothing on the host), so that the host can end it with a worker it kills.
+            emit({"type": "started", "id": job_id, **({} if sandboxed else {"child": child})})
+
+        rec, token, clean, cache = supervise(job, sandboxed, stdin, started, baseline)
         if token is None:
             break  # the TypeScript side is gone
         rec.update(device=device, gpuName=gpu, torchVersion=torch.__version__)

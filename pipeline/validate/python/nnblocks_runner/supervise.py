@@ -46,7 +46,7 @@ def fork(patience=5.0):
 
 
 def supervise(job, sandboxed, stdin, started, baseline=None):
-    """Forks the child, tells TypeScript it `started`, reads the job's seal (its token) from `stdin`, reads the
+    """Forks the child, tells TypeScript it `started` (with the child's pid, its process group), reads the job's seal (its token) from `stdin`, reads the
     child's pipes until it exits or the deadline passes, and kills everything the block left. Returns
     (record, token, clean, cache): token None when stdin ended; clean False when a process of the block survived, or
     the block changed the worker (`baseline`, pid1.worker_state) or left SysV IPC objects; cache False for a record
@@ -62,7 +62,7 @@ def supervise(job, sandboxed, stdin, started, baseline=None):
         child(job, res_w, out_w, err_w)
     for fd in (res_w, out_w, err_w):
         os.close(fd)
-    started()
+    started(pid)
     seal = stdin.line()
     token = json.loads(seal).get("token") if seal else None
     if token is None:
