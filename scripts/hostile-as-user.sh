@@ -12,9 +12,13 @@ id "$U" >/dev/null 2>&1 || useradd -m -s /bin/bash "$U"
 H=$(getent passwd "$U" | cut -d: -f6)
 if [ ! -d "$COPY/.git" ]; then
   git clone -q "$SRC" "$COPY"
-  cp -a "$SRC/node_modules" "$COPY/"
-  chown -R "$U:" "$COPY"
+else # the user's clone: root brings it to this checkout's commit (git would refuse a repository of another owner)
+  git -c safe.directory="$COPY" -C "$COPY" fetch -q "$SRC" HEAD
+  git -c safe.directory="$COPY" -C "$COPY" reset -q --hard FETCH_HEAD
 fi
+rm -rf "$COPY/node_modules"
+cp -a "$SRC/node_modules" "$COPY/"
+chown -R "$U:" "$COPY"
 # The user's environment home is ~/.cache/nnblocks/envs. Root's base goes there as a hard-linked copy (same file
 # system: a second, no space): its files stay root's and read-only, its folders are the user's. Where there is none,
 # setup below makes one as the user (pip, minutes, about 5.5 GB).
