@@ -4,7 +4,7 @@
 // names (which can't work without the repository) turned into assignments to the emitted definitions.
 import type { Diagnostic } from '../diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { Closure, IncludedStmt } from '../resolve/closure.ts';
+import type { Binding, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
 import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
@@ -55,15 +55,7 @@ export function emitModule(
       const st = c.stmts.get(b.by);
       return st?.mod.module?.split('.').pop() ?? 'ns';
     },
-    (b) => {
-      const st = c.stmts.get(b.by);
-      if (b.kind !== 'def' || !st) return true;
-      const facts = st.mod.facts.statements[st.stmt];
-      // Bound through `global` in a function: renamed at its occurrences (statementText).
-      if (!facts.binds.includes(b.name) && facts.rebinds.some((r) => r.name === b.name)) return true;
-      const text = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
-      return definitionName(text, facts.kind, b.name) !== null;
-    },
+    renamableIn(c, readText),
   );
   const nameOf = (key: string) => plan.emitted.get(key)!;
 
@@ -172,7 +164,20 @@ export function emitModule(
   };
 }
 
-const FUTURE_ANNOTATIONS = 'from __future__ import annotations';
+export const FUTURE_ANNOTATIONS = 'from __future__ import annotations';
+
+/** Whether a definition's name can be edited at its bytes (names.ts `renamable`); an import's always can. */
+export function renamableIn(c: Closure, readText: (mod: IndexedModule) => Buffer): (b: Binding) => boolean {
+  return (b) => {
+    const st = c.stmts.get(b.by);
+    if (b.kind !== 'def' || !st) return true;
+    const facts = st.mod.facts.statements[st.stmt];
+    // Bound through `global` in a function: renamed at its occurrences (statementText).
+    if (!facts.binds.includes(b.name) && facts.rebinds.some((r) => r.name === b.name)) return true;
+    const text = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
+    return definitionName(text, facts.kind, b.name) !== null;
+  };
+}
 
 /**
  * Whether `mod` starts with `from __future__ import annotations` (PEP 563): its annotations are never evaluated, so
@@ -185,7 +190,7 @@ const FUTURE_ANNOTATIONS = 'from __future__ import annotations';
  * without it can only import more easily so (its annotations go unevaluated; what they name is emitted anyway), and
  * `typing.get_type_hints` and TorchScript resolve the strings in the module's globals.
  */
-function postponesAnnotations(mod: IndexedModule): boolean {
+export function postponesAnnotations(mod: IndexedModule): boolean {
   return mod.facts.imports.some(
     (i) => i.future && i.scope === 'module' && i.names.some((n) => n.name === 'annotations'),
   );
@@ -197,7 +202,7 @@ function postponesAnnotations(mod: IndexedModule): boolean {
  *   # nnblocks: not followed (only methods never reached from import, construction or forward use them): print_log
  *   # nnblocks: those methods: init_weights
  */
-function unfollowedComment(st: IncludedStmt): string {
+export function unfollowedComment(st: IncludedStmt): string {
   if (!st.unfollowed) return '';
   return (
     wrapComment(
@@ -228,7 +233,7 @@ function wrapComment(prefix: string, names: string[]): string {
  * turn; through a namespace, its members'. A statement that reads a function at import time (a decorator, a
  * default `f()`, a base class whose `__init_subclass__` runs) must come after all of it (a soft edge, order.ts).
  */
-function lateReach(c: Closure): (key: string) => Set<string> {
+export function lateReach(c: Closure): (key: string) => Set<string> {
   const memo = new Map<string, Set<string>>();
   const next = (key: string): Iterable<string> => {
     const st = c.stmts.get(key);
@@ -253,12 +258,18 @@ function lateReach(c: Closure): (key: string) => Set<string> {
 }
 
 /** A statement's upstream text with renames and internal-import rewrites applied at their byte spans. */
-function statementText(
+export function statementText(
   st: IncludedStmt,
   c: Closure,
   plan: ReturnType<typeof planNames>,
   bytes: Buffer,
   diagnostics: Diagnostic[],
+  /**
+   * What a nested import of internal names binds them with, instead of assignments to module-level definitions:
+   * a package module (package.ts) keeps a function's import lazy, `from ..v2 import functional as F` → an import
+   * from the package's module holding each name, so modules that import each other only when called stay apart.
+   */
+  nested?: (rw: ImportRewrite) => string[] | null,
 ): string {
   const facts = st.mod.facts.statements[st.stmt];
   const edits: Edit[] = [];
@@ -280,9 +291,12 @@ function statementText(
             .map((n) => (n.asname ? `${n.name} as ${n.asname}` : n.name));
       if (names.length) parts.push(`from ${rw.absolute} import ${names.join(', ')}`);
     }
-    for (const b of rw.binds) {
-      if (plan.emitted.get(b.binding) !== b.bound) parts.push(`${b.bound} = ${plan.emitted.get(b.binding)}`);
-    }
+    const lazy = nested?.(rw);
+    if (lazy) parts.push(...lazy);
+    else
+      for (const b of rw.binds) {
+        if (plan.emitted.get(b.binding) !== b.bound) parts.push(`${b.bound} = ${plan.emitted.get(b.binding)}`);
+      }
     edits.push({
       start: rw.imp.span.startByte,
       end: rw.imp.span.endByte,
@@ -375,12 +389,12 @@ function definitionName(text: string, kind: string, name: string): { at: number;
  *   import packaging
  *   packaging.version.parse(v)     # → try: import packaging.version / except ImportError: pass
  */
-function guardedImport(sub: string): string {
+export function guardedImport(sub: string): string {
   return `try:  # nnblocks: ${sub} is read; upstream another import of its module may load it\n    import ${sub}\nexcept ImportError:\n    pass`;
 }
 
 /** Dotted modules the header imports load themselves: `import a.b` loads a and a.b; `from a.b import c`, a.b.c. */
-function importedModules(c: Closure): Set<string> {
+export function importedModules(c: Closure): Set<string> {
   const out = new Set<string>();
   const add = (dotted: string) => dotted.split('.').forEach((_, i, parts) => out.add(parts.slice(0, i + 1).join('.')));
   for (const st of c.stmts.values()) {
@@ -399,7 +413,7 @@ function importedModules(c: Closure): Set<string> {
  * of the block's own package (`rewriteImport`): then one absolute import per name, of the needed names only.
  *   from .sub import X, Y        # pkg/sub.py not indexed, only X needed  →  from pkg.sub import X
  */
-function importLines(
+export function importLines(
   st: IncludedStmt,
   c: Closure,
   emitted: Map<string, string>,

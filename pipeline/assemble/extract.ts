@@ -117,7 +117,27 @@ export function isRuntimePackage(top: string): boolean {
 
 const OPAQUE: ReadonlySet<string> = new Set([...RUNTIME_PACKAGES, ...STDLIB]);
 
-export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOptions): ExtractedBlock[] {
+/** What assembling needs across blocks: one lookup per reach, the modules by source and path, their text. */
+export interface Assembly {
+  lookupFor(sourceId: string): Lookup;
+  module(sourceId: string, path: string): IndexedModule | undefined;
+  readText(mod: IndexedModule): Buffer;
+  /**
+   * The extra roots of a block's module (builders, layer classes, parts; ExtractOptions) and how many of each, in
+   * that order.
+   */
+  roots(
+    block: Block,
+    mod: IndexedModule,
+  ): {
+    roots: { stmt: number; name: string; mod?: IndexedModule }[];
+    builders: number;
+    layers: number;
+    parts: { name: string; mod: IndexedModule }[];
+  };
+}
+
+export function assembly(program: Program, opts: ExtractOptions): Assembly {
   // Closures reach every source of the corpus, except from a source that opted out (`resolveAcross: false`),
   // whose closures stop at its own boundary. One lookup (and its cache) per reach.
   const lookups = new Map<string, Lookup>();
@@ -147,13 +167,41 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     }
     return buf;
   };
+  const roots: Assembly['roots'] = (block, mod) => {
+    // A builder's statement in the block's module: module-level functions only (`def resnet50(...)`).
+    const builderRoots = (opts.builders?.(block) ?? []).flatMap((name) => {
+      const fn = mod.facts.functions.find((f) => f.qualname === name);
+      return fn ? [{ stmt: fn.statementIndex, name }] : [];
+    });
+    const layerRoots = (opts.layers?.(block, mod) ?? []).flatMap((name) => {
+      const cls = mod.facts.classes.find((c) => c.qualname === name);
+      return cls ? [{ stmt: cls.statementIndex, name }] : [];
+    });
+    // A part's builder lives in another module of the block's source (`faster_rcnn.py` for `rpn.py`'s block).
+    const partRoots = (opts.parts?.(block) ?? []).flatMap(({ path, name }) => {
+      const home = byKey.get(`${block.sourceId}\0${path}`);
+      const fn = home?.facts.functions.find((f) => f.qualname === name);
+      return home && fn ? [{ stmt: fn.statementIndex, name, mod: home }] : [];
+    });
+    return {
+      roots: [...builderRoots, ...layerRoots, ...partRoots],
+      builders: builderRoots.length,
+      layers: layerRoots.length,
+      parts: partRoots,
+    };
+  };
+  return { lookupFor, module: (sourceId, path) => byKey.get(`${sourceId}\0${path}`), readText, roots };
+}
+
+export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOptions): ExtractedBlock[] {
+  const { lookupFor, readText, ...a } = assembly(program, opts);
   const importRoot = resolve(opts.outDir, 'blocks');
   if (opts.write !== false) mkdirSync(importRoot, { recursive: true });
   const used = new Set<string>();
   const out: ExtractedBlock[] = [];
   for (const block of blocks) {
     const t0 = performance.now();
-    const mod = byKey.get(`${block.sourceId}\0${block.path}`)!;
+    const mod = a.module(block.sourceId, block.path)!;
     let moduleName = moduleNameForBlock(block);
     for (let i = 2; used.has(moduleName); i++) moduleName = `${moduleNameForBlock(block)}_${i}`;
     used.add(moduleName);
@@ -167,22 +215,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let coreCode: string | undefined;
     let writtenDefinitions: EmittedDefinition[] | undefined;
     try {
-      // A builder's statement in the block's module: module-level functions only (`def resnet50(...)`).
-      const builderRoots = (opts.builders?.(block) ?? []).flatMap((name) => {
-        const fn = mod.facts.functions.find((f) => f.qualname === name);
-        return fn ? [{ stmt: fn.statementIndex, name }] : [];
-      });
-      const layerRoots = (opts.layers?.(block, mod) ?? []).flatMap((name) => {
-        const cls = mod.facts.classes.find((c) => c.qualname === name);
-        return cls ? [{ stmt: cls.statementIndex, name }] : [];
-      });
-      // A part's builder lives in another module of the block's source (`faster_rcnn.py` for `rpn.py`'s block).
-      const partRoots = (opts.parts?.(block) ?? []).flatMap(({ path, name }) => {
-        const home = byKey.get(`${block.sourceId}\0${path}`);
-        const fn = home?.facts.functions.find((f) => f.qualname === name);
-        return home && fn ? [{ stmt: fn.statementIndex, name, mod: home }] : [];
-      });
-      const roots = [...builderRoots, ...layerRoots, ...partRoots];
+      const { roots, builders: nBuilders, layers: nLayers, parts: partRoots } = a.roots(block, mod);
       const lookup = lookupFor(block.sourceId);
       // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
       // builders, the module written and validated also holds them and what they need.
@@ -201,9 +234,9 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         coreCode = code;
         code = withBuilders.code;
         className = withBuilders.className;
-        builders = withBuilders.rootNames.slice(0, builderRoots.length);
+        builders = withBuilders.rootNames.slice(0, nBuilders);
         // Kept only under its upstream name: the recipe names it so, in the emitted module and for fidelity alike.
-        const partNames = withBuilders.rootNames.slice(builderRoots.length + layerRoots.length);
+        const partNames = withBuilders.rootNames.slice(nBuilders + nLayers);
         parts = partRoots.flatMap((r, i) =>
           partNames[i] === r.name && r.mod.module ? [{ name: r.name, module: r.mod.module }] : [],
         );
@@ -243,9 +276,13 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
   return out;
 }
 
-export function writeManifest(outDir: string, blocks: ExtractedBlock[]): string {
+/**
+ * `outDir/manifest.json`: one entry per block; with `packageName`, the package every entry's module is in (blocks
+ * extracted together, docs/resolve.md "Several blocks: one package").
+ */
+export function writeManifest(outDir: string, entries: ManifestEntry[], packageName?: string): string {
   const file = join(outDir, 'manifest.json');
-  const entries = blocks.filter((b) => b.code).map((b) => b.entry);
-  writeFileSync(file, JSON.stringify({ blocks: entries }, null, 2) + '\n');
+  const head = packageName ? { package: packageName } : {};
+  writeFileSync(file, JSON.stringify({ ...head, blocks: entries }, null, 2) + '\n');
   return file;
 }

@@ -21,12 +21,18 @@ export function planNames(
    * on a clash it keeps its name and the other binding is renamed.
    */
   renamable: (b: Binding) => boolean = () => true,
+  /**
+   * Bindings that keep their names before the others (after the block's and the imports'): by default those of the
+   * block's own statement; in a package module (package.ts), its own definitions before what it imports.
+   */
+  own?: (b: Binding) => boolean,
 ): NamePlan {
   const emitted = new Map<BindingKey, string>();
   const renamed = new Set<BindingKey>();
   const taken = new Map<string, BindingKey>();
-  const block = c.bindings.get(c.blockKey)!;
-  const blockStmt = block.by;
+  // A package module (package.ts) holds no block's closure of its own: it may hold no block at all.
+  const blockStmt = c.bindings.get(c.blockKey)?.by;
+  const isOwn = own ?? ((b: Binding) => b.by === blockStmt);
   const shared = new Map<string, number>();
   for (const b of c.bindings.values()) shared.set(b.name, (shared.get(b.name) ?? 0) + 1);
   // The block keeps its own name (the manifest promises it); imports keep theirs so they stay verbatim; then
@@ -34,11 +40,11 @@ export function planNames(
   const rank = (b: Binding) =>
     b.key === c.blockKey
       ? 0
-      : b.kind === 'external'
+      : b.kind === 'external' && (own === undefined || own(b))
         ? 1
         : shared.get(b.name)! > 1 && !renamable(b)
           ? 2
-          : b.by === blockStmt
+          : isOwn(b)
             ? 3
             : 4;
   const ordered = [...c.bindings.values()].sort(

@@ -2,7 +2,7 @@
 // Python interpreter once (importlib.metadata), so a manifest says e.g. { name: 'torch', version: '1.13.0a0' }.
 import { execFileSync } from 'node:child_process';
 import { probeArgs, type HostPython } from '../sources/python-dist.ts';
-import type { ExtractedBlock, Requirement } from './extract.ts';
+import type { ManifestEntry, Requirement } from './extract.ts';
 import { STDLIB } from './stdlib.ts';
 
 const PROBE = `
@@ -45,7 +45,7 @@ export function requirementVersions(python: HostPython | null, tops: string[]): 
 }
 
 /** One Python probe for all blocks: fills each manifest entry's requirements with the installed distribution. */
-export function attachRequirementVersions(python: HostPython | null, extracted: ExtractedBlock[]): void {
+export function attachRequirementVersions(python: HostPython | null, extracted: { entry: ManifestEntry }[]): void {
   const versions = requirementVersions(
     python,
     extracted.flatMap((e) => e.entry.requires.map((r) => r.name)),

@@ -1,6 +1,7 @@
 // The build's extract step: assembles the selected blocks (written under `outDir`, or in memory only), with
 // progress, then asks the configured Python once which installed distribution provides each import.
-import { extractBlocks, writeManifest, type ExtractedBlock } from '../assemble/extract.ts';
+import { extractBlocks, writeManifest, type ExtractedBlock, type ExtractOptions } from '../assemble/extract.ts';
+import { extractPackage, type ExtractedPackage } from '../assemble/extract-package.ts';
 import { attachRequirementVersions } from '../assemble/requirements.ts';
 import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
@@ -27,13 +28,9 @@ export function runExtraction(
 ): ExtractedBlock[] {
   const progress = ctx.progress('extract', blocks.length);
   const extracted = extractBlocks(p.program, blocks, {
+    ...assembleOptions(ctx, p),
     outDir: opts.outDir,
-    labels: sourceLabels(p.snapshots),
-    isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
     write: opts.write,
-    builders: (b) => zeroArgBuilders(p, b),
-    layers: (b, mod) => layerClasses(mod, b),
-    parts: (b) => partBuilders(p, b),
     onDone: () => progress.tick(),
   });
   if (opts.versionsFrom !== undefined) attachRequirementVersions(opts.versionsFrom, extracted);
@@ -53,7 +50,49 @@ export async function extractToFolder(
 ): Promise<{ manifest: string; extracted: ExtractedBlock[] }> {
   const env = await p.environment();
   const extracted = runExtraction(ctx, p, blocks, { outDir, versionsFrom: env.ok ? env.environment.host : null });
-  return { manifest: writeManifest(outDir, extracted), extracted };
+  return {
+    manifest: writeManifest(
+      outDir,
+      extracted.filter((b) => b.code).map((b) => b.entry),
+    ),
+    extracted,
+  };
+}
+
+/**
+ * `nnblocks extract` of several blocks: one package `outDir/<name>` (docs/resolve.md, "Several blocks: one
+ * package") and its `manifest.json`, which names the module holding each block.
+ */
+export async function extractPackageToFolder(
+  ctx: RunContext,
+  p: Prepared,
+  blocks: Block[],
+  outDir: string,
+  packageName?: string,
+): Promise<{ manifest: string; extracted: ExtractedPackage }> {
+  const env = await p.environment();
+  const progress = ctx.progress('extract', blocks.length);
+  const extracted = extractPackage(p.program, blocks, {
+    ...assembleOptions(ctx, p),
+    outDir,
+    packageName,
+    onDone: () => progress.tick(),
+  });
+  attachRequirementVersions(env.ok ? env.environment.host : null, extracted.blocks);
+  progress.done(`${extracted.blocks.length} blocks, ${extracted.modules.length} modules`);
+  const entries = extracted.blocks.filter((b) => b.entry.module).map((b) => b.entry);
+  return { manifest: writeManifest(outDir, entries, extracted.name), extracted };
+}
+
+/** What assembling a block takes from the run: source labels, isolated sources, builders, layers, parts. */
+function assembleOptions(ctx: RunContext, p: Prepared): Omit<ExtractOptions, 'outDir'> {
+  return {
+    labels: sourceLabels(p.snapshots),
+    isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
+    builders: (b) => zeroArgBuilders(p, b),
+    layers: (b, mod) => layerClasses(mod, b),
+    parts: (b) => partBuilders(p, b),
+  };
 }
 
 /** Most builder configurations a block's module holds (ResNet has 9 builders: resnet18 ... wide_resnet101_2). */

@@ -32,7 +32,10 @@ describe('emitted modules import without their repository', () => {
     const { program, discovered } = await indexTree(c.files);
     const outDir = tempDir('nnb-out-');
     const out = extractBlocks(program, discovered.blocks, { outDir, labels: new Map() });
-    const manifest = writeManifest(outDir, out);
+    const manifest = writeManifest(
+      outDir,
+      out.map((o) => o.entry),
+    );
     expect(manifest.endsWith('manifest.json')).toBe(true);
     const results = importInFreshPython(
       out.map((o) => o.entry),

@@ -28,7 +28,10 @@ export async function run(): Promise<Figure[]> {
   const labels = sourceLabels(p.snapshots);
   extractBlocks(p.program, blocks, { outDir, labels, write: false }); // warm-up: the figure is for a warm index
   const extracted = extractBlocks(p.program, blocks, { outDir, labels });
-  const manifest = writeManifest(outDir, extracted);
+  const manifest = writeManifest(
+    outDir,
+    extracted.filter((e) => e.code).map((e) => e.entry),
+  );
   const ms = extracted.map((e) => e.ms);
 
   const py = (mode: string) =>
