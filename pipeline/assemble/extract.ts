@@ -1,13 +1,14 @@
 // Extraction: resolves each block's closure and writes one importable module per block plus `manifest.json`,
 // so that `sys.path.insert(0, importRoot); getattr(importlib.import_module(module), className)` loads it.
 // See docs/resolve.md ("Assemble").
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { Block } from '../discover/discover.ts';
 import { gitBlobSha1, sha256 } from '../index/hash.ts';
 import type { IndexedModule } from '../index/types.ts';
-import { computeClosure } from '../resolve/closure.ts';
+import { computeClosure, type Closure } from '../resolve/closure.ts';
+import { AssemblyCache, type AssemblyCacheStore } from './cache.ts';
 import { Lookup, type Reach } from '../resolve/lookup.ts';
 import type { Program } from '../resolve/program.ts';
 import { decodePython } from '../parse/decode.ts';
@@ -54,6 +55,8 @@ export interface ExtractedBlock {
   writtenDefinitions?: EmittedDefinition[];
   diagnostics: Diagnostic[];
   ms: number;
+  /** Taken from the cache of assembled modules (cache.ts): nothing it depends on changed since it was made. */
+  reused?: boolean;
 }
 
 export interface ExtractOptions {
@@ -80,6 +83,8 @@ export interface ExtractOptions {
    * class, and validation can build the block as that model's part. Not the block's dependencies either.
    */
   parts?: (block: Block) => { path: string; name: string }[];
+  /** Where assembled modules are kept between runs (cache.ts); none: every block is assembled. */
+  cache?: AssemblyCacheStore;
   onDone?: () => void;
 }
 
@@ -193,8 +198,20 @@ export function assembly(program: Program, opts: ExtractOptions): Assembly {
   return { lookupFor, module: (sourceId, path) => byKey.get(`${sourceId}\0${path}`), readText, roots };
 }
 
+/** A block's assembly, as cached: everything but where it is written (which depends on the selection). */
+type Assembled = Omit<ExtractedBlock, 'entry' | 'ms' | 'reused'> & {
+  className: string;
+  requires: Requirement[];
+};
+
 export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOptions): ExtractedBlock[] {
   const { lookupFor, readText, ...a } = assembly(program, opts);
+  const cache = opts.cache
+    ? new AssemblyCache(opts.cache, program.modules, {
+        labels: [...opts.labels].sort(),
+        isolated: [...(opts.isolated ?? [])].sort(),
+      })
+    : null;
   const importRoot = resolve(opts.outDir, 'blocks');
   if (opts.write !== false) mkdirSync(importRoot, { recursive: true });
   const used = new Set<string>();
@@ -205,75 +222,109 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     let moduleName = moduleNameForBlock(block);
     for (let i = 2; used.has(moduleName); i++) moduleName = `${moduleNameForBlock(block)}_${i}`;
     used.add(moduleName);
-    const diagnostics: Diagnostic[] = [];
-    let code = '';
-    let className = block.name;
-    let definitions: EmittedDefinition[] = [];
-    let requires: Requirement[] = [];
-    let builders: string[] = [];
-    let parts: { name: string; module: string }[] = [];
-    let coreCode: string | undefined;
-    let writtenDefinitions: EmittedDefinition[] | undefined;
-    try {
-      const { roots, builders: nBuilders, layers: nLayers, parts: partRoots } = a.roots(block, mod);
+    const planned = a.roots(block, mod);
+    // What the module is asked to hold besides the block: with the files read, all that decides its text.
+    const inputs = [planned.roots.map((r) => [r.mod?.path ?? null, r.stmt, r.name]), planned.builders, planned.layers];
+    let asm = cache?.get<Assembled>(block.id, inputs);
+    const reused = asm !== undefined;
+    if (!asm) {
       const lookup = lookupFor(block.sourceId);
-      // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
-      // builders, the module written and validated also holds them and what they need.
-      const closure = computeClosure(program, lookup, mod, block.stmt, block.name);
-      const emitted = emitModule(block.id, closure, readText, opts.labels, isRuntimePackage);
-      code = emitted.code;
-      className = emitted.className;
-      if (roots.length > 0) {
-        const withBuilders = emitModule(
-          block.id,
-          computeClosure(program, lookup, mod, block.stmt, block.name, roots),
-          readText,
-          opts.labels,
-          isRuntimePackage,
-        );
-        coreCode = code;
-        code = withBuilders.code;
-        className = withBuilders.className;
-        builders = withBuilders.rootNames.slice(0, nBuilders);
-        // Kept only under its upstream name: the recipe names it so, in the emitted module and for fidelity alike.
-        const partNames = withBuilders.rootNames.slice(nBuilders + nLayers);
-        parts = partRoots.flatMap((r, i) =>
-          partNames[i] === r.name && r.mod.module ? [{ name: r.name, module: r.mod.module }] : [],
-        );
-        writtenDefinitions = withBuilders.definitions;
-      }
-      definitions = emitted.definitions;
-      diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);
-      requires = [...closure.externals]
-        .filter((top) => !STDLIB.has(top))
-        .sort()
-        .map((top) => ({ name: top, version: null }));
-    } catch (err) {
-      diagnostics.push({
-        code: 'assemble-failed',
-        severity: 'error',
-        stage: 'assemble',
-        source: block.sourceId,
-        path: block.path,
-        message: (err as Error).message,
-      });
+      const { result, read } = lookup.tracking(() =>
+        assembleBlock(program, lookup, block, mod, planned, readText, opts.labels),
+      );
+      asm = result.asm;
+      // A failure may come from the infrastructure (a file edited since indexing): never kept.
+      if (cache && !asm.diagnostics.some((d) => d.code === 'assemble-failed'))
+        cache.put(block.id, inputs, [...read, ...result.files], asm);
     }
+    const { className, requires, ...rest } = asm;
     const file = join(importRoot, `${moduleName}.py`);
-    if (opts.write !== false && code) writeFileSync(file, code);
+    if (opts.write !== false && rest.code) writeIfChanged(file, rest.code);
     out.push({
-      entry: { id: block.id, file, importRoot, module: moduleName, className, requires, sha256: sha256(code) },
-      builders,
-      parts,
-      code,
-      ...(coreCode !== undefined ? { coreCode } : {}),
-      definitions,
-      ...(writtenDefinitions ? { writtenDefinitions } : {}),
-      diagnostics,
+      entry: { id: block.id, file, importRoot, module: moduleName, className, requires, sha256: sha256(rest.code) },
+      ...rest,
+      ...(reused ? { reused } : {}),
       ms: performance.now() - t0,
     });
     opts.onDone?.();
   }
   return out;
+}
+
+/** A warm run leaves unchanged modules untouched (their mtime too). */
+function writeIfChanged(file: string, code: string): void {
+  if (existsSync(file) && readFileSync(file, 'utf8') === code) return;
+  writeFileSync(file, code);
+}
+
+/** Computes a block's closures and emits its module; `files`: the modules whose statements it copied. */
+function assembleBlock(
+  program: Program,
+  lookup: Lookup,
+  block: Block,
+  mod: IndexedModule,
+  planned: ReturnType<Assembly['roots']>,
+  readText: (mod: IndexedModule) => Buffer,
+  labels: Map<string, SourceLabel>,
+): { asm: Assembled; files: string[] } {
+  const { roots, builders: nBuilders, layers: nLayers, parts: partRoots } = planned;
+  const asm: Assembled = {
+    className: block.name,
+    requires: [],
+    builders: [],
+    parts: [],
+    code: '',
+    definitions: [],
+    diagnostics: [],
+  };
+  const files = new Set<string>();
+  const note = (c: Closure) => {
+    for (const st of c.stmts.values()) files.add(`${st.mod.sourceId}\0${st.mod.path}`);
+    return c;
+  };
+  try {
+    // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
+    // builders, the module written and validated also holds them and what they need.
+    const closure = note(computeClosure(program, lookup, mod, block.stmt, block.name));
+    const emitted = emitModule(block.id, closure, readText, labels, isRuntimePackage);
+    asm.code = emitted.code;
+    asm.className = emitted.className;
+    if (roots.length > 0) {
+      const withBuilders = emitModule(
+        block.id,
+        note(computeClosure(program, lookup, mod, block.stmt, block.name, roots)),
+        readText,
+        labels,
+        isRuntimePackage,
+      );
+      asm.coreCode = asm.code;
+      asm.code = withBuilders.code;
+      asm.className = withBuilders.className;
+      asm.builders = withBuilders.rootNames.slice(0, nBuilders);
+      // Kept only under its upstream name: the recipe names it so, in the emitted module and for fidelity alike.
+      const partNames = withBuilders.rootNames.slice(nBuilders + nLayers);
+      asm.parts = partRoots.flatMap((r, i) =>
+        partNames[i] === r.name && r.mod.module ? [{ name: r.name, module: r.mod.module }] : [],
+      );
+      asm.writtenDefinitions = withBuilders.definitions;
+    }
+    asm.definitions = emitted.definitions;
+    asm.diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);
+    asm.requires = [...closure.externals]
+      .filter((top) => !STDLIB.has(top))
+      .sort()
+      .map((top) => ({ name: top, version: null }));
+  } catch (err) {
+    asm.diagnostics.push({
+      code: 'assemble-failed',
+      severity: 'error',
+      stage: 'assemble',
+      source: block.sourceId,
+      path: block.path,
+      message: (err as Error).message,
+    });
+  }
+  return { asm, files: [...files] };
 }
 
 /**

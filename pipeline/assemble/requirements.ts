@@ -2,6 +2,8 @@
 // Python interpreter once (importlib.metadata), so a manifest says e.g. { name: 'torch', version: '1.13.0a0' }.
 import { execFileSync } from 'node:child_process';
 import { probeArgs, type HostPython } from '../sources/python-dist.ts';
+import { sha256 } from '../index/hash.ts';
+import type { AssemblyCacheStore } from './cache.ts';
 import type { ManifestEntry, Requirement } from './extract.ts';
 import { STDLIB } from './stdlib.ts';
 
@@ -21,21 +23,37 @@ for t in tops:
 print(json.dumps(out))
 `;
 
+/**
+ * Where the answers of one environment are kept between runs: `key` identifies the interpreter and its installed
+ * set (the environment's key), so a warm run starts no Python for them.
+ */
+export interface VersionMemo {
+  key: string;
+  store: AssemblyCacheStore;
+}
+
 /** Requirement per top-level import name; stdlib names are left out; unknown ones get version null. */
-export function requirementVersions(python: HostPython | null, tops: string[]): Map<string, Requirement> {
+export function requirementVersions(
+  python: HostPython | null,
+  tops: string[],
+  memo?: VersionMemo,
+): Map<string, Requirement> {
   const wanted = [...new Set(tops)].filter((t) => !STDLIB.has(t)).sort();
   const out = new Map<string, Requirement>();
   let found: Record<string, Requirement> = {};
-  if (python && wanted.length) {
+  const memoKey = memo && sha256(JSON.stringify([memo.key, python?.path, wanted]));
+  const known = memoKey ? memo.store.get(memoKey) : undefined;
+  if (known) found = JSON.parse(known) as Record<string, Requirement>;
+  else if (python && wanted.length) {
     try {
-      found = JSON.parse(
-        execFileSync(python.path, ['-I', ...probeArgs(python, PROBE)], {
-          cwd: '/',
-          input: JSON.stringify(wanted),
-          encoding: 'utf8',
-          timeout: 60_000,
-        }),
-      );
+      const text = execFileSync(python.path, ['-I', ...probeArgs(python, PROBE)], {
+        cwd: '/',
+        input: JSON.stringify(wanted),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      found = JSON.parse(text);
+      if (memoKey) memo.store.put(memoKey, JSON.stringify(found));
     } catch {
       found = {};
     }
@@ -45,10 +63,15 @@ export function requirementVersions(python: HostPython | null, tops: string[]): 
 }
 
 /** One Python probe for all blocks: fills each manifest entry's requirements with the installed distribution. */
-export function attachRequirementVersions(python: HostPython | null, extracted: { entry: ManifestEntry }[]): void {
+export function attachRequirementVersions(
+  python: HostPython | null,
+  extracted: { entry: ManifestEntry }[],
+  memo?: VersionMemo,
+): void {
   const versions = requirementVersions(
     python,
     extracted.flatMap((e) => e.entry.requires.map((r) => r.name)),
+    memo,
   );
   for (const e of extracted) e.entry.requires = e.entry.requires.map((r) => versions.get(r.name) ?? r);
 }

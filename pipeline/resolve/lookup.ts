@@ -43,6 +43,10 @@ export interface Reach {
 
 export class Lookup {
   private readonly cache = new Map<string, Target>();
+  /** The modules (`sourceId\0path`) each cached answer read: a cached answer still counts them as read. */
+  private readonly cacheReads = new Map<string, Set<string>>();
+  /** One set per answer being computed, innermost last; `tracking` adds an outermost one. */
+  private readonly reading: Set<string>[] = [];
   private readonly reach?: Reach;
 
   /**
@@ -94,14 +98,47 @@ export class Lookup {
     return `${mod.sourceId}\0${mod.path}\0${name}`;
   }
 
+  /**
+   * Runs `fn` and says which modules its lookups read: their text decides the answers, so an assembled module
+   * that used them can be reused while none of them changed (pipeline/assemble/cache.ts).
+   */
+  tracking<T>(fn: () => T): { result: T; read: Set<string> } {
+    this.reading.push(new Set());
+    try {
+      const result = fn();
+      return { result, read: this.reading[this.reading.length - 1] };
+    } finally {
+      this.reading.pop();
+    }
+  }
+
+  private noteRead(modules: Iterable<string>): void {
+    const top = this.reading[this.reading.length - 1];
+    if (top) for (const m of modules) top.add(m);
+  }
+
   private nameIn(mod: IndexedModule, name: string, seen: Set<string>, depth: number): Target {
     const key = this.key(mod, name);
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.noteRead(this.cacheReads.get(key)!);
+      return cached;
+    }
     if (seen.has(key) || depth > MAX_DEPTH) return { kind: 'unresolved', name, reason: 'import cycle' };
     seen.add(key);
-    const t = this.compute(mod, name, seen, depth);
-    if (t.kind !== 'unresolved' || t.reason !== 'import cycle') this.cache.set(key, t);
+    const read = new Set([`${mod.sourceId}\0${mod.path}`]);
+    this.reading.push(read);
+    let t: Target;
+    try {
+      t = this.compute(mod, name, seen, depth);
+    } finally {
+      this.reading.pop();
+    }
+    if (t.kind !== 'unresolved' || t.reason !== 'import cycle') {
+      this.cache.set(key, t);
+      this.cacheReads.set(key, read);
+    }
+    this.noteRead(read);
     return t;
   }
 
@@ -128,6 +165,7 @@ export class Lookup {
       if (!base) continue;
       const target = this.sourceOf(base, mod.sourceId) ? this.program.findModule(base, mod.sourceId) : undefined;
       if (target) {
+        this.noteRead([`${target.sourceId}\0${target.path}`]); // its `__all__` decides, even when it says no
         if (!this.exports(target, name)) continue;
         const t = this.nameIn(target, name, seen, depth + 1);
         // A star import binds what the module binds at run time, not its TYPE_CHECKING names.

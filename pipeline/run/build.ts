@@ -51,6 +51,7 @@ export async function buildPartial(
   const extracted = runExtraction(ctx, p, blocks, {
     outDir: join(ctx.config.cacheDir, 'extracted'),
     versionsFrom: env?.ok ? env.environment.host : null,
+    environmentKey: env?.ok ? env.environment.key : undefined,
   });
   const byId = new Map(extracted.map((e) => [e.entry.id, e]));
   timings.extract = performance.now() - t;

@@ -2,12 +2,17 @@
 // progress, then asks the configured Python once which installed distribution provides each import.
 import { extractBlocks, writeManifest, type ExtractedBlock, type ExtractOptions } from '../assemble/extract.ts';
 import { extractPackage, type ExtractedPackage } from '../assemble/extract-package.ts';
-import { attachRequirementVersions } from '../assemble/requirements.ts';
+import { attachRequirementVersions, type VersionMemo } from '../assemble/requirements.ts';
 import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { PartBuilder } from '../usage/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
+
+/** The kv namespace of assembled modules (pipeline/assemble/cache.ts). */
+const ASSEMBLED = 'assembled';
+/** The kv namespace of the installed versions of an environment's distributions (requirements.ts). */
+const VERSIONS = 'versions';
 
 export interface ExtractStepOptions {
   outDir: string;
@@ -18,6 +23,8 @@ export interface ExtractStepOptions {
    * it no versions are looked up (nothing reads them, or there is no environment).
    */
   versionsFrom?: HostPython | null;
+  /** Identifies `versionsFrom`'s installed set (the environment's key): its answers are kept between runs. */
+  environmentKey?: string;
 }
 
 export function runExtraction(
@@ -27,14 +34,20 @@ export function runExtraction(
   opts: ExtractStepOptions,
 ): ExtractedBlock[] {
   const progress = ctx.progress('extract', blocks.length);
+  // Assembled modules are kept in the index's kv table; what this run makes is stored in one transaction.
+  const made: [string, string][] = [];
   const extracted = extractBlocks(p.program, blocks, {
     ...assembleOptions(ctx, p),
     outDir: opts.outDir,
     write: opts.write,
+    cache: { get: (key) => ctx.store.kvGet(ASSEMBLED, key), put: (key, value) => made.push([key, value]) },
     onDone: () => progress.tick(),
   });
-  if (opts.versionsFrom !== undefined) attachRequirementVersions(opts.versionsFrom, extracted);
-  progress.done(`${extracted.length} blocks`);
+  if (made.length) ctx.store.tx(() => made.forEach(([key, value]) => ctx.store.kvPut(ASSEMBLED, key, value)));
+  if (opts.versionsFrom !== undefined)
+    attachRequirementVersions(opts.versionsFrom, extracted, versionMemo(ctx, opts.environmentKey));
+  const reused = extracted.filter((e) => e.reused).length;
+  progress.done(`${extracted.length} blocks${reused ? `, ${reused} unchanged since the last run` : ''}`);
   return extracted;
 }
 
@@ -49,7 +62,11 @@ export async function extractToFolder(
   outDir: string,
 ): Promise<{ manifest: string; extracted: ExtractedBlock[] }> {
   const env = await p.environment();
-  const extracted = runExtraction(ctx, p, blocks, { outDir, versionsFrom: env.ok ? env.environment.host : null });
+  const extracted = runExtraction(ctx, p, blocks, {
+    outDir,
+    versionsFrom: env.ok ? env.environment.host : null,
+    environmentKey: env.ok ? env.environment.key : undefined,
+  });
   return {
     manifest: writeManifest(
       outDir,
@@ -78,10 +95,23 @@ export async function extractPackageToFolder(
     packageName,
     onDone: () => progress.tick(),
   });
-  attachRequirementVersions(env.ok ? env.environment.host : null, extracted.blocks);
+  attachRequirementVersions(
+    env.ok ? env.environment.host : null,
+    extracted.blocks,
+    versionMemo(ctx, env.ok ? env.environment.key : undefined),
+  );
   progress.done(`${extracted.blocks.length} blocks, ${extracted.modules.length} modules`);
   const entries = extracted.blocks.filter((b) => b.entry.module).map((b) => b.entry);
   return { manifest: writeManifest(outDir, entries, extracted.name), extracted };
+}
+
+/** Installed versions of an environment, kept in the index's kv table (none without the environment's key). */
+function versionMemo(ctx: RunContext, key: string | undefined): VersionMemo | undefined {
+  if (!key) return undefined;
+  return {
+    key,
+    store: { get: (k) => ctx.store.kvGet(VERSIONS, k), put: (k, v) => ctx.store.kvPut(VERSIONS, k, v) },
+  };
 }
 
 /** What assembling a block takes from the run: source labels, isolated sources, builders, layers, parts. */

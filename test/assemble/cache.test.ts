@@ -1,0 +1,89 @@
+// Assembled modules are reused across runs while nothing they depend on changed: the files their closure read
+// (re-export chains included), the set of modules in the corpus, the assembler itself. The index's kv table holds
+// them; each case re-indexes the same folder into the same store, as a warm `nnblocks build` does.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractBlocks, type ExtractedBlock } from '../../pipeline/assemble/extract.ts';
+import { Store } from '../../pipeline/index/store.ts';
+import { indexFolders } from '../helpers/corpus.ts';
+import { tempDir, writeTree } from '../helpers/tree.ts';
+
+const files = {
+  'pkg/__init__.py': '',
+  'pkg/layers/__init__.py': 'from .a import Norm\n',
+  'pkg/layers/a.py': 'from torch import nn\n\n\nclass Norm(nn.LayerNorm):\n    pass\n',
+  'pkg/layers/b.py': 'from torch import nn\n\n\nclass Norm(nn.BatchNorm1d):\n    pass\n',
+  'pkg/vit.py': `from torch import nn
+from pkg.layers import Norm
+
+
+class ViT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = Norm(8)
+
+    def forward(self, x):
+        return self.norm(x)
+`,
+  'pkg/mlp.py': `from torch import nn
+
+
+class Mlp(nn.Module):
+    def forward(self, x):
+        return x
+`,
+};
+
+/** Indexes `root` into `store` and extracts ViT and Mlp with the cache in the same store, into `root`/out. */
+async function run(root: string, store: Store): Promise<Map<string, ExtractedBlock>> {
+  const { program, discovered } = await indexFolders([{ id: 'fx', root }], store);
+  const blocks = discovered.blocks.filter((b) => b.name === 'ViT' || b.name === 'Mlp');
+  const out = extractBlocks(program, blocks, {
+    outDir: join(root, '..', `${root.split('/').pop()}-out`),
+    labels: new Map(),
+    cache: { get: (k) => store.kvGet('assembled', k), put: (k, v) => store.kvPut('assembled', k, v) },
+  });
+  return new Map(out.map((e) => [e.entry.className, e]));
+}
+
+describe('reuse of assembled modules', () => {
+  it('reuses every module of an unchanged corpus, identical to a fresh assembly', async () => {
+    const root = writeTree(files);
+    const store = new Store(join(tempDir('nnb-db-'), 'index.sqlite'));
+    const cold = await run(root, store);
+    expect([...cold.values()].map((e) => e.reused ?? false)).toEqual([false, false]);
+    const warm = await run(root, store);
+    expect([...warm.values()].map((e) => e.reused)).toEqual([true, true]);
+    for (const [name, e] of warm) {
+      const { ms: _a, reused: _b, ...kept } = e;
+      const { ms: _c, reused: _d, ...fresh } = cold.get(name)!;
+      expect(kept).toEqual(fresh);
+    }
+    store.close();
+  });
+
+  it('assembles again a block whose re-export chain changed, and only it', async () => {
+    // vit.py and a.py are unchanged; pkg/layers/__init__.py, which the lookup of Norm passes through, now
+    // re-exports b's Norm: ViT's module must change although none of the files it copies from did.
+    const root = writeTree(files);
+    const store = new Store(join(tempDir('nnb-db-'), 'index.sqlite'));
+    const before = await run(root, store);
+    expect(before.get('ViT')!.code).toContain('class Norm(nn.LayerNorm)');
+    writeTree({ 'pkg/layers/__init__.py': 'from .b import Norm\n' }, root);
+    const after = await run(root, store);
+    expect(after.get('ViT')!.reused).toBeUndefined();
+    expect(after.get('ViT')!.code).toContain('class Norm(nn.BatchNorm1d)');
+    expect(after.get('Mlp')!.reused).toBe(true);
+    store.close();
+  });
+
+  it('assembles everything again when a module is added (a new file may change what a name resolves to)', async () => {
+    const root = writeTree(files);
+    const store = new Store(join(tempDir('nnb-db-'), 'index.sqlite'));
+    await run(root, store);
+    writeTree({ 'pkg/extra.py': 'X = 1\n' }, root);
+    const after = await run(root, store);
+    expect([...after.values()].map((e) => e.reused ?? false)).toEqual([false, false]);
+    store.close();
+  });
+});
