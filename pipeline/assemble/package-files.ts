@@ -24,10 +24,17 @@ const KEYWORDS = new Set(
   ),
 );
 
-/** `my-utils` → `my_utils_3f2a1c`: importable, and kept apart from a real `my_utils`. */
+/** Longest module segment kept as it is, and the readable part of a longer one (as for standalone modules). */
+const PLAIN_CHARS = 100;
+const READABLE_CHARS = 80;
+
+/**
+ * `my-utils` → `my_utils_3f2a1c`: importable, ASCII, kept apart from a real `my_utils`, and far below NAME_MAX
+ * (docs/index.md, "Long and non-ASCII names").
+ */
 function segment(raw: string): string {
-  if (SEGMENT.test(raw) && !KEYWORDS.has(raw)) return raw;
-  const ascii = raw.replace(/[^A-Za-z0-9_]/g, '_');
+  if (SEGMENT.test(raw) && !KEYWORDS.has(raw) && raw.length <= PLAIN_CHARS) return raw;
+  const ascii = raw.replace(/[^A-Za-z0-9_]/g, '_').slice(0, READABLE_CHARS);
   return `${/^[A-Za-z_]/.test(ascii) ? ascii : `m_${ascii}`}_${sha256(raw).slice(0, 6)}`;
 }
 
