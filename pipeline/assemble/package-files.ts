@@ -101,7 +101,7 @@ export function homeOf(
           i.scope === 'module' &&
           i.level === 0 &&
           (i.kind === 'from' ? i.module : (i.names[0]?.name ?? '')).split('.')[0] === top &&
-          i.names.some((n) => n.bound === b.name),
+          (i.star || i.names.some((n) => n.bound === b.name)),
       ),
   );
   return own ? f : home;
