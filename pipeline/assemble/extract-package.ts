@@ -86,7 +86,10 @@ export function extractPackage(
   const codeOf = new Map(emitted.modules.map((m) => [m.path, m.code]));
   for (const pb of emitted.blocks) {
     const e = entries.find((x) => x.entry.id === pb.blockId)!;
+    // What importing its module needs installed, which may be more than the block's own closure needs.
+    const names = new Set([...e.entry.requires.map((r) => r.name), ...pb.imports.filter((t) => !STDLIB.has(t))]);
     Object.assign(e.entry, {
+      requires: [...names].sort().map((name) => ({ name, version: null })),
       file: join(pkgDir, pb.path),
       module: `${name}.${pb.module}`,
       className: pb.className,

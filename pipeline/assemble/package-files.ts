@@ -216,3 +216,44 @@ export function relativeModule(from: PackageFile, to: PackageFile): string {
   while (k < pkg.length && k < target.length && pkg[k] === target[k]) k++;
   return '.'.repeat(pkg.length - k + 1) + target.slice(k).join('.');
 }
+
+/**
+ * Plain imports of outside names that an included compound statement binds again later (the lookup answers with
+ * the last binding): code before it reads the earlier import, which a standalone module gets from any other import
+ * of the name, and a package module only from its own upstream module.
+ *   import torch                                   # what `stack_batch`'s annotations read: written too
+ *   def stack_batch(tensor_list: List[torch.Tensor]): ...
+ *   try: import torch.fx ...                       # the binding the closure found (mmengine/model/utils.py)
+ */
+export function earlierImports(
+  f: PackageFile,
+  readText: (mod: IndexedModule) => Buffer,
+): { text: string; top: string }[] {
+  const have = new Set(f.stmts.map((st) => st.key));
+  // Names the module reads as outside names (binding keys `x\0...`).
+  const read = new Set(f.stmts.flatMap((st) => [...st.refs].filter(([, k]) => k.startsWith('x\0')).map(([n]) => n)));
+  const out: { text: string; top: string }[] = [];
+  for (const st of f.stmts) {
+    const facts = st.mod.facts.statements[st.stmt];
+    if (st.headerImport || facts.kind === 'import') continue;
+    const rebound = st.mod.facts.imports
+      .filter((i) => i.statementIndex === st.stmt && i.scope === 'module')
+      .flatMap((i) => i.names.map((n) => n.bound))
+      .filter((n) => read.has(n));
+    for (const name of rebound) {
+      for (const imp of st.mod.facts.imports) {
+        const earlier = st.mod.facts.statements[imp.statementIndex];
+        if (imp.statementIndex >= st.stmt || imp.scope !== 'module' || imp.level > 0 || earlier.kind !== 'import')
+          continue;
+        if (!imp.names.some((n) => n.bound === name)) continue;
+        if (have.has(`${st.mod.sourceId}\0${st.mod.path}\0${imp.statementIndex}`)) continue;
+        const top = (imp.kind === 'import' ? (imp.names[0]?.name ?? '') : imp.module).split('.')[0];
+        out.push({
+          text: readText(st.mod).subarray(earlier.span.startByte, earlier.span.endByte).toString('utf8'),
+          top,
+        });
+      }
+    }
+  }
+  return out;
+}

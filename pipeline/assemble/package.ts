@@ -21,7 +21,7 @@ import {
 import { mergeClosures } from './merge-closures.ts';
 import { planNames, type NamePlan } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
-import { homeOf, isLazy, packageFiles, relativeModule, type PackageFile } from './package-files.ts';
+import { earlierImports, homeOf, isLazy, packageFiles, relativeModule, type PackageFile } from './package-files.ts';
 import { STDLIB } from './stdlib.ts';
 
 export interface PackageInput {
@@ -44,6 +44,11 @@ export interface PackagedBlock {
   module: string;
   path: string;
   className: string;
+  /**
+   * Top-level outside packages importing its module imports (its module and the package modules it imports, at
+   * import time): a module holds what any extracted block needs of its upstream module, and imports what that needs.
+   */
+  imports: string[];
 }
 
 export interface EmittedPackage {
@@ -74,6 +79,9 @@ export function emitPackage(
       planFile(f, merged, (key) => homeOf(merged, f, key, fileOf), moduleFile, readText),
     );
   const modules: PackageModule[] = [];
+  /** Per module: the outside packages its own imports name, and the package modules it imports at import time. */
+  const tops = new Map<PackageFile, Set<string>>();
+  const deps = new Map<PackageFile, Set<PackageFile>>();
   for (const f of files) {
     const { plan, view, imported, modules: objects } = plans.get(f)!;
     const futures = new Set<string>();
@@ -96,6 +104,11 @@ export function emitPackage(
         thirdParty.push(guardedImport(sub));
       }
     }
+    for (const line of earlierImports(f, readText)) {
+      if (seen.has(line.text)) continue;
+      seen.add(line.text);
+      (STDLIB.has(line.top) ? stdlib : thirdParty).push(line.text);
+    }
     // What it reads from the package's other modules, one import per module, names sorted.
     const fromFile = new Map<PackageFile, string[]>();
     for (const [key, home] of imported) {
@@ -110,6 +123,10 @@ export function emitPackage(
       .map(([home, names]) => `from ${relativeModule(f, home)} import ${names.sort().join(', ')}`);
     // A module object read through attributes whose members its package module holds: that module, as upstream.
     for (const [key, home] of objects) internal.push(moduleImport(f, home, plan.emitted.get(key)!));
+    deps.set(f, new Set([...fromFile.keys(), ...objects.values()]));
+    // Header imports only: one under try/if may fail (`try: import parrots`), and upstream counts on it.
+    const own = new Set<string>([...stdlib, ...thirdParty].map((line) => topOf(line)).filter((t) => t !== ''));
+    tops.set(f, own);
     const nsKeys = namespacesOf(f, merged, objects);
     const lazy = new LazyImports(f, merged, (key) => homeOf(merged, f, key, fileOf), moduleFile, plans);
     const body = fileBody(f, merged, view, plan, nsKeys, readText, labels, diagnostics, (rw) => lazy.text(rw));
@@ -130,7 +147,18 @@ export function emitPackage(
   }
   const blocks = inputs.map(({ blockId, closure }) => {
     const f = defFile(closure.blockKey)!;
-    return { blockId, module: f.module, path: f.path, className: plans.get(f)!.plan.emitted.get(closure.blockKey)! };
+    const reached = new Set<PackageFile>();
+    const visit = (m: PackageFile) => {
+      if (reached.has(m)) return;
+      reached.add(m);
+      for (const d of deps.get(m) ?? []) visit(d);
+      // Python runs the `__init__.py` of each parent package first.
+      for (const p of files) if (p.isInit && m.module.startsWith(`${p.module}.`)) visit(p);
+    };
+    visit(f);
+    const imports = [...new Set([...reached].flatMap((m) => [...(tops.get(m) ?? [])]))].sort();
+    const className = plans.get(f)!.plan.emitted.get(closure.blockKey)!;
+    return { blockId, module: f.module, path: f.path, className, imports };
   });
   modules.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { modules, blocks, diagnostics };
@@ -278,6 +306,12 @@ class LazyImports {
     for (const [home, list] of names) parts.push(`from ${relativeModule(this.f, home)} import ${list.join(', ')}`);
     return [...parts, ...assignments];
   }
+}
+
+/** `import a.b as c`, `from a.b import c` → `a`; a guarded submodule import (`try: ...`) → ''. */
+function topOf(line: string): string {
+  const m = /^(?:import|from)\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(line);
+  return m ? m[1] : '';
 }
 
 /** Namespaces (module objects read through attributes) the module's statements read, nested ones first. */

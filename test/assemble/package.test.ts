@@ -22,7 +22,8 @@ const PACKAGE_RUN: Record<string, string> = {
 // A ViT and a transformer block that share `Block` (and `Mlp` through it), as DINO and SAM do.
 const files = {
   'pkg/__init__.py': 'from .layers import Block\n',
-  'pkg/layers.py': `import torch
+  'pkg/layers.py': `import numpy as np
+import torch
 from torch import nn
 from .utils import to_2tuple
 
@@ -46,6 +47,7 @@ class Block(nn.Module):
     def __init__(self, dim=8):
         super().__init__()
         self.size = to_2tuple(dim)
+        self.scale = float(np.sqrt(dim))
         self.mlp = Mlp(dim)
 
     def forward(self, x):
@@ -108,6 +110,26 @@ def helper():
 def twin(x):
     return x * 2 if not isinstance(x, amod.A) else x
 `,
+  // mmengine/model/utils.py: `torch` is bound last by the `try`, but `stack`'s annotations read the import before it.
+  'pkg/late.py': `import torch
+from torch import nn
+
+
+def stack(xs: list[torch.Tensor]) -> torch.Tensor:
+    return torch.stack(xs)
+
+
+try:
+    import torch.fx
+    HAS_FX = True
+except ImportError:
+    HAS_FX = False
+
+
+class Late(nn.Module):
+    def forward(self, x):
+        return stack([x])[0] * 2 if HAS_FX else x
+`,
   'pkg/lazy/__init__.py': '',
   'pkg/lazy/img.py': `from torch import nn
 
@@ -157,6 +179,8 @@ describe('extract several blocks as one package', () => {
     expect(vit).toContain('from torch import nn\n');
     expect(vit).toContain('from ..registry import register');
     expect(readFileSync(join(outDir, 'blocks/pkg/utils.py'), 'utf8')).not.toContain('def unused');
+    // Mlp needs no numpy, but its module imports it for Block: importing it needs numpy installed, as upstream.
+    expect(byName.get('Mlp')!.requires.map((r) => r.name)).toEqual(['numpy', 'torch']);
     // Package folders that hold nothing of their own are empty packages.
     expect(readFileSync(join(outDir, 'blocks/pkg/models/__init__.py'), 'utf8')).not.toContain('import');
 
@@ -198,7 +222,7 @@ y = vit(torch.ones(2, 8)); y.sum().backward()
     expect(readFileSync(join(outDir, 'mine', 'notes.txt'), 'utf8')).toBe('keep me');
   });
 
-  it("modules that import each other at import time are one module; a method's own import stays lazy", async () => {
+  it("modules that import each other at import time are one module; a method's own import stays lazy; an import a later try rebinds stays", async () => {
     const { program, discovered } = await indexTree(cycles);
     const outDir = tempDir('nnb-pkg-');
     const pkg = extractPackage(program, discovered.blocks, { outDir, labels: new Map() });
@@ -207,6 +231,7 @@ y = vit(torch.ones(2, 8)); y.sum().backward()
       'pkg/__init__.py',
       'pkg/cyc/__init__.py',
       'pkg/cyc/a.py',
+      'pkg/late.py',
       'pkg/lazy/__init__.py',
       'pkg/lazy/img.py',
       'pkg/lazy/ops.py',
@@ -222,10 +247,16 @@ y = vit(torch.ones(2, 8)); y.sum().backward()
       [
         { ...byName.get('A')!, run: 'assert Block.size == 3 and Block()(torch.ones(1)).item() == 2' },
         { ...byName.get('Img')!, run: 'assert Block()(torch.ones(1)).item() == 2' },
+        { ...byName.get('Late')!, run: 'assert Block()(torch.ones(1)).item() == 2' },
       ],
       ['pkg'],
     );
-    expect(Object.fromEntries(results)).toEqual({ 'blocks.pkg.cyc.a': 'ok', 'blocks.pkg.lazy.img': 'ok' });
+    expect(Object.fromEntries(results)).toEqual({
+      'blocks.pkg.cyc.a': 'ok',
+      'blocks.pkg.lazy.img': 'ok',
+      'blocks.pkg.late': 'ok',
+    });
+    expect(readFileSync(join(outDir, 'blocks/pkg/late.py'), 'utf8')).toMatch(/^import torch$/m);
   });
 
   it('every resolver case block imports from one package per case', async () => {
