@@ -4,7 +4,7 @@
 // packages setup asks for are this machine's (installed once per machine: their size is reported, not their time).
 // It takes about twenty minutes and 6 GB of disk, so it runs only when named: `npm run bench fresh`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { round, type Figure } from './harness.ts';
@@ -79,6 +79,7 @@ export async function run(): Promise<Figure[]> {
     ];
   }
   const base = mkdtempSync(join(tmpdir(), 'nnb-fresh-'));
+  chmodSync(base, 0o755); // as /var/cache/nnblocks is: the sandbox's uid reads the environment made below it
   const dir = join(base, 'nnblocks');
   const envHome = join(base, 'envs');
   let keep = Boolean(process.env.NNBLOCKS_BENCH_KEEP);
