@@ -80,6 +80,12 @@ export interface ExtractOptions {
    * class, and validation can build the block as that model's part. Not the block's dependencies either.
    */
   parts?: (block: Block) => { path: string; name: string }[];
+  /**
+   * Classes of modules of the block's source that a config override builds instances of for it
+   * (`{"class": ".TwoWayTransformer"}` for SAM's MaskDecoder): the emitted module holds them too, under their own
+   * names, so the recipe's `.Name` resolves in it. Not the block's dependencies either.
+   */
+  instances?: (block: Block) => { path: string; name: string }[];
   onDone?: () => void;
 }
 
@@ -182,7 +188,12 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         const fn = home?.facts.functions.find((f) => f.qualname === name);
         return home && fn ? [{ stmt: fn.statementIndex, name, mod: home }] : [];
       });
-      const roots = [...builderRoots, ...layerRoots, ...partRoots];
+      const instanceRoots = (opts.instances?.(block) ?? []).flatMap(({ path, name }) => {
+        const home = byKey.get(`${block.sourceId}\0${path}`);
+        const cls = home?.facts.classes.find((c) => c.qualname === name);
+        return home && cls ? [{ stmt: cls.statementIndex, name, mod: home }] : [];
+      });
+      const roots = [...builderRoots, ...layerRoots, ...partRoots, ...instanceRoots];
       const lookup = lookupFor(block.sourceId);
       // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
       // builders, the module written and validated also holds them and what they need.
@@ -203,7 +214,10 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
         className = withBuilders.className;
         builders = withBuilders.rootNames.slice(0, builderRoots.length);
         // Kept only under its upstream name: the recipe names it so, in the emitted module and for fidelity alike.
-        const partNames = withBuilders.rootNames.slice(builderRoots.length + layerRoots.length);
+        const partNames = withBuilders.rootNames.slice(
+          builderRoots.length + layerRoots.length,
+          builderRoots.length + layerRoots.length + partRoots.length,
+        );
         parts = partRoots.flatMap((r, i) =>
           partNames[i] === r.name && r.mod.module ? [{ name: r.name, module: r.mod.module }] : [],
         );

@@ -7,7 +7,7 @@ import { fault } from '../fault.ts';
 import { classAt } from '../discover/discover.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { nativeLibraries } from './native-libraries.ts';
-import { partBuilders } from './extract-step.ts';
+import { overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
 import { initParams, usageRecipes, type PartRecipeSource } from './recipe-candidates.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
@@ -16,6 +16,7 @@ import {
   RUN_LIMITS,
   type EnvironmentReport,
   type LiteralValue,
+  type RecipeValue,
   type SandboxReport,
   type ValidationRecipe,
   type ValidationRecord as CatalogValidation,
@@ -154,7 +155,7 @@ export function validateItems(
   const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
   const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
   const blockedPackages = corpusPackages(p.index.modules);
-  const overrides = ctx.config.validate?.overrides ?? {};
+  const overrides = ctx.config.validate?.overrides;
   const usage = p.usage();
   const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
   const classIndex = new Map<string, ClassFact>();
@@ -165,10 +166,14 @@ export function validateItems(
     .map((e) => {
       const b = blocks.get(e.entry.id)!;
       const snap = snapshots.get(b.sourceId)!;
-      const o = overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
+      const o = overrideFor(overrides, b);
       const mod = modules.get(`${b.sourceId}\0${b.path}`);
       const own = mod ? classAt(mod, b.stmt, b.name) : undefined;
       const positional = initParams([own, ...b.baseChain.map((q) => classIndex.get(q))]);
+      // Builders of the block in sibling modules the module holds (e.parts, as part builders are): its builders.
+      const siblings = siblingBuilders(p, b).filter((f) =>
+        e.parts.some((x) => x.name === f.name && x.module === f.module),
+      );
       // The part builders the module holds (e.parts), with their parameters and their model's constructor.
       const found = partBuilders(p, b);
       const parts: PartRecipeSource[] = e.parts.flatMap((part) => {
@@ -180,7 +185,12 @@ export function validateItems(
         const positional = initParams(chain.map((c) => (typeof c === 'string' ? classIndex.get(c) : c)));
         return [{ builder: part.name, module: part.module, params: f.params, positional }];
       });
-      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional, parts);
+      const recipes = usageRecipes(
+        usage.usageOf(b.id),
+        [...e.builders, ...siblings.map((f) => ({ name: f.name, module: f.module }))],
+        positional,
+        parts,
+      );
       return {
         id: b.id,
         importRoot: e.entry.importRoot,
@@ -267,11 +277,24 @@ export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = 
   return rec;
 }
 
+/**
+ * A runner value in the catalog's form: an instance's kwargs as an ordered list (`{call, kwargs: [{name, value}]}`),
+ * tuples and lists item by item, literals as they are. The record check has bounded the nesting.
+ */
+function catalogValue(v: unknown): RecipeValue {
+  if (Array.isArray(v)) return v.map(catalogValue) as LiteralValue[];
+  if (typeof v !== 'object' || v === null) return v as LiteralValue;
+  if ('tuple' in v) return { tuple: (v as { tuple: unknown[] }).tuple.map(catalogValue) };
+  const call = v as { call: string; kwargs: Record<string, unknown> };
+  return { call: call.call, kwargs: pairs(call.kwargs) };
+}
+
+const pairs = (o: Record<string, unknown>) =>
+  Object.entries(o).map(([name, value]) => ({ name, value: catalogValue(value) }));
+
 /** A runner recipe in the catalog's form: kwargs as an ordered list (upstream names are never object keys). */
 function catalogRecipe(r: Recipe): ValidationRecipe {
   const calls = new Set(r.calls ?? []);
-  const pairs = (o: Record<string, unknown>) =>
-    Object.entries(o).map(([name, value]) => ({ name, value: value as LiteralValue }));
   return {
     seed: r.seed,
     ...(r.builder ? { builder: r.builder } : {}),

@@ -46,9 +46,10 @@ export function pyStr(s: string): string {
 
 /**
  * A recipe value as Python source, or null when it is not a literal within RUN_LIMITS: None, True/False, a finite
- * number, a string (pyStr), a tuple of those (lists become tuples, as recipes write shapes).
+ * number, a string (pyStr), a tuple of those (lists become tuples, as recipes write shapes; `{"tuple": [...]}` is one).
  */
 export function pyLiteral(v: unknown, depth = 0): string | null {
+  if (isTupleValue(v)) return pyLiteral(v.tuple, depth);
   if (v === null) return 'None';
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') {
@@ -61,6 +62,36 @@ export function pyLiteral(v: unknown, depth = 0): string | null {
   if (items.some((x) => x === null)) return null;
   return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{"tuple": [...]}`: a recipe's tuple (RecipeValue), nothing else beside it. */
+const isTupleValue = (v: unknown): v is { tuple: unknown[] } =>
+  isObject(v) && Object.keys(v).length === 1 && Array.isArray(v.tuple);
+
+/**
+ * An instance's kwargs as Python source (`depth=2, norm=getattr(module, 'Norm')(dim=8)`), or null when any name or
+ * value fails its check; values are literals (pyLiteral) or instances in turn, nested within RUN_LIMITS.
+ */
+function callArgs(kwargs: unknown, depth: number): string | null {
+  if (!Array.isArray(kwargs) || kwargs.length > RUN_LIMITS.recipeItems || depth >= RUN_LIMITS.literalDepth) return null;
+  const args: string[] = [];
+  for (const k of kwargs as { name?: unknown; value?: unknown }[]) {
+    if (!k || !isKwargName(k.name)) return null;
+    const v = k.value;
+    const value =
+      isObject(v) && !isTupleValue(v)
+        ? isRefTarget(v.call)
+          ? wrapCall(v.call, callArgs(v.kwargs, depth + 1))
+          : null
+        : pyLiteral(v);
+    if (value === null) return null;
+    args.push(`${k.name}=${value}`);
+  }
+  return args.join(', ');
+}
+
+const wrapCall = (target: string, args: string | null) => (args === null ? null : `${refSource(target)}(${args})`);
 
 /** A recipe whose every value passed its check. */
 interface ReplayPlan {
@@ -137,19 +168,15 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     if (source === null) return null;
     plan.kwargs.push({ name: k.name, source });
   }
-  // Config objects: a checked dotted class called with checked literal kwargs, e.g. `getattr(module, 'Cfg')(a=1)`.
+  // Instances: a checked dotted class called with checked kwargs, literals or instances in turn, e.g.
+  // `getattr(module, 'TwoWayTransformer')(depth=2, embedding_dim=8)`; `.X` is a class the extracted module holds.
   if (!Array.isArray(calls) || calls.length > RUN_LIMITS.recipeItems) return null;
   for (const c of calls) {
-    if (!c || !isKwargName(c.name) || names.has(c.name) || !isRefTarget(c.target) || !Array.isArray(c.kwargs))
-      return null;
+    if (!c || !isKwargName(c.name) || names.has(c.name) || !isRefTarget(c.target)) return null;
     names.add(c.name);
-    const args: string[] = [];
-    for (const k of c.kwargs) {
-      const value = k && isKwargName(k.name) ? pyLiteral(k.value) : null;
-      if (value === null) return null;
-      args.push(`${k.name}=${value}`);
-    }
-    plan.kwargs.push({ name: c.name, source: `${refSource(c.target)}(${args.join(', ')})` });
+    const source = wrapCall(c.target, callArgs(c.kwargs, 0));
+    if (source === null) return null;
+    plan.kwargs.push({ name: c.name, source });
   }
   for (const i of inputs) {
     if (!i || !isShape(i.shape) || !isTorchDtype(i.dtype)) return null;
@@ -176,11 +203,13 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
 }
 
 /**
- * A literal input as the runner passes it (replay.py `literal`): an int, a list of names, a list of int tuples.
+ * A literal input as the runner passes it (replay.py `literal`): an int, a list of names, a list of int tuples, a
+ * tuple of ints.
  * Lists stay lists (a forward may append to them). Only for a value isInputLiteral accepted.
  */
 export function literalSource(v: InputLiteral): string {
   if (typeof v === 'number') return String(v);
+  if (isTupleValue(v)) return pyLiteral(v.tuple)!;
   return `[${(v as (string | number[])[]).map((x) => (typeof x === 'string' ? pyStr(x) : pyLiteral(x)!)).join(', ')}]`;
 }
 

@@ -46,6 +46,8 @@ describe('Python literals', () => {
     expect(python(`import ast\nprint(ast.literal_eval(${JSON.stringify(pyLiteral(v))}))`)).toBe(
       "(None, True, False, 0, -1.5, 1e+21, 5e-07, (1,), ((1, 2), ('a',)))",
     );
+    expect(pyLiteral({ tuple: [8, [1, 2]] })).toBe('(8, (1, 2))'); // a recipe's tuple (RecipeValue)
+    expect(pyLiteral({ tuple: [8], call: 'os.system' })).toBeNull();
     expect(pyLiteral({ __class__: 'os' })).toBeNull();
     expect(pyLiteral([[[[[1]]]]])).toBeNull(); // deeper than RUN_LIMITS.literalDepth
     expect(pyLiteral('x'.repeat(201))).toBeNull();
@@ -85,6 +87,29 @@ describe('replay script', () => {
       ['long size', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: [[1, 2, 3, 4, 5]] })],
       ['many names', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: Array(17).fill('a') })],
       ['literal object', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: { toString: 'x' } })],
+      [
+        'tuple of an object',
+        (s) => s.validation!.recipe!.kwargs.push({ name: 't', value: { tuple: [{ x: 1 }] } as never }),
+      ],
+      ['tuple input of names', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: { tuple: ['a'] } })],
+      [
+        'nested call target',
+        (s) =>
+          (s.validation!.recipe!.calls = [
+            { name: 't', target: '.T', kwargs: [{ name: 'n', value: { call: 'os; x', kwargs: [] } as never }] },
+          ]),
+      ],
+      [
+        'nested call kwarg',
+        (s) =>
+          (s.validation!.recipe!.calls = [
+            {
+              name: 't',
+              target: '.T',
+              kwargs: [{ name: 'n', value: { call: '.U', kwargs: [{ name: 'lambda', value: 1 }] } }],
+            },
+          ]),
+      ],
       ['boxes side', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: [4, 5], boxes: '32); import os' })],
       ['boxes shape', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: [4, 6], boxes: 32 })],
     ];
