@@ -867,6 +867,12 @@ export interface SourceRecord {
   repository: string;
   commit?: string;
   release?: PackageRelease;
+  /**
+   * A checkout (git or local): whether pip can install it from its repository's top — a setup.py, or a
+   * pyproject.toml with [project] or [build-system] (read as data at the sources stage). A block page offers
+   * `pip install git+<url>@<commit>` only when true. Absent for an installed distribution and in older catalogs.
+   */
+  installable?: boolean;
   license: License;
   counts: {
     blocks: number;
