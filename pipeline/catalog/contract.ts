@@ -965,8 +965,14 @@ export interface BuildInfo {
   /** ISO 8601 UTC; the only timestamp in the catalog. */
   builtAt: string;
   nnblocksVersion: string;
-  /** Config file the build ran with, relative to the repository root. */
+  /**
+   * Config file the build ran with, relative to its project root (`content/corpus.json`; `corpus.json` for a config
+   * outside a `content/` folder), posix: the block page's extract command passes it back (`--config`). Never a path
+   * of the machine that built.
+   */
   config?: string;
+  /** The config's `name` ("shown on the site"): the site's home and stats pages say which corpus they show. */
+  corpusName?: string;
   /** Wall time of the whole build. */
   durationMs?: number;
   /** Stages that ran, in order. */
