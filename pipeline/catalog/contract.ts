@@ -1099,7 +1099,14 @@ export interface BlockedBy {
 
 /** One row of "distributions that would unblock N blocks". */
 export interface UnblockRow {
+  /** The distribution; with `known: false`, the module's own name: no known distribution provides it. */
   distribution: string;
+  /**
+   * false when no known distribution provides the module (the module table, the corpus's declared requirements and
+   * the environment's know none): the site lists it as a module to check, never as a package to install. Absent in
+   * older catalogs (read as true).
+   */
+  known?: boolean;
   /** Top-level modules the blocks import from it, sorted. */
   modules: string[];
   /** Blocked blocks that need it. */
