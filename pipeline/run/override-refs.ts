@@ -7,7 +7,7 @@ import type { ValidateOverride } from '../config/types.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { ValidationRecord } from '../validate/index.ts';
 
-export interface OverrideOf {
+interface OverrideOf {
   /** The key the config wrote the override under (a block id, name or `module.qualname`). */
   key: string;
   override: ValidateOverride;

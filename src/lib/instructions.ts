@@ -7,8 +7,6 @@ import { shellQuote } from './format.ts';
 
 /** A config as build-info.json records it: a relative posix path to a `.json` file, no `..`, no odd characters. */
 const CONFIG_PATH = /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*\.json$/;
-/** The default config: the command needs no `--config` for it. */
-export const DEFAULT_CONFIG = 'content/corpus.json';
 
 /** The config recorded in build-info.json when it is a safe relative path; undefined otherwise (or unrecorded). */
 export function configOf(info: BuildInfo | undefined): string | undefined {
