@@ -894,6 +894,12 @@ export interface SourceRecord {
   repository: string;
   commit?: string;
   release?: PackageRelease;
+  /**
+   * A checkout (git or local): whether pip can install it from its repository's top — a setup.py, or a
+   * pyproject.toml with [project] or [build-system] (read as data at the sources stage). A block page offers
+   * `pip install git+<url>@<commit>` only when true. Absent for an installed distribution and in older catalogs.
+   */
+  installable?: boolean;
   license: License;
   counts: {
     blocks: number;
@@ -986,8 +992,14 @@ export interface BuildInfo {
   /** ISO 8601 UTC; the only timestamp in the catalog. */
   builtAt: string;
   nnblocksVersion: string;
-  /** Config file the build ran with, relative to the repository root. */
+  /**
+   * Config file the build ran with, relative to its project root (`content/corpus.json`; `corpus.json` for a config
+   * outside a `content/` folder), posix: the block page's extract command passes it back (`--config`). Never a path
+   * of the machine that built.
+   */
   config?: string;
+  /** The config's `name` ("shown on the site"): the site's home and stats pages say which corpus they show. */
+  corpusName?: string;
   /** Wall time of the whole build. */
   durationMs?: number;
   /** Stages that ran, in order. */
@@ -1114,7 +1126,14 @@ export interface BlockedBy {
 
 /** One row of "distributions that would unblock N blocks". */
 export interface UnblockRow {
+  /** The distribution; with `known: false`, the module's own name: no known distribution provides it. */
   distribution: string;
+  /**
+   * false when no known distribution provides the module (the module table, the corpus's declared requirements and
+   * the environment's know none): the site lists it as a module to check, never as a package to install. Absent in
+   * older catalogs (read as true).
+   */
+  known?: boolean;
   /** Top-level modules the blocks import from it, sorted. */
   modules: string[];
   /** Blocked blocks that need it. */

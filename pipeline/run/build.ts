@@ -4,7 +4,7 @@
 // unsharded one. Stages that can't run here (no sandbox, no torch) leave their fields absent and say why.
 // See docs/architecture.md and docs/catalog.md.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
 import { paperIdsIn } from '../catalog/papers.ts';
 import { usedByOf } from '../catalog/used-by.ts';
@@ -124,7 +124,9 @@ export async function buildPartial(
     dedupItems,
     dedupParams: ctx.config.dedup ?? {},
     ...(ctx.config.site?.url ? { siteUrl: ctx.config.site.url } : {}),
-    config: relative(process.cwd(), ctx.config.configPath) || ctx.config.configPath,
+    // Relative to the project root (never a path of this machine): the page's extract command passes it back.
+    config: relative(ctx.config.projectRoot, ctx.config.configPath).split(sep).join('/'),
+    corpusName: ctx.config.name,
     timings,
     tools,
     sandbox: v?.sandbox ?? null,

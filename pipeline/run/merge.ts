@@ -84,6 +84,7 @@ export async function finishCatalog(
     builtAt: new Date().toISOString(),
     nnblocksVersion: packageVersion(),
     config: partials[0].config,
+    ...(partials[0].corpusName ? { corpusName: partials[0].corpusName } : {}),
     durationMs: Math.round(performance.now() - startedAt),
     stages: Object.entries(timings).map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
     tools: partials[0].tools,

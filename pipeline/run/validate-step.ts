@@ -22,7 +22,8 @@ import {
   type ValidationRecord as CatalogValidation,
 } from '../catalog/contract.ts';
 import { failureReason, neutralText } from '../catalog/failure-reason.ts';
-import { requirementsOf } from '../validate/distributions.ts';
+import { knownDistributions, requirementsOf } from '../validate/distributions.ts';
+import { checkOverrideRefs } from './override-refs.ts';
 import { corpusExtensions } from '../validate/extensions.ts';
 import {
   bwrapAvailable,
@@ -90,7 +91,7 @@ export async function runValidation(
   const items = validateItems(ctx, p, extracted, opts.only);
   const progress = ctx.progress('validate', items.length);
   const v = ctx.config.validate ?? {};
-  const { records: raw, sandbox: report } = await validateRun(items, {
+  const { records: ran, sandbox: report } = await validateRun(items, {
     python: env.environment.python,
     pythonRoots: env.environment.roots,
     runtimeRoots: env.environment.runtime,
@@ -116,6 +117,23 @@ export async function runValidation(
     },
     onProgress: (done) => progress.set(done),
   });
+  // A ref of a config override that names no importable module is the config's mistake, not a missing distribution.
+  const overrides = ctx.config.validate?.overrides ?? {};
+  const withOverride = new Map(items.flatMap((i) => (i.overrides ? [[i.id, i.overrides] as const] : [])));
+  const checked = checkOverrideRefs(ran, (id) => {
+    const override = withOverride.get(id);
+    const key = override && Object.keys(overrides).find((k) => overrides[k] === override);
+    return override && key !== undefined ? { key, override } : undefined;
+  });
+  const raw = checked.records;
+  out.diagnostics.push(...checked.diagnostics);
+  // A blocked block's distribution is suggested only when known: the table's, or one the corpus declares or the
+  // environment installed or tried to (never a module's name taken for a distribution's).
+  const known = knownDistributions([
+    ...p.snapshots.flatMap((sn) => (sn.requirements ?? []).map((q) => q.name)),
+    ...env.environment.report.requirements.map((q) => q.name),
+    ...env.environment.report.missing.map((q) => q.name),
+  ]);
   const s = summarize(raw);
   // Paths under these are published relative to them (`m.py`, not `<cache>/extracted/blocks/m.py`).
   const moduleRoots = [...new Set([...items.map((i) => i.importRoot), ...p.snapshots.map((sn) => sn.importRoot)])];
@@ -135,7 +153,7 @@ export async function runValidation(
       });
       continue;
     }
-    out.records.set(r.id, toCatalog(r, moduleRoots));
+    out.records.set(r.id, toCatalog(r, moduleRoots, known));
     if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree, originalTypes(emitted.get(r.id))));
   }
   return out;
@@ -244,9 +262,14 @@ const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared
  * The catalog's form of a runner record. Fields of stages that did not run are absent, never zero: `params` and
  * `buffers` only when the block built, `recipe` only when it passed; a failed or blocked block gets its neutral
  * `reason` (failure-reason.ts) with the recipe it tried when the runner recorded one. `moduleRoots` are this build's
- * import roots (the extracted blocks', the sources'): paths under them are published relative to them.
+ * import roots (the extracted blocks', the sources'): paths under them are published relative to them. `known`: the
+ * distributions beyond the module table a blocked block may name (knownDistributions).
  */
-export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = []): CatalogValidation {
+export function toCatalog(
+  r: ValidationRecord,
+  moduleRoots: readonly string[] = [],
+  known: ReadonlyMap<string, string> = new Map(),
+): CatalogValidation {
   const status = r.status === 'passed' || r.status === 'blocked' ? r.status : 'failed';
   const recipe = r.recipe ? catalogRecipe(r.recipe) : null;
   const rec: CatalogValidation = {
@@ -273,7 +296,7 @@ export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = 
     rec.reason = failureReason(r, recipe ?? (r.attempt ? catalogRecipe(r.attempt) : null), moduleRoots);
     if (r.uninferred?.length) rec.reason.missing = r.uninferred;
   }
-  if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail);
+  if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail, known);
   return rec;
 }
 

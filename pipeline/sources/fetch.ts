@@ -309,7 +309,7 @@ async function fetchOne(
         importRoot,
         files: listed.files,
         skipped: listed.skipped,
-        ...(declared ? { requirements: declared.requirements } : {}),
+        ...(declared ? { requirements: declared.requirements, installable: declared.installable } : {}),
         diagnostics: [...fields.diagnostics, ...(declared?.diagnostics ?? []).map((d) => ({ ...d, source: src.id }))],
       };
     });

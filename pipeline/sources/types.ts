@@ -88,6 +88,11 @@ export interface SourceSnapshot {
    * setup.cfg install_requires, pyproject dependencies), read as data; the validation environment installs them.
    */
   requirements?: DeclaredRequirement[];
+  /**
+   * git and path: whether pip can install the checkout from its top (a setup.py, or a pyproject.toml with
+   * [project] or [build-system]); the block page offers `pip install git+...` only then.
+   */
+  installable?: boolean;
   diagnostics: Diagnostic[];
 }
 

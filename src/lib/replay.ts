@@ -243,6 +243,55 @@ const CAPTURE = [
   '    try:',
 ];
 
+/**
+ * The output tensors as validation counted them (measure.py `tensors`, replay.py `output_tensors`): tensors of
+ * tuples, lists and dicts in order, 5 levels deep; when there are none, those of the objects' attributes.
+ */
+const OUTPUT_TENSORS = [
+  'def tensors(v, depth=0):',
+  '    if depth > 5:',
+  '        return []',
+  '    if isinstance(v, torch.Tensor):',
+  '        return [v]',
+  '    if isinstance(v, dict):',
+  '        v = list(v.values())',
+  '    return [t for x in v for t in tensors(x, depth + 1)] if isinstance(v, (list, tuple)) else []',
+  '',
+  'def unwrapped(v, depth=0):',
+  '    if depth > 5 or isinstance(v, (torch.Tensor, torch.nn.Module, type, str, bytes, int, float)):',
+  '        return v',
+  '    if isinstance(v, (list, tuple)):',
+  '        return [unwrapped(x, depth + 1) for x in v]',
+  '    if isinstance(v, dict):',
+  '        return {k: unwrapped(x, depth + 1) for k, x in v.items()}',
+  "    attrs = getattr(v, '__dict__', None)",
+  '    return [unwrapped(x, depth + 1) for x in attrs.values()] if type(attrs) is dict else v',
+  '',
+];
+
+/**
+ * The recorded outputs, then the check: each output's shape, dtype and checksum (Σ|x| in float64, measure.py
+ * `checksum`) against the record. Equal on the machine that validated; elsewhere within the tolerance the GPU check
+ * uses (docs/validate.md), since a sum's rounding follows the order a BLAS adds in.
+ */
+function checkOutputs(outputs: ReplayPlan['outputs']): string[] {
+  const tuple = (shape: number[]) => pyLiteral(shape)!;
+  return [
+    ...OUTPUT_TENSORS,
+    'recorded = [  # (shape, dtype, checksum: sum of |x| in float64) of each output, as validation recorded them',
+    ...outputs.map((o) => `    (${tuple(o.shape)}, ${pyStr(o.dtype)}, float(${pyStr(o.checksum)})),`),
+    ']',
+    'outs = tensors(out) or tensors(unwrapped(out))',
+    "got = [(tuple(t.shape), str(t.dtype).replace('torch.', ''), t.detach().double().abs().sum().item() if t.numel() else 0.0) for t in outs]",
+    "print('outputs:', got)",
+    'assert len(got) == len(recorded), (got, recorded)',
+    'for (shape, dtype, c), (want_shape, want_dtype, want) in zip(got, recorded):',
+    '    same = c == want or math.isclose(c, want, rel_tol=1e-3, abs_tol=1e-5) or (math.isnan(c) and math.isnan(want))',
+    '    assert shape == want_shape and dtype == want_dtype and same, (got, recorded)',
+    "print('replayed: outputs match the recorded checksums')",
+  ];
+}
+
 /** The script for a checked plan. Every interpolated value is a checked integer, an enum member or pyStr/pyLiteral. */
 function renderPlan(p: ReplayPlan): string {
   const tuple = (shape: number[]) => pyLiteral(shape)!;
@@ -280,7 +329,7 @@ function renderPlan(p: ReplayPlan): string {
           '    out = block(*args, **kw)',
         ];
   return [
-    `import ${p.path === null ? '' : 'copy, '}importlib, json, sys`,
+    `import ${p.path === null ? '' : 'copy, '}importlib, json, math, sys`,
     'import torch',
     '',
     '# `npx nnblocks extract` wrote the block and blocks/manifest.json naming it.',
@@ -307,9 +356,7 @@ function renderPlan(p: ReplayPlan): string {
     ...draws,
     ...run,
     ...(p.outputs.length > 0
-      ? p.outputs.map(
-          (o, i) => `# output ${i}: shape ${tuple(o.shape)}, ${o.dtype}, checksum (sum of |x|, float64) ${o.checksum}`,
-        )
+      ? checkOutputs(p.outputs)
       : ['# validation recorded no outputs (it stopped before forward)']),
   ].join('\n');
 }
