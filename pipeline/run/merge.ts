@@ -10,7 +10,7 @@ import {
   type EnvironmentReport,
   type SandboxReport,
 } from '../catalog/contract.ts';
-import { neutralText } from '../catalog/failure-reason.ts';
+import { blockFailures, neutralText, type BlockFailure } from '../catalog/failure-reason.ts';
 import { methodsFile, propagateMethods } from '../catalog/methods.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
@@ -33,6 +33,10 @@ export interface BuildSummary {
   timings: Record<string, number>;
   errors: string[];
   diagnostics: Diagnostic[];
+  /** Sources that failed (no copy, a ref missing upstream): their blocks are not in the catalog. */
+  failedSources: string[];
+  /** Blocks that failed or are blocked, each with its one-line reason (failed first, by class, then id). */
+  failures: BlockFailure[];
 }
 
 /**
@@ -128,6 +132,8 @@ export async function finishCatalog(
     timings,
     errors,
     diagnostics: d.diagnostics,
+    failedSources: snapshots.filter((x) => x.status === 'failed').map((x) => x.id),
+    failures: blockFailures(specs.flatMap((x) => (x.validation ? [[x.id, x.validation] as const] : []))),
   };
 }
 

@@ -6,7 +6,15 @@ import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';
 import { printable } from '../printable.ts';
 import { renderTable } from '../table.ts';
-import { open, printDiagnostics, printJson, warnNoSandbox, withCommonOptions } from './shared.ts';
+import {
+  open,
+  printDiagnostics,
+  printFailed,
+  printFailures,
+  printJson,
+  warnNoSandbox,
+  withCommonOptions,
+} from './shared.ts';
 
 export const registerBuild: RegisterCommand = (program, env) => {
   withCommonOptions(
@@ -45,7 +53,12 @@ export const registerBuild: RegisterCommand = (program, env) => {
             device: opts.device,
             shard,
           });
-          if (s.errors.length) env.setExitCode(1);
+          if (
+            s.errors.length ||
+            s.failedSources.length ||
+            s.diagnostics.some((d) => d.code === 'validation-unavailable')
+          )
+            env.setExitCode(1);
           let site: { dir: string; pages: number; ms: number } | null = null;
           if (opts.site && !opts.shard && s.errors.length === 0) {
             const dir = resolve(typeof opts.site === 'string' ? opts.site : 'dist');
@@ -81,9 +94,11 @@ export const registerBuild: RegisterCommand = (program, env) => {
           io.out(`catalog: ${s.catalogDir}\n`);
           if (site)
             io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx astro preview, or serve that folder)\n`);
+          printFailures(io, s.failures);
           printDiagnostics(io, s.diagnostics);
           // A schema error quotes the value it refused: upstream's, often.
           for (const e of s.errors.slice(0, 20)) io.err(`schema: ${printable(e)}\n`);
+          printFailed(io, s.diagnostics, s.failedSources);
         } finally {
           run.store.close();
         }
