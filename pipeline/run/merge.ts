@@ -22,6 +22,7 @@ import { diffCatalogs } from '../feed/diff.ts';
 import { writeFeedFiles } from '../feed/feed.ts';
 import { readCurrentCatalog } from '../feed/read-snapshot.ts';
 import type { CatalogSnapshot } from '../feed/types.ts';
+import { packageVersion } from '../util/package-version.ts';
 import type { PartialBuild } from './partial.ts';
 
 export interface BuildSummary {
@@ -192,11 +193,6 @@ export function readPartials(dirs: string[]): PartialBuild[] {
       );
     }
   });
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
 }
 
 /** The environment as published: pip's reasons in neutral form (no path of this machine), capped. */
