@@ -104,6 +104,7 @@ describe('no Python that imports torch', () => {
       expect(r.err).toMatch(/fix: fix or remove NNBLOCKS_PYTHON.*or pass --no-validate/);
       const j = await cli(['build', '--config', config, '--out', tempDir('nnb-cat-'), '--json']);
       expect(j.code).toBe(1);
+      expect(j.err).toContain('error: nothing could be validated');
       const doc = JSON.parse(j.out) as { validated: number; diagnostics: { code: string; severity: string }[] };
       expect(doc.validated).toBe(0);
       expect(doc.diagnostics).toContainEqual(

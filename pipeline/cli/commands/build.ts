@@ -73,12 +73,15 @@ export const registerBuild: RegisterCommand = (program, env) => {
             site = { dir, ...r };
             s.timings.site = r.ms;
           }
-          if (opts.json)
+          if (opts.json) {
+            // Why it exits 1, on stderr for the log; stdout stays one JSON document.
+            printFailed(io, s.diagnostics, s.failedSources);
             return printJson(io, {
               ...s,
               site,
               timings: Object.fromEntries(Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])),
             });
+          }
           io.out(
             renderTable(
               ['stage', 'ms'],

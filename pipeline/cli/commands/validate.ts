@@ -47,8 +47,11 @@ export const registerValidate: RegisterCommand = (program, env) => {
           const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
           const s = v.summary;
           if (v.diagnostics.some((d) => d.code === 'validation-unavailable')) env.setExitCode(1);
-          if (opts.json)
+          if (opts.json) {
+            // Why it exits 1, on stderr for the log; stdout stays one JSON document.
+            printFailed(io, v.diagnostics);
             return printJson(io, { summary: s, sandbox: v.sandbox, records: v.raw, diagnostics: v.diagnostics });
+          }
           io.out(renderTable(['status', 'blocks'], Object.entries(s.byStatus)));
           io.out(
             renderTable(
