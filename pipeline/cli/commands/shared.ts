@@ -65,7 +65,7 @@ export function printFailures(io: CliIO, failures: BlockFailure[], limit = 20): 
  * Said last and loudly when the run did not do what was asked, so a log's last lines tell why it exits 1: sources
  * that failed, and validation that could not run at all (no Python with torch, no sandbox).
  */
-export function printFailed(io: CliIO, diagnostics: Diagnostic[], failedSources: string[] = []): boolean {
+export function printFailed(io: CliIO, diagnostics: Diagnostic[], failedSources: string[] = []): void {
   const unavailable = diagnostics.find((d) => d.code === 'validation-unavailable');
   if (failedSources.length)
     io.err(
@@ -76,7 +76,6 @@ export function printFailed(io: CliIO, diagnostics: Diagnostic[], failedSources:
     io.err(`error: ${printable(unavailable.message)}\n`);
     if (unavailable.hint) io.err(`  fix: ${printable(unavailable.hint)}\n`);
   }
-  return failedSources.length > 0 || Boolean(unavailable);
 }
 
 /**
