@@ -97,8 +97,8 @@ export const registerBuild: RegisterCommand = (program, env) => {
           io.out(`catalog: ${s.catalogDir}\n`);
           if (site)
             io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx astro preview, or serve that folder)\n`);
-          printFailures(io, s.failures);
           printDiagnostics(io, s.diagnostics);
+          printFailures(io, s.failures);
           // A schema error quotes the value it refused: upstream's, often.
           for (const e of s.errors.slice(0, 20)) io.err(`schema: ${printable(e)}\n`);
           printFailed(io, s.diagnostics, s.failedSources);
