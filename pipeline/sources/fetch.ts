@@ -296,6 +296,7 @@ async function fetchOne(
         }),
         src,
       );
+      fields.diagnostics.push(...unmatchedIncludes(src, listed));
       let revision = rev;
       if (src.kind === 'path') {
         // A clean checkout is identified by its commit; anything else by what its files look like now.
@@ -329,11 +330,7 @@ async function fetchOne(
         files: listed.files,
         skipped: listed.skipped,
         ...(declared ? { requirements: declared.requirements } : {}),
-        diagnostics: [
-          ...fields.diagnostics,
-          ...unmatchedIncludes(src, listed),
-          ...(declared?.diagnostics ?? []).map((d) => ({ ...d, source: src.id })),
-        ],
+        diagnostics: [...fields.diagnostics, ...(declared?.diagnostics ?? []).map((d) => ({ ...d, source: src.id }))],
       };
     });
   } catch (err) {
