@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
+import { blockFailures } from '../catalog/failure-reason.ts';
 import { paperIdsIn } from '../catalog/papers.ts';
 import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../catalog/contract.ts';
@@ -159,6 +160,8 @@ export async function buildCatalog(ctx: RunContext, opts: BuildOptions): Promise
       timings: partial.timings,
       errors: [],
       diagnostics,
+      failedSources: partial.snapshots.filter((x) => x.status === 'failed').map((x) => x.id),
+      failures: blockFailures(partial.specs.flatMap((x) => (x.validation ? [[x.id, x.validation] as const] : []))),
     };
   }
   const summary = await finishCatalog([partial], opts.outDir, t0);

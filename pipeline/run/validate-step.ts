@@ -74,17 +74,23 @@ export async function runValidation(
   };
   const env = await p.environment();
   out.diagnostics.push(...env.diagnostics);
-  if (!env.ok) return out;
+  if (!env.ok) {
+    const why = env.diagnostics.find((d) => d.severity === 'error') ?? env.diagnostics[0];
+    out.diagnostics.push(unavailable(why?.message ?? 'no validation environment', why?.hint));
+    return out;
+  }
   out.environment = env.environment.report;
   const sandbox = !opts.noSandbox;
-  if (sandbox && !bwrapAvailable().ok) {
-    out.diagnostics.push({
-      code: 'no-sandbox',
-      severity: 'warning',
-      stage: 'validate',
-      message: 'bubblewrap is not available: upstream code is not executed and no block is validated',
-      hint: 'apt-get install bubblewrap, or pass --no-sandbox to run without one (not recommended)',
-    });
+  const bwrap = sandbox ? bwrapAvailable() : { ok: true };
+  if (!bwrap.ok) {
+    out.diagnostics.push(
+      unavailable(
+        `no sandbox: bubblewrap ${bwrap.error === 'bwrap not found' ? 'is not installed' : `cannot create a sandbox here (${bwrap.error})`}, and upstream code runs only inside one`,
+        bwrap.error === 'bwrap not found'
+          ? 'apt-get install bubblewrap (`nnblocks doctor` checks it), or pass --no-sandbox to run upstream code unconfined (not recommended)'
+          : 'run `nnblocks doctor`; or pass --no-sandbox to run upstream code unconfined (not recommended)',
+      ),
+    );
     return out;
   }
   const blockedPackages = corpusPackages(p.index.modules);
@@ -141,6 +147,11 @@ export async function runValidation(
   out.raw = raw;
   out.summary = s;
   out.sandbox = report;
+  // Blocks to run and none ran (the sandbox refused to drop privileges, the worker could not start torch...).
+  if (raw.length > 0 && raw.every((r) => r.status === 'skipped'))
+    out.diagnostics.push(
+      unavailable(`every block was skipped: ${raw[0].failureDetail ?? 'skipped'}`, 'run `nnblocks doctor`'),
+    );
   const emitted = new Map(extracted.map((e) => [e.entry.id, e]));
   for (const r of raw) {
     if (r.status === 'skipped') {
@@ -157,6 +168,20 @@ export async function runValidation(
     if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree, originalTypes(emitted.get(r.id))));
   }
   return out;
+}
+
+/**
+ * Nothing could be validated: an error, so that `build` and `validate` fail (exit 1) instead of publishing a catalog
+ * with no block validated. `--no-validate` asks for that catalog; the hint says so.
+ */
+function unavailable(why: string, fix = 'run `nnblocks doctor`'): Diagnostic {
+  return {
+    code: 'validation-unavailable',
+    severity: 'error',
+    stage: 'validate',
+    message: `nothing could be validated: ${why}`,
+    hint: `${fix}; or pass --no-validate to build the catalog without validation`,
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Priority, SourceKind } from '../config/types.ts';
 /**
  * fetched: first copy made in this cache; updated: the ref moved (or the config changed what is checked out);
  * unchanged: the copy already matched; stale: upstream unreachable, an earlier copy is reused;
- * failed: no usable copy (files is empty).
+ * failed: no usable copy (files is empty), or the ref does not exist upstream (an earlier copy is never used then).
  */
 export type SourceStatus = 'fetched' | 'updated' | 'unchanged' | 'stale' | 'failed';
 
