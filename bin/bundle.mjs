@@ -5,6 +5,7 @@
 //
 //   node bin/bundle.mjs           build if the sources changed (setup, prepack); silent when they did not
 //   node bin/bundle.mjs --force   build even if the stamp matches
+//   node bin/bundle.mjs --clean   then remove every other bundle (prepack: the package carries the current one only)
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -153,5 +154,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes('--force') || !freshBundle()) {
     const r = await buildBundle();
     process.stderr.write(`bundle: built build/cli/${r.key} from ${r.inputs} files in ${r.ms} ms\n`);
+  }
+  if (process.argv.includes('--clean')) {
+    const { key } = JSON.parse(readFileSync(STAMP, 'utf8'));
+    for (const name of readdirSync(OUT))
+      if (name !== key && name !== 'current.json') rmSync(join(OUT, name), { recursive: true, force: true });
   }
 }
