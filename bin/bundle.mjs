@@ -36,24 +36,42 @@ const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * The bundle's entry (a file URL) when its stamp matches the sources, else null. Cheap enough for every start: one
- * stat per input (~180), and a read and hash only for a file whose mtime moved (a checkout, a packed tarball).
+ * stat per input (~180), and a read and hash only for a file whose mtime moved (a checkout, an unpacked tarball);
+ * when hashes vouched for moved files, the stamp takes their new mtimes (if it can be written) so the next start
+ * stats only.
  */
 export function freshBundle(root = ROOT) {
+  const stampFile = join(root, 'build', 'cli', 'current.json');
   let stamp;
   try {
-    stamp = JSON.parse(readFileSync(join(root, 'build', 'cli', 'current.json'), 'utf8'));
+    stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
   } catch {
     return null;
   }
   if (stamp?.format !== FORMAT || !Array.isArray(stamp.inputs)) return null;
-  for (const [path, size, mtimeMs, hash] of stamp.inputs) {
+  let moved = false;
+  for (const input of stamp.inputs) {
+    const [path, size, mtimeMs, hash] = input;
     const abs = join(root, path);
     const st = statSync(abs, { throwIfNoEntry: false });
     if (!st || st.size !== size) return null;
-    if (st.mtimeMs !== mtimeMs && sha256(readFileSync(abs)) !== hash) return null;
+    if (st.mtimeMs === mtimeMs) continue;
+    if (sha256(readFileSync(abs)) !== hash) return null;
+    input[2] = st.mtimeMs;
+    moved = true;
   }
   const main = join(root, 'build', 'cli', stamp.key, 'main.js');
-  return existsSync(main) ? pathToFileURL(main).href : null;
+  if (!existsSync(main)) return null;
+  if (moved) {
+    try {
+      const tmp = `${stampFile}.${process.pid}`;
+      writeFileSync(tmp, JSON.stringify(stamp) + '\n');
+      renameSync(tmp, stampFile);
+    } catch {
+      // A read-only install hashes on every start: correct, a few milliseconds slower.
+    }
+  }
+  return pathToFileURL(main).href;
 }
 
 /**

@@ -2,7 +2,7 @@
 // when it is missing or its sources changed and never runs stale code; paths the sources resolve beside themselves
 // hold from the bundle; `--help` loads the entry chunk and commander, nothing else; the tsx fallback prints the same.
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,11 @@ function nnblocks(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv;
 }
 
 const stamp = () =>
-  JSON.parse(readFileSync(join(copy, 'build', 'cli', 'current.json'), 'utf8')) as { key: string; builtAt: string };
+  JSON.parse(readFileSync(join(copy, 'build', 'cli', 'current.json'), 'utf8')) as {
+    key: string;
+    builtAt: string;
+    inputs: [path: string, size: number, mtimeMs: number, sha256: string][];
+  };
 
 beforeAll(() => {
   copy = tempDir('nnb-bundle-');
@@ -50,7 +54,10 @@ describe('the prebuilt CLI', () => {
     // A checkout or an unpacked tarball gives files new mtimes: the hash says they are the same.
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
     expect(nnblocks(['--help']).code).toBe(0);
-    expect(stamp()).toEqual(before);
+    expect(stamp()).toMatchObject({ key: before.key, builtAt: before.builtAt });
+    // ... and the stamp took the new mtime, so the next start need not hash the file again.
+    const entry = stamp().inputs.find(([p]) => p === 'pipeline/cli/commands/index.ts')!;
+    expect(entry[2]).toBe(statSync(file).mtimeMs);
 
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('print the uniqueness table', 'print the table of unique blocks'));
