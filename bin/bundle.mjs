@@ -12,6 +12,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -168,7 +169,7 @@ function prune() {
     if (Date.now() - d.mtimeMs > KEEP_OLD_MS) rmSync(d.abs, { recursive: true, force: true });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (process.argv[1] && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])) {
   if (process.argv.includes('--force') || !freshBundle()) {
     const r = await buildBundle();
     process.stderr.write(`bundle: built build/cli/${r.key} from ${r.inputs} files in ${r.ms} ms\n`);
