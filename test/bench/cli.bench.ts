@@ -1,14 +1,37 @@
 // Issue 22: how fast `nnblocks` starts. Wall and CPU time of `nnblocks --help` and `--version` from the prebuilt
 // bundle, each run paired with a `node -e 0` in the same round (alternating, so both see the same machine load);
-// medians of the rounds. For comparison: `--help` from the TypeScript sources through tsx (what every start cost
-// before the bundle), `build --help` (one command's module and the stages it imports) and `npx nnblocks --help`.
-import { spawnSync } from 'node:child_process';
+// medians of the rounds. For comparison: `--help` before (NNBLOCKS_BENCH_BEFORE, default 934cf5e: every command
+// compiled through tsx at each start; a temporary git worktree), `--help` from this checkout's sources through tsx
+// (the fallback), `build --help` (one command's module and the stages it imports) and `npx nnblocks --help`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { percentile, round, type Figure } from './harness.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'nnblocks.mjs');
 const ROUNDS = Number(process.env.NNBLOCKS_BENCH_ROUNDS ?? 15);
+const BEFORE = process.env.NNBLOCKS_BENCH_BEFORE ?? '934cf5e';
+
+const git = (args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' }).trim();
+
+/** `fn` with a detached worktree of this repository at `ref` (this checkout's node_modules), removed after. */
+function withWorktree<T>(ref: string, fn: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), 'nnb-bench-cli-'));
+  git(['worktree', 'add', '--detach', dir, ref]);
+  try {
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    return fn(dir);
+  } finally {
+    try {
+      git(['worktree', 'remove', '--force', dir]);
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+      git(['worktree', 'prune']);
+    }
+  }
+}
 
 /** One run of `cmd ...args` (node by default), output discarded: wall seconds and exit code. */
 function time(
@@ -66,6 +89,9 @@ export async function run(): Promise<Figure[]> {
   const version = paired([BIN, '--version']);
   const buildHelp = paired([BIN, 'build', '--help'], {}, Math.min(ROUNDS, 7));
   const source = paired([BIN, '--help'], { NNBLOCKS_FROM_SOURCE: '1' }, Math.min(ROUNDS, 5));
+  const before = withWorktree(BEFORE, (dir) =>
+    paired([join(dir, 'bin', 'nnblocks.mjs'), '--help'], {}, Math.min(ROUNDS, 7)),
+  );
   const npxWall: number[] = [];
   for (let r = 0; r < Math.min(ROUNDS, 5); r++) npxWall.push(time(['nnblocks', '--help'], {}, 'npx').wall);
 
@@ -108,7 +134,14 @@ export async function run(): Promise<Figure[]> {
     },
     {
       issue: 22,
-      figure: 'nnblocks --help from the sources through tsx (NNBLOCKS_FROM_SOURCE=1; every start before the bundle)',
+      figure: `nnblocks --help before, at ${BEFORE} (every command's TypeScript through tsx)`,
+      value: round(before.wall, 3),
+      unit: 's',
+      detail: detail(before),
+    },
+    {
+      issue: 22,
+      figure: 'nnblocks --help from the sources through tsx (NNBLOCKS_FROM_SOURCE=1, the fallback; lazy commands)',
       value: round(source.wall, 3),
       unit: 's',
       detail: detail(source),
