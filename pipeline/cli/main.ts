@@ -1,9 +1,10 @@
 // CLI entry: builds the commander program from one module per command; takes argv and I/O so tests can drive it.
+// Only the module of the command being run is imported; the others are listed by name and summary (commands/index.ts).
 import { Command, CommanderError } from 'commander';
 import { NnblocksError } from '../diagnostics.ts';
 import { guardedIO, processIO, type CliIO } from './io.ts';
 import { printableLines } from './printable.ts';
-import { commands } from './commands/index.ts';
+import { commandTerm, commands, registerSummary, selectedCommand } from './commands/index.ts';
 import type { CliEnv } from './env.ts';
 import { packageVersion } from '../util/package-version.ts';
 
@@ -17,8 +18,13 @@ export async function runCli(argv: string[], openIO: (json: boolean) => CliIO = 
     .version(packageVersion(), '-V, --version', 'print the nnblocks version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => makeIO(false).out(s), writeErr: (s) => makeIO(false).err(s) })
-    .showHelpAfterError();
-  for (const register of commands) register(program, env);
+    .showHelpAfterError()
+    .configureHelp({ subcommandTerm: commandTerm });
+  const selected = selectedCommand(argv);
+  for (const entry of commands) {
+    if (entry === selected) (await entry.load())(program, env);
+    else registerSummary(program, entry);
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

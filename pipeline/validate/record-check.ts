@@ -2,7 +2,7 @@
 // ran upstream code, so it is hostile data: every field typed and capped by a JSON Schema (a malformed record is a
 // `protocol-error` of that block, never a crash and never cached), recipe names that could become code refused,
 // and module-tree type names that aren't dotted identifiers dropped. See docs/validate.md ("Sandbox").
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import {
   CANONICAL_MACS,
   INPUT_BOXES_RULE,
@@ -246,10 +246,13 @@ const SCHEMA = {
 /** The runner's node budget for a module tree (runner: measure.module_tree), plus the root. */
 const MAX_TREE_NODES = 2001;
 
-// strictRequired off: the boxes rule's `if` names a property declared beside it, which strict mode flags.
-const validate = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
-  SCHEMA,
-);
+// strictRequired off: the boxes rule's `if` names a property declared beside it, which strict mode flags. Compiled
+// on first use (~0.2 s): a command that only lists blocks, or shows its help, never checks a record.
+let compiled: ValidateFunction | undefined;
+const validator = () =>
+  (compiled ??= new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
+    SCHEMA,
+  ));
 
 function describe(errors: ErrorObject[] | null | undefined): string {
   const e = errors?.[0];
@@ -288,6 +291,7 @@ function isModuleList(detail: string | null): boolean {
  * follow the protocol. `value` is untrusted JSON from the worker.
  */
 export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRecord } | { ok: false; why: string } {
+  const validate = validator();
   if (!validate(value)) return { ok: false, why: `malformed record: ${describe(validate.errors)}` };
   const rec = value as RunnerRecord;
   if (rec.moduleTree) {
