@@ -22,7 +22,8 @@ export const commands: CommandEntry[] = [
   },
   {
     name: 'doctor',
-    summary: 'check node, git, python + torch, bubblewrap and chromium; print the command that fixes what is missing',
+    summary:
+      'check node, git, python + torch and bubblewrap (and, for the tests, chromium and shellcheck); print the command that fixes what is missing',
     load: async () => (await import('./doctor.ts')).registerDoctor,
   },
   {
