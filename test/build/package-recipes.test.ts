@@ -225,7 +225,9 @@ describe('recipes from the package: sibling builders, instance and tuple overrid
     expect(scripts[2]).toContain('x0 = (8, 8)');
     for (const [i, s] of specs.entries()) {
       writeFileSync(join(dir, `replay${i}.py`), `${scripts[i]}\nprint(float(out.double().abs().sum()))\n`);
-      const sum = execFileSync(testPython(), ['-I', `replay${i}.py`], { cwd: dir, encoding: 'utf8' }).trim();
+      // The script checks its outputs against the record itself (and says so); the sum printed after is the last line.
+      const printed = execFileSync(testPython(), ['-I', `replay${i}.py`], { cwd: dir, encoding: 'utf8' });
+      const sum = printed.trim().split('\n').pop();
       expect(Number(sum), s.id).toBeCloseTo(Number(s.validation!.outputs[0].checksum), 6);
     }
   });
