@@ -10,6 +10,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       'dist/',
+      'build/',
       '.astro/',
       '.nnblocks/',
       'content/catalog/',

@@ -107,6 +107,15 @@ function fail(message) {
 }
 
 /**
+ * The prebuilt CLI (bin/bundle.mjs): built when the sources changed, so `nnblocks` starts without compiling
+ * TypeScript. The bin would build it on its first run anyway; here a build error shows before anything runs.
+ */
+function ensureBundle() {
+  if (run(process.execPath, [join(root, 'bin', 'bundle.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] }) !== 0)
+    fail('the CLI bundle could not be built (node bin/bundle.mjs); see the esbuild error above');
+}
+
+/**
  * The managed validation environment of the default corpus (torch 2.14.1 + torchvision 0.29.1 from pip, ~5.5 GB,
  * made once per machine and found by its stamp in milliseconds after): `nnblocks environment` makes it, so the build
  * and the tests start with it. Without network and without it, the command says what to do and setup stops.
@@ -130,4 +139,5 @@ function ensureEnvironment() {
 
 ensureAptPackages();
 ensureNodeModules();
+ensureBundle();
 ensureEnvironment();

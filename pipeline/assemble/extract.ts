@@ -83,6 +83,12 @@ export interface ExtractOptions {
    * class, and validation can build the block as that model's part. Not the block's dependencies either.
    */
   parts?: (block: Block) => { path: string; name: string }[];
+  /**
+   * Classes of modules of the block's source that a config override builds instances of for it
+   * (`{"class": ".TwoWayTransformer"}` for SAM's MaskDecoder): the emitted module holds them too, under their own
+   * names, so the recipe's `.Name` resolves in it. Not the block's dependencies either.
+   */
+  instances?: (block: Block) => { path: string; name: string }[];
   /** Where assembled modules are kept between runs (cache.ts); none: every block is assembled. */
   cache?: AssemblyCacheStore;
   onDone?: () => void;
@@ -128,8 +134,8 @@ export interface Assembly {
   module(sourceId: string, path: string): IndexedModule | undefined;
   readText(mod: IndexedModule): Buffer;
   /**
-   * The extra roots of a block's module (builders, layer classes, parts; ExtractOptions) and how many of each, in
-   * that order.
+   * The extra roots of a block's module (builders, layer classes, parts, override instances; ExtractOptions) and how
+   * many of the first three, in that order.
    */
   roots(
     block: Block,
@@ -188,8 +194,14 @@ export function assembly(program: Program, opts: ExtractOptions): Assembly {
       const fn = home?.facts.functions.find((f) => f.qualname === name);
       return home && fn ? [{ stmt: fn.statementIndex, name, mod: home }] : [];
     });
+    // A class a config override builds an instance of (`.TwoWayTransformer` for SAM's MaskDecoder).
+    const instanceRoots = (opts.instances?.(block) ?? []).flatMap(({ path, name }) => {
+      const home = byKey.get(`${block.sourceId}\0${path}`);
+      const cls = home?.facts.classes.find((c) => c.qualname === name);
+      return home && cls ? [{ stmt: cls.statementIndex, name, mod: home }] : [];
+    });
     return {
-      roots: [...builderRoots, ...layerRoots, ...partRoots],
+      roots: [...builderRoots, ...layerRoots, ...partRoots, ...instanceRoots],
       builders: builderRoots.length,
       layers: layerRoots.length,
       parts: partRoots,
@@ -302,7 +314,7 @@ function assembleBlock(
       asm.className = withBuilders.className;
       asm.builders = withBuilders.rootNames.slice(0, nBuilders);
       // Kept only under its upstream name: the recipe names it so, in the emitted module and for fidelity alike.
-      const partNames = withBuilders.rootNames.slice(nBuilders + nLayers);
+      const partNames = withBuilders.rootNames.slice(nBuilders + nLayers, nBuilders + nLayers + partRoots.length);
       asm.parts = partRoots.flatMap((r, i) =>
         partNames[i] === r.name && r.mod.module ? [{ name: r.name, module: r.mod.module }] : [],
       );

@@ -111,7 +111,14 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
   // Transforms and losses implement no network method, whatever their names say.
   const methods =
     kind.kind === 'block'
-      ? matchMethods({ name: block.name, module: block.module, bases: block.baseChain, layers })
+      ? matchMethods({
+          name: block.name,
+          module: block.module,
+          bases: block.baseChain,
+          layers,
+          // Structure (a pre-norm attention + MLP block named `Block`) needs the built module's own children.
+          ...(input.tree ? { children: input.tree.children } : {}),
+        })
       : [];
   const { categories, rules } = categorize({
     name: block.name,

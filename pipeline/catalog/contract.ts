@@ -22,6 +22,14 @@ export type ParamKind = 'positional-only' | 'positional' | 'var-positional' | 'k
 /** A JSON value when a default is a literal: number, string, bool, None (null), tuple/list of literals. */
 export type LiteralValue = number | string | boolean | null | LiteralValue[];
 
+/**
+ * A recipe's constructor argument: a literal (lists stay lists), a tuple (`{"tuple": [8, 8]}`), or, inside a call,
+ * an instance (`{"call": ".TwoWayTransformer", "kwargs": [{ "name": "depth", "value": 2 }]}`), nested at most
+ * RUN_LIMITS.literalDepth deep.
+ */
+export type RecipeValue =
+  LiteralValue | { tuple: RecipeValue[] } | { call: string; kwargs: { name: string; value: RecipeValue }[] };
+
 /** Bump on any incompatible change; every file carries it and the schemas pin it. */
 export const CATALOG_FORMAT_VERSION = 2;
 
@@ -399,6 +407,13 @@ export const INPUT_FIELD_SCHEMAS = {
       INPUT_INT,
       literalList(INPUT_NAME),
       literalList({ type: 'array', minItems: 1, maxItems: INPUT_LIMITS.literalInts, items: INPUT_INT }),
+      // A tuple of ints (`size=(8, 8)`, a `Tuple[int, int]` argument), written `{"tuple": [8, 8]}`.
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tuple'],
+        properties: { tuple: { type: 'array', minItems: 1, maxItems: INPUT_LIMITS.literalInts, items: INPUT_INT } },
+      },
     ],
   },
 };
@@ -416,12 +431,21 @@ const isInputName = (v: unknown): v is string => typeof v === 'string' && INPUT_
 const isListOf = <T>(v: unknown, max: number, item: (x: unknown) => x is T): v is T[] =>
   Array.isArray(v) && v.length >= 1 && v.length <= max && v.every(item);
 
+/** `{"tuple": [8, 8]}`: 1 to INPUT_LIMITS.literalInts ints, passed as a Python tuple. */
+export const isInputTuple = (v: unknown): v is { tuple: number[] } =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  Object.keys(v).length === 1 &&
+  isListOf((v as { tuple?: unknown }).tuple, INPUT_LIMITS.literalInts, isInputInt);
+
 /** A dict input's keys: 1 to INPUT_LIMITS.keys names. */
 export const isInputKeys = (v: unknown): v is string[] => isListOf(v, INPUT_LIMITS.keys, isInputName);
 
-/** A literal input: an int, a list of names, or a list of int lists (INPUT_FIELD_SCHEMAS.value). */
+/** A literal input: an int, a list of names, a list of int lists, or a tuple of ints (INPUT_FIELD_SCHEMAS.value). */
 export const isInputLiteral = (v: unknown): v is InputLiteral =>
   isInputInt(v) ||
+  isInputTuple(v) ||
   isListOf(v, INPUT_LIMITS.literalItems, isInputName) ||
   isListOf(v, INPUT_LIMITS.literalItems, (x): x is number[] => isListOf(x, INPUT_LIMITS.literalInts, isInputInt));
 
@@ -701,10 +725,13 @@ export interface ValidationRecipe {
   path?: string;
   /** Where the recipe came from (docs/validate.md, "Recipes"). */
   origin?: RecipeOriginName;
-  /** Config objects passed as kwargs: a class of the block's module (`.MBConvConfig`) called with literal kwargs. */
-  calls?: { name: string; target: string; kwargs: { name: string; value: LiteralValue }[] }[];
+  /**
+   * Instances passed as kwargs: a class (`.MBConvConfig`, a class of the block's package; `torch.nn.Linear`) called
+   * with kwargs, which may hold tuples and instances in turn (a config override's `{"class": ...}`).
+   */
+  calls?: { name: string; target: string; kwargs: { name: string; value: RecipeValue }[] }[];
   /** Constructor keyword arguments, in constructor order. A list, since names are upstream names. */
-  kwargs: { name: string; value: LiteralValue }[];
+  kwargs: { name: string; value: RecipeValue }[];
   /**
    * Names of kwargs whose value is a dotted name (`torch.nn.BatchNorm2d`; `.BasicBlock` in the block's own module),
    * resolved with importlib before building. Absent when none.
@@ -739,8 +766,8 @@ export interface InputSpec {
   value?: InputLiteral;
 }
 
-/** A non-tensor forward input: an int, names, or int lists (image sizes, passed as tuples). */
-export type InputLiteral = number | string[] | number[][];
+/** A non-tensor forward input: an int, names, int lists (image sizes, passed as tuples), or a tuple of ints. */
+export type InputLiteral = number | string[] | number[][] | { tuple: number[] };
 
 export interface DedupRecord {
   /** Group of byte-identical (after normalization) definitions; null when alone. */
@@ -867,6 +894,12 @@ export interface SourceRecord {
   repository: string;
   commit?: string;
   release?: PackageRelease;
+  /**
+   * A checkout (git or local): whether pip can install it from its repository's top — a setup.py, or a
+   * pyproject.toml with [project] or [build-system] (read as data at the sources stage). A block page offers
+   * `pip install git+<url>@<commit>` only when true. Absent for an installed distribution and in older catalogs.
+   */
+  installable?: boolean;
   license: License;
   counts: {
     blocks: number;
@@ -959,8 +992,14 @@ export interface BuildInfo {
   /** ISO 8601 UTC; the only timestamp in the catalog. */
   builtAt: string;
   nnblocksVersion: string;
-  /** Config file the build ran with, relative to the repository root. */
+  /**
+   * Config file the build ran with, relative to its project root (`content/corpus.json`; `corpus.json` for a config
+   * outside a `content/` folder), posix: the block page's extract command passes it back (`--config`). Never a path
+   * of the machine that built.
+   */
   config?: string;
+  /** The config's `name` ("shown on the site"): the site's home and stats pages say which corpus they show. */
+  corpusName?: string;
   /** Wall time of the whole build. */
   durationMs?: number;
   /** Stages that ran, in order. */
@@ -1087,7 +1126,14 @@ export interface BlockedBy {
 
 /** One row of "distributions that would unblock N blocks". */
 export interface UnblockRow {
+  /** The distribution; with `known: false`, the module's own name: no known distribution provides it. */
   distribution: string;
+  /**
+   * false when no known distribution provides the module (the module table, the corpus's declared requirements and
+   * the environment's know none): the site lists it as a module to check, never as a package to install. Absent in
+   * older catalogs (read as true).
+   */
+  known?: boolean;
   /** Top-level modules the blocks import from it, sorted. */
   modules: string[];
   /** Blocked blocks that need it. */

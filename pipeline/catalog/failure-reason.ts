@@ -3,7 +3,14 @@
 // without traceback lines, source lines or paths of the machine that ran it; the stage; the recipe tried.
 // The text comes from a process that ran upstream code: hostile, so it is cut, cleaned and capped here, and the
 // schema holds the type to a dotted name and the message to RUN_LIMITS.detailChars.
-import { capText, isTypeName, RUN_LIMITS, type FailureReason, type ValidationRecipe } from './contract.ts';
+import {
+  capText,
+  isTypeName,
+  RUN_LIMITS,
+  type FailureReason,
+  type ValidationRecipe,
+  type ValidationRecord,
+} from './contract.ts';
 
 /** A stage record as the runner writes it: `error` is the first candidate's `Type: message`, or how the run ended. */
 interface StageError {
@@ -133,4 +140,26 @@ export function failureReason(
         message: capText(neutralText(run.failureDetail ?? '', moduleRoots), RUN_LIMITS.detailChars),
       };
   return { stage: failed?.stage ?? null, ...split, recipeTried };
+}
+
+/** A block that did not pass, as `build` and `validate` list it for people: its class and its reason in one line. */
+export interface BlockFailure {
+  id: string;
+  status: 'failed' | 'blocked';
+  failureClass: string | null;
+  /** `stage: Type: message` from the neutral reason, else the class's detail; upstream text, print it escaped. */
+  reason: string;
+}
+
+/** The failures among `records` (id → catalog validation), sorted: failed before blocked, then by class, then id. */
+export function blockFailures(records: Iterable<[string, ValidationRecord]>): BlockFailure[] {
+  const out: BlockFailure[] = [];
+  for (const [id, v] of records) {
+    if (v.status === 'passed') continue;
+    const r = v.reason;
+    const line = r ? [r.stage, r.exceptionType, r.message].filter(Boolean).join(': ') : '';
+    out.push({ id, status: v.status, failureClass: v.failureClass ?? null, reason: line || v.failureDetail || '' });
+  }
+  const key = (f: BlockFailure) => `${f.status === 'failed' ? 0 : 1}\0${f.failureClass ?? ''}\0${f.id}`;
+  return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

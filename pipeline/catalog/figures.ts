@@ -82,12 +82,13 @@ export function sourceFigures(
 
 /** "Distributions that would unblock N blocks": every distribution a blocked block needs, with how many need it. */
 export function unblockTable(specs: BlockSpec[]): UnblockRow[] {
-  const rows = new Map<string, { modules: Set<string>; blocks: number; alone: number }>();
+  const rows = new Map<string, { modules: Set<string>; blocks: number; alone: number; known: boolean }>();
   for (const s of specs) {
     if (s.validation?.status !== 'blocked') continue;
     const needs = s.validation.blockedBy ?? [];
     for (const n of needs) {
-      const row = rows.get(n.distribution) ?? { modules: new Set<string>(), blocks: 0, alone: 0 };
+      const row = rows.get(n.distribution) ?? { modules: new Set<string>(), blocks: 0, alone: 0, known: true };
+      if (!n.known) row.known = false;
       row.modules.add(n.module);
       row.blocks += 1;
       if (needs.length === 1) row.alone += 1;
@@ -95,6 +96,12 @@ export function unblockTable(specs: BlockSpec[]): UnblockRow[] {
     }
   }
   return [...rows]
-    .map(([distribution, r]) => ({ distribution, modules: [...r.modules].sort(), blocks: r.blocks, alone: r.alone }))
+    .map(([distribution, r]) => ({
+      distribution,
+      modules: [...r.modules].sort(),
+      blocks: r.blocks,
+      alone: r.alone,
+      ...(r.known ? {} : { known: false }),
+    }))
     .sort((a, b) => b.blocks - a.blocks || (a.distribution < b.distribution ? -1 : 1));
 }

@@ -109,6 +109,7 @@ export function sourcesFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): So
       };
       if (prov.commit) rec.commit = prov.commit;
       if (prov.release) rec.release = prov.release;
+      if (s.installable !== undefined) rec.installable = s.installable;
       const u = uniqueCounts(mine);
       if (u) rec.unique = u;
       return rec;

@@ -13,6 +13,7 @@ import {
   type MethodHit,
   type PaperRecord,
 } from './contract.ts';
+import { CHILD_ROLES, structureOf, type ChildFact, type ChildRole } from './roles.ts';
 
 /** One match rule: every condition given must hold. Patterns are JavaScript regular expressions. */
 export interface MatchRule {
@@ -27,6 +28,11 @@ export interface MatchRule {
   layersAll?: string[];
   /** Composition: every layer type matches one of these. */
   layersOnly?: string[];
+  /**
+   * Structure: the block's direct submodules, in registration order and without neutral ones (dropout, drop path,
+   * identity, layer scale), have exactly these roles (roles.ts: `norm`, `attention`, `mlp`, `other`).
+   */
+  children?: ChildRole[];
 }
 
 export interface TaxonomyMethod {
@@ -58,6 +64,8 @@ export interface MethodInput {
   module: string;
   bases: string[];
   layers: string[];
+  /** The direct submodules of the built module, in order (validation's module tree); absent when it never built. */
+  children?: ChildFact[];
 }
 
 const FILE = join(dirname(fileURLToPath(import.meta.url)), 'data', 'taxonomy.json');
@@ -91,7 +99,11 @@ export function checkTaxonomy(t: Taxonomy): string[] {
     if (m.match.length === 0) errors.push(`${at}: no match rule`);
     for (const [i, r] of m.match.entries()) {
       const patterns = [r.name, r.base, r.module, r.notModule, ...(r.layersAll ?? []), ...(r.layersOnly ?? [])];
-      if (!r.name && !r.base && !r.module && !r.layersAll) errors.push(`${at}: rule ${i} has no positive condition`);
+      if (!r.name && !r.base && !r.module && !r.layersAll && !r.children?.length)
+        errors.push(`${at}: rule ${i} has no positive condition`);
+      for (const role of r.children ?? [])
+        if (!CHILD_ROLES.includes(role) || role === 'neutral')
+          errors.push(`${at}: rule ${i} child role '${role}' is not one of norm, attention, mlp, other`);
       for (const p of patterns) {
         if (p === undefined) continue;
         try {
@@ -138,18 +150,20 @@ function compile(r: MatchRule): (b: MethodInput) => boolean {
   const [name, base, mod, notMod] = [re(r.name), re(r.base), re(r.module), re(r.notModule)];
   const all = (r.layersAll ?? []).map((p) => new RegExp(p));
   const only = r.layersOnly?.map((p) => new RegExp(p));
+  const shape = r.children?.join(' ');
   return (b) =>
     (!name || name.test(b.name)) &&
     (!base || b.bases.some((x) => base.test(x))) &&
     (!mod || mod.test(b.module)) &&
     (!notMod || !notMod.test(b.module)) &&
     all.every((p) => b.layers.some((l) => p.test(l))) &&
-    (!only || (b.layers.length > 0 && b.layers.every((l) => only.some((p) => p.test(l)))));
+    (!only || (b.layers.length > 0 && b.layers.every((l) => only.some((p) => p.test(l))))) &&
+    (shape === undefined || (b.children !== undefined && structureOf(b.children).join(' ') === shape));
 }
 
 /** The kind of evidence a rule is, for the block's record: `name#0`, `base#2`, `composition#1`, `module#0`. */
 function labelOf(r: MatchRule, i: number): string {
-  const kind = r.layersAll || r.layersOnly ? 'composition' : r.base ? 'base' : r.name ? 'name' : 'module';
+  const kind = r.layersAll || r.layersOnly || r.children ? 'composition' : r.base ? 'base' : r.name ? 'name' : 'module';
   return `${kind}#${i}`;
 }
 

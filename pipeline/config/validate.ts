@@ -2,6 +2,7 @@
 // field path (`sources[2].ref`), what is wrong and the fix. Fix hints live in the schema as `x-fix` keywords.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { isRefTarget, RUN_LIMITS } from '../catalog/contract.ts';
 import { globProblem } from '../util/glob.ts';
 
 export interface ConfigProblem {
@@ -42,8 +43,8 @@ function compile(): Compiled {
   return compiled;
 }
 
-/** `/sources/2/ref` → `sources[2].ref`; keys that are not identifiers are quoted. */
-export function fieldPath(pointer: string, extra?: string): string {
+/** `/sources/2/ref` → `sources[2].ref`; keys that are not identifiers are quoted. `more`: segments after those. */
+export function fieldPath(pointer: string, extra?: string, more: string[] = []): string {
   const segs =
     pointer === ''
       ? []
@@ -52,6 +53,7 @@ export function fieldPath(pointer: string, extra?: string): string {
           .split('/')
           .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segs.push(extra);
+  segs.push(...more);
   let out = '';
   for (const s of segs) {
     if (/^\d+$/.test(s)) out += `[${s}]`;
@@ -265,6 +267,89 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
   return problems;
 }
 
+/** How deep a recipe value may nest (lists, tuples, instances): the runner's record is refused past it. */
+const MAX_OVERRIDE_DEPTH = RUN_LIMITS.literalDepth;
+
+/**
+ * An override's constructor arguments, beyond their shapes (the schema's `overrideValue`): an object is a tuple or an
+ * instance, never both nor neither; `kwargs` belongs to an instance; `refs` names plain strings; the nesting stays
+ * within what a recipe records.
+ */
+function overrideProblems(data: Json): ConfigProblem[] {
+  const overrides = (data.validate as Json | undefined)?.overrides;
+  if (!overrides || typeof overrides !== 'object') return [];
+  const problems: ConfigProblem[] = [];
+  const walk = (v: unknown, at: string[], depth: number) => {
+    const path = fieldPath('', undefined, at);
+    if (
+      Array.isArray(v) ||
+      (v && typeof v === 'object' && 'tuple' in v) ||
+      (v && typeof v === 'object' && 'class' in v)
+    )
+      if (depth >= MAX_OVERRIDE_DEPTH) {
+        problems.push({
+          path,
+          message: `nests lists, tuples and instances more than ${MAX_OVERRIDE_DEPTH} deep`,
+          fix: 'flatten it, or build the innermost part with a default of its class',
+        });
+        return;
+      }
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, [...at, String(i)], depth + 1));
+    if (!v || typeof v !== 'object') return;
+    const o = v as Json;
+    if ('class' in o && 'tuple' in o)
+      problems.push({
+        path,
+        message: 'has both "class" and "tuple"',
+        fix: 'keep "class" (with "kwargs") for an instance, or "tuple" for a tuple',
+      });
+    else if (!('class' in o) && !('tuple' in o))
+      problems.push({
+        path,
+        message: 'is an object that is neither an instance nor a tuple',
+        fix: 'add "class" (and "kwargs") for an instance, e.g. { "class": ".TwoWayTransformer", "kwargs": { "depth": 2 } }, or write { "tuple": [8, 8] }',
+      });
+    else if ('tuple' in o && 'kwargs' in o)
+      problems.push({
+        path: fieldPath('', undefined, [...at, 'kwargs']),
+        message: 'belongs to an instance, not a tuple',
+        fix: 'remove it, or use "class" instead of "tuple"',
+      });
+    if (Array.isArray(o.tuple)) o.tuple.forEach((x, i) => walk(x, [...at, 'tuple', String(i)], depth + 1));
+    if (o.kwargs && typeof o.kwargs === 'object' && !Array.isArray(o.kwargs))
+      for (const [k, x] of Object.entries(o.kwargs)) walk(x, [...at, 'kwargs', k], depth + 1);
+  };
+  for (const [key, o] of Object.entries(overrides as Json)) {
+    if (!o || typeof o !== 'object') continue;
+    const kwargs = (o as Json).kwargs;
+    if (!kwargs || typeof kwargs !== 'object' || Array.isArray(kwargs)) continue;
+    const at = ['validate', 'overrides', key, 'kwargs'];
+    for (const [k, v] of Object.entries(kwargs as Json)) walk(v, [...at, k], 0);
+    const refs = (o as Json).refs;
+    for (const [i, r] of (Array.isArray(refs) ? refs : []).entries()) {
+      if (typeof r !== 'string') continue;
+      const v = (kwargs as Json)[r];
+      const path = fieldPath('', undefined, ['validate', 'overrides', key, 'refs', String(i)]);
+      if (v === undefined)
+        problems.push({
+          path,
+          message: `names kwarg "${r}", which kwargs does not have`,
+          fix: `add "${r}" to kwargs with a dotted name such as "torch.nn.BatchNorm2d", or remove it from refs`,
+        });
+      else if (!isRefTarget(v))
+        problems.push({
+          path,
+          message: `names kwarg "${r}", whose value is not a dotted name (got ${JSON.stringify(v)})`,
+          fix:
+            typeof v === 'string'
+              ? `write a module and a name ("torch.nn.${v}"), or ".${v}" for a class of the block's package`
+              : `give "${r}" a dotted name such as "torch.nn.BatchNorm2d", or remove it from refs (an instance is { "class": ..., "kwargs": ... } without refs)`,
+        });
+    }
+  }
+  return problems;
+}
+
 /** All problems of a parsed config: schema first, then semantic checks; empty when valid. */
 export function validateConfig(
   data: unknown,
@@ -282,6 +367,9 @@ export function validateConfig(
     }
   }
   if (data && typeof data === 'object' && !Array.isArray(data))
-    problems.push(...semanticProblems(data as Json, projectRoot, resolvePath));
+    problems.push(
+      ...semanticProblems(data as Json, projectRoot, resolvePath),
+      ...overrideProblems(data as Json).filter((p) => !problems.some((q) => q.path === p.path)),
+    );
   return problems;
 }

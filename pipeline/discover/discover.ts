@@ -113,6 +113,8 @@ export function aliasOf(mod: IndexedModule, stmt: number): string | null {
 export interface DiscoverOptions {
   /** Per source: symbol patterns; when given, only matching blocks are kept. */
   symbols?: Map<string, string[]>;
+  /** Sources to report on: each in which no block is found gets a `no-blocks` warning. */
+  sources?: string[];
 }
 
 export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): DiscoverResult {
@@ -211,7 +213,38 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
     }
   }
   blocks.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  diagnostics.push(...withoutBlocks(program, blocks, opts));
   return { blocks, withoutForward, diagnostics };
+}
+
+/** `1 class`, `2 classes`, `3 Python modules`. */
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : what.endsWith('s') ? 'es' : 's'}`;
+
+/**
+ * A source that yields no block is a warning, not a quiet zero: its includes may miss the models' folder, its
+ * `symbols` may match nothing, or it has no `nn.Module` at all (`class Net(Model)` whose base is not a Module).
+ */
+function withoutBlocks(program: Program, blocks: Block[], opts: DiscoverOptions): Diagnostic[] {
+  const found = new Set(blocks.map((b) => b.sourceId));
+  return (opts.sources ?? [])
+    .filter((id) => !found.has(id))
+    .map((id) => {
+      const scope = program.modules.filter((m) => m.sourceId === id && m.module && m.discover);
+      const classes = scope.reduce((n, m) => n + m.facts.classes.length, 0);
+      const symbols = opts.symbols?.get(id);
+      return {
+        code: 'no-blocks',
+        severity: 'warning',
+        stage: 'discover',
+        source: id,
+        message:
+          `no block found: ${count(scope.length, 'Python module')} in the discovery scope, ${count(classes, 'class')}, none a ` +
+          `torch.nn.Module with a forward${symbols?.length ? ` that the source's symbols (${symbols.join(', ')}) match` : ''}`,
+        hint:
+          "check the source's include/exclude and symbols (`nnblocks sources` lists its files); a block is a class whose " +
+          'bases reach torch.nn.Module and that defines or inherits a forward',
+      };
+    });
 }
 
 /**

@@ -4,8 +4,9 @@
 // unsharded one. Stages that can't run here (no sandbox, no torch) leave their fields absent and say why.
 // See docs/architecture.md and docs/catalog.md.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
+import { blockFailures } from '../catalog/failure-reason.ts';
 import { paperIdsIn } from '../catalog/papers.ts';
 import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../catalog/contract.ts';
@@ -125,7 +126,9 @@ export async function buildPartial(
     dedupItems,
     dedupParams: ctx.config.dedup ?? {},
     ...(ctx.config.site?.url ? { siteUrl: ctx.config.site.url } : {}),
-    config: relative(process.cwd(), ctx.config.configPath) || ctx.config.configPath,
+    // Relative to the project root (never a path of this machine): the page's extract command passes it back.
+    config: relative(ctx.config.projectRoot, ctx.config.configPath).split(sep).join('/'),
+    corpusName: ctx.config.name,
     timings,
     tools,
     sandbox: v?.sandbox ?? null,
@@ -158,6 +161,8 @@ export async function buildCatalog(ctx: RunContext, opts: BuildOptions): Promise
       timings: partial.timings,
       errors: [],
       diagnostics,
+      failedSources: partial.snapshots.filter((x) => x.status === 'failed').map((x) => x.id),
+      failures: blockFailures(partial.specs.flatMap((x) => (x.validation ? [[x.id, x.validation] as const] : []))),
     };
   }
   const summary = await finishCatalog([partial], opts.outDir, t0);

@@ -6,7 +6,8 @@ import { attachRequirementVersions, type VersionMemo } from '../assemble/require
 import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { PartBuilder } from '../usage/types.ts';
+import type { ValidateOverride } from '../config/types.ts';
+import type { BuilderFn, PartBuilder } from '../usage/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
 /** The kv namespace of assembled modules (pipeline/assemble/cache.ts). */
@@ -121,7 +122,9 @@ function assembleOptions(ctx: RunContext, p: Prepared): Omit<ExtractOptions, 'ou
     isolated: new Set(ctx.config.sources.filter((s) => !s.resolveAcross).map((s) => s.id)),
     builders: (b) => zeroArgBuilders(p, b),
     layers: (b, mod) => layerClasses(mod, b),
-    parts: (b) => partBuilders(p, b),
+    // Builders of the block in sibling modules of its package (SAM's `build_sam.py`) are held like part builders.
+    parts: (b) => [...siblingBuilders(p, b), ...partBuilders(p, b)],
+    instances: (b) => overrideClasses(p, b, overrideFor(ctx.config.validate?.overrides, b)),
   };
 }
 
@@ -141,6 +144,51 @@ export function zeroArgBuilders(p: Prepared, block: Block): string[] {
     )
     .sort((a, b) => a.line - b.line);
   return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
+}
+
+/**
+ * How near a module is to a block's: the dotted segments their names share (`segment_anything.build_sam` and
+ * `segment_anything.modeling.sam` share 1); -1 when they are of different packages. Top-level modules of a flat
+ * repository (DINO's `vision_transformer`, `utils`) are each other's siblings.
+ */
+function nearness(blockModule: string, module: string): number {
+  const a = blockModule.split('.');
+  const b = module.split('.');
+  if (a.length === 1 && b.length === 1) return 0;
+  let n = 0;
+  while (n < a.length - 1 && n < b.length - 1 && a[n] === b[n]) n++;
+  return n === 0 ? -1 : n;
+}
+
+/**
+ * The public zero-argument builders of a block that live in *other* modules of its package: `build_sam_vit_b` in
+ * SAM's `segment_anything/build_sam.py` returns the `Sam` of `segment_anything/modeling/sam.py`. Nearest package
+ * first, then source order, at most MAX_BUILDERS; none when the block's own module has builders (those are its
+ * recipes). Private helpers (`_default_anchorgen` in torchvision's detection modules) are the package's internals,
+ * not its builders. The emitted module holds them (`parts` of the extraction), and validation tries them as the
+ * block's builders (docs/validate.md, "Recipes"), calling the original package's for fidelity; part recipes, if
+ * any, still come after inference.
+ */
+export function siblingBuilders(p: Prepared, block: Block): BuilderFn[] {
+  if (zeroArgBuilders(p, block).length) return [];
+  const near = (f: BuilderFn) => nearness(block.module, f.module);
+  const found = p
+    .usage()
+    .usageOf(block.id)
+    .builders.filter(
+      (f) =>
+        f.zeroArg &&
+        !f.name.startsWith('_') &&
+        f.sourceId === block.sourceId &&
+        f.path !== block.path &&
+        !f.scope.includes('.') &&
+        near(f) >= 0,
+    )
+    .sort((a, b) => near(b) - near(a) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  const seen = new Set<string>();
+  return found
+    .filter((f) => !seen.has(`${f.path}\0${f.name}`) && seen.add(`${f.path}\0${f.name}`))
+    .slice(0, MAX_BUILDERS);
 }
 
 /** Builders of other models assembled with a block for a composite recipe: each a full model, so few. */
@@ -215,6 +263,61 @@ export function layerClasses(mod: IndexedModule, block: Block): string[] {
     const worded = siblings.filter((c) => words.some((w) => c.qualname.toLowerCase().includes(w)));
     for (const c of (named.length ? named : worded).slice(0, MAX_LAYERS_PER_PARAM))
       if (!out.includes(c.qualname)) out.push(c.qualname);
+  }
+  return out;
+}
+
+/** A block's config override: by id, name or `module.qualname` (docs/config.md, "Validate"). */
+export function overrideFor(
+  overrides: Record<string, ValidateOverride> | undefined,
+  b: Block,
+): ValidateOverride | undefined {
+  if (!overrides) return undefined;
+  return overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
+}
+
+/** The `.Name` targets of an override's instances (`{"class": ".TwoWayTransformer"}`), nested ones too. */
+function relativeClasses(v: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(v)) v.forEach((x) => relativeClasses(x, out));
+  else if (v && typeof v === 'object') {
+    const o = v as { class?: unknown; kwargs?: Record<string, unknown>; tuple?: unknown };
+    if (typeof o.class === 'string' && o.class.startsWith('.')) out.add(o.class.slice(1));
+    relativeClasses(o.tuple, out);
+    for (const x of Object.values(o.kwargs ?? {})) relativeClasses(x, out);
+  }
+  return out;
+}
+
+/**
+ * Where the classes an override builds instances of are defined, for the emitted module to hold them: `.Name` is a
+ * class of the block's own module, else of the nearest module of its package that defines it (SAM's MaskDecoder
+ * takes a `.TwoWayTransformer`, defined beside it in `modeling/transformer.py`). Upstream's package exports it the same
+ * way to the original (replay.py resolves `.Name` up the packages for fidelity). A name no module defines is left to
+ * fail in validation, saying so.
+ */
+export function overrideClasses(
+  p: Prepared,
+  block: Block,
+  override: ValidateOverride | undefined,
+): { path: string; name: string }[] {
+  const names = relativeClasses(Object.values(override?.kwargs ?? {}), new Set());
+  const out: { path: string; name: string }[] = [];
+  for (const name of names) {
+    const homes = p.index.modules
+      .filter(
+        (m) =>
+          m.sourceId === block.sourceId &&
+          m.module &&
+          nearness(block.module, m.module) >= 0 &&
+          m.facts.classes.some((c) => c.qualname === name),
+      )
+      .sort(
+        (a, b) =>
+          Number(b.path === block.path) - Number(a.path === block.path) ||
+          nearness(block.module, b.module!) - nearness(block.module, a.module!) ||
+          (a.path < b.path ? -1 : 1),
+      );
+    if (homes.length) out.push({ path: homes[0].path, name });
   }
   return out;
 }

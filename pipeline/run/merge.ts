@@ -10,7 +10,7 @@ import {
   type EnvironmentReport,
   type SandboxReport,
 } from '../catalog/contract.ts';
-import { neutralText } from '../catalog/failure-reason.ts';
+import { blockFailures, neutralText, type BlockFailure } from '../catalog/failure-reason.ts';
 import { methodsFile, propagateMethods } from '../catalog/methods.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
@@ -22,6 +22,7 @@ import { diffCatalogs } from '../feed/diff.ts';
 import { writeFeedFiles } from '../feed/feed.ts';
 import { readCurrentCatalog } from '../feed/read-snapshot.ts';
 import type { CatalogSnapshot } from '../feed/types.ts';
+import { packageVersion } from '../util/package-version.ts';
 import type { PartialBuild } from './partial.ts';
 
 export interface BuildSummary {
@@ -33,6 +34,10 @@ export interface BuildSummary {
   timings: Record<string, number>;
   errors: string[];
   diagnostics: Diagnostic[];
+  /** Sources that failed (no copy, a ref missing upstream): their blocks are not in the catalog. */
+  failedSources: string[];
+  /** Blocks that failed or are blocked, each with its one-line reason (failed first, by class, then id). */
+  failures: BlockFailure[];
 }
 
 /**
@@ -84,6 +89,7 @@ export async function finishCatalog(
     builtAt: new Date().toISOString(),
     nnblocksVersion: packageVersion(),
     config: partials[0].config,
+    ...(partials[0].corpusName ? { corpusName: partials[0].corpusName } : {}),
     durationMs: Math.round(performance.now() - startedAt),
     stages: Object.entries(timings).map(([stage, ms]) => ({ stage, ms: Math.round(ms) })),
     tools: partials[0].tools,
@@ -128,6 +134,8 @@ export async function finishCatalog(
     timings,
     errors,
     diagnostics: d.diagnostics,
+    failedSources: snapshots.filter((x) => x.status === 'failed').map((x) => x.id),
+    failures: blockFailures(specs.flatMap((x) => (x.validation ? [[x.id, x.validation] as const] : []))),
   };
 }
 
@@ -186,11 +194,6 @@ export function readPartials(dirs: string[]): PartialBuild[] {
       );
     }
   });
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
 }
 
 /** The environment as published: pip's reasons in neutral form (no path of this machine), capped. */

@@ -15,7 +15,10 @@ export interface PartialBuild {
   dedupParams: Partial<DedupParams>;
   /** The published site's URL (config `site.url`), for the change feed's Atom links and ids. */
   siteUrl?: string;
+  /** The config file relative to the project root (build-info.json `config`). */
   config: string;
+  /** The config's `name` (build-info.json `corpusName`); absent in older partials. */
+  corpusName?: string;
   timings: Record<string, number>;
   tools: { name: string; version: string }[];
   /** How upstream code ran in this shard's validation (build-info.json `sandbox`); null when no block ran. */

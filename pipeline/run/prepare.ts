@@ -61,7 +61,7 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
   const program = new Program(index.modules, usable);
   const symbols = new Map<string, string[]>();
   for (const s of usable) if (s.symbols?.length) symbols.set(s.id, s.symbols);
-  const discovered = discoverBlocks(program, { symbols });
+  const discovered = discoverBlocks(program, { symbols, sources: usable.map((s) => s.id) });
   timings.discover = performance.now() - t;
   let usage: UsageIndex | undefined;
   return {

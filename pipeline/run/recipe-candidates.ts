@@ -146,23 +146,28 @@ export interface UsageRecipes {
 }
 
 /**
- * Candidates for one block: its module's builders (emitted names, as the extract step wrote them), then up to
+ * Candidates for one block: its builders (emitted names, as the extract step wrote them: its own module's, then those
+ * of sibling modules with their upstream module), then up to
  * MAX_SITES literal construction sites of the whole corpus, then the builders of models that hold it (`parts`,
  * offline and cheap like its own builders: a detector's `min_size` 64).
  */
 export function usageRecipes(
   usage: BlockUsage,
-  builders: string[],
+  builders: (string | { name: string; module: string })[],
   positional: string[] | null,
   parts: PartRecipeSource[] = [],
 ): UsageRecipes {
-  const candidates: RecipeCandidate[] = builders.map((builder) => {
-    const params = usage.builders.find((b) => b.name === builder)?.params ?? [];
+  const candidates: RecipeCandidate[] = builders.map((b) => {
+    // A builder of a sibling module (`build_sam.py`) names its module: fidelity calls the original package's.
+    const [builder, module] = typeof b === 'string' ? [b, undefined] : [b.name, b.module];
+    const params =
+      usage.builders.find((f) => f.name === builder && (module === undefined || f.module === module))?.params ?? [];
     const kwargs = offline(params);
     const sizing = cheapConfig(params, positional);
     return {
       origin: 'builder' as const,
       builder,
+      ...(module ? { builderModule: module } : {}),
       ...(Object.keys(kwargs).length ? { kwargs } : {}),
       ...(Object.keys(sizing).length ? { sizing } : {}),
     };

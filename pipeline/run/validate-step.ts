@@ -7,7 +7,7 @@ import { fault } from '../fault.ts';
 import { classAt } from '../discover/discover.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { nativeLibraries } from './native-libraries.ts';
-import { partBuilders } from './extract-step.ts';
+import { overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
 import { initParams, usageRecipes, type PartRecipeSource } from './recipe-candidates.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
@@ -16,12 +16,14 @@ import {
   RUN_LIMITS,
   type EnvironmentReport,
   type LiteralValue,
+  type RecipeValue,
   type SandboxReport,
   type ValidationRecipe,
   type ValidationRecord as CatalogValidation,
 } from '../catalog/contract.ts';
 import { failureReason, neutralText } from '../catalog/failure-reason.ts';
-import { requirementsOf } from '../validate/distributions.ts';
+import { knownDistributions, requirementsOf } from '../validate/distributions.ts';
+import { checkOverrideRefs } from './override-refs.ts';
 import { corpusExtensions } from '../validate/extensions.ts';
 import {
   bwrapAvailable,
@@ -72,24 +74,30 @@ export async function runValidation(
   };
   const env = await p.environment();
   out.diagnostics.push(...env.diagnostics);
-  if (!env.ok) return out;
+  if (!env.ok) {
+    const why = env.diagnostics.find((d) => d.severity === 'error') ?? env.diagnostics[0];
+    out.diagnostics.push(unavailable(why?.message ?? 'no validation environment', why?.hint));
+    return out;
+  }
   out.environment = env.environment.report;
   const sandbox = !opts.noSandbox;
-  if (sandbox && !bwrapAvailable().ok) {
-    out.diagnostics.push({
-      code: 'no-sandbox',
-      severity: 'warning',
-      stage: 'validate',
-      message: 'bubblewrap is not available: upstream code is not executed and no block is validated',
-      hint: 'apt-get install bubblewrap, or pass --no-sandbox to run without one (not recommended)',
-    });
+  const bwrap = sandbox ? bwrapAvailable() : { ok: true };
+  if (!bwrap.ok) {
+    out.diagnostics.push(
+      unavailable(
+        `no sandbox: bubblewrap ${bwrap.error === 'bwrap not found' ? 'is not installed' : `cannot create a sandbox here (${bwrap.error})`}, and upstream code runs only inside one`,
+        bwrap.error === 'bwrap not found'
+          ? 'apt-get install bubblewrap (`nnblocks doctor` checks it), or pass --no-sandbox to run upstream code unconfined (not recommended)'
+          : 'run `nnblocks doctor`; or pass --no-sandbox to run upstream code unconfined (not recommended)',
+      ),
+    );
     return out;
   }
   const blockedPackages = corpusPackages(p.index.modules);
   const items = validateItems(ctx, p, extracted, opts.only);
   const progress = ctx.progress('validate', items.length);
   const v = ctx.config.validate ?? {};
-  const { records: raw, sandbox: report } = await validateRun(items, {
+  const { records: ran, sandbox: report } = await validateRun(items, {
     python: env.environment.python,
     pythonRoots: env.environment.roots,
     runtimeRoots: env.environment.runtime,
@@ -115,6 +123,23 @@ export async function runValidation(
     },
     onProgress: (done) => progress.set(done),
   });
+  // A ref of a config override that names no importable module is the config's mistake, not a missing distribution.
+  const overrides = ctx.config.validate?.overrides ?? {};
+  const withOverride = new Map(items.flatMap((i) => (i.overrides ? [[i.id, i.overrides] as const] : [])));
+  const checked = checkOverrideRefs(ran, (id) => {
+    const override = withOverride.get(id);
+    const key = override && Object.keys(overrides).find((k) => overrides[k] === override);
+    return override && key !== undefined ? { key, override } : undefined;
+  });
+  const raw = checked.records;
+  out.diagnostics.push(...checked.diagnostics);
+  // A blocked block's distribution is suggested only when known: the table's, or one the corpus declares or the
+  // environment installed or tried to (never a module's name taken for a distribution's).
+  const known = knownDistributions([
+    ...p.snapshots.flatMap((sn) => (sn.requirements ?? []).map((q) => q.name)),
+    ...env.environment.report.requirements.map((q) => q.name),
+    ...env.environment.report.missing.map((q) => q.name),
+  ]);
   const s = summarize(raw);
   // Paths under these are published relative to them (`m.py`, not `<cache>/extracted/blocks/m.py`).
   const moduleRoots = [...new Set([...items.map((i) => i.importRoot), ...p.snapshots.map((sn) => sn.importRoot)])];
@@ -122,6 +147,11 @@ export async function runValidation(
   out.raw = raw;
   out.summary = s;
   out.sandbox = report;
+  // Blocks to run and none ran (the sandbox refused to drop privileges, the worker could not start torch...).
+  if (raw.length > 0 && raw.every((r) => r.status === 'skipped'))
+    out.diagnostics.push(
+      unavailable(`every block was skipped: ${raw[0].failureDetail ?? 'skipped'}`, 'run `nnblocks doctor`'),
+    );
   const emitted = new Map(extracted.map((e) => [e.entry.id, e]));
   for (const r of raw) {
     if (r.status === 'skipped') {
@@ -134,10 +164,24 @@ export async function runValidation(
       });
       continue;
     }
-    out.records.set(r.id, toCatalog(r, moduleRoots));
+    out.records.set(r.id, toCatalog(r, moduleRoots, known));
     if (r.moduleTree) out.trees.set(r.id, toTreeNode(r.moduleTree, originalTypes(emitted.get(r.id))));
   }
   return out;
+}
+
+/**
+ * Nothing could be validated: an error, so that `build` and `validate` fail (exit 1) instead of publishing a catalog
+ * with no block validated. `--no-validate` asks for that catalog; the hint says so.
+ */
+function unavailable(why: string, fix = 'run `nnblocks doctor`'): Diagnostic {
+  return {
+    code: 'validation-unavailable',
+    severity: 'error',
+    stage: 'validate',
+    message: `nothing could be validated: ${why}`,
+    hint: `${fix}; or pass --no-validate to build the catalog without validation`,
+  };
 }
 
 /**
@@ -154,7 +198,7 @@ export function validateItems(
   const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
   const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
   const blockedPackages = corpusPackages(p.index.modules);
-  const overrides = ctx.config.validate?.overrides ?? {};
+  const overrides = ctx.config.validate?.overrides;
   const usage = p.usage();
   const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
   const classIndex = new Map<string, ClassFact>();
@@ -165,10 +209,14 @@ export function validateItems(
     .map((e) => {
       const b = blocks.get(e.entry.id)!;
       const snap = snapshots.get(b.sourceId)!;
-      const o = overrides[b.id] ?? overrides[b.name] ?? overrides[`${b.module}.${b.qualname}`];
+      const o = overrideFor(overrides, b);
       const mod = modules.get(`${b.sourceId}\0${b.path}`);
       const own = mod ? classAt(mod, b.stmt, b.name) : undefined;
       const positional = initParams([own, ...b.baseChain.map((q) => classIndex.get(q))]);
+      // Builders of the block in sibling modules the module holds (e.parts, as part builders are): its builders.
+      const siblings = siblingBuilders(p, b).filter((f) =>
+        e.parts.some((x) => x.name === f.name && x.module === f.module),
+      );
       // The part builders the module holds (e.parts), with their parameters and their model's constructor.
       const found = partBuilders(p, b);
       const parts: PartRecipeSource[] = e.parts.flatMap((part) => {
@@ -180,7 +228,12 @@ export function validateItems(
         const positional = initParams(chain.map((c) => (typeof c === 'string' ? classIndex.get(c) : c)));
         return [{ builder: part.name, module: part.module, params: f.params, positional }];
       });
-      const recipes = usageRecipes(usage.usageOf(b.id), e.builders, positional, parts);
+      const recipes = usageRecipes(
+        usage.usageOf(b.id),
+        [...e.builders, ...siblings.map((f) => ({ name: f.name, module: f.module }))],
+        positional,
+        parts,
+      );
       return {
         id: b.id,
         importRoot: e.entry.importRoot,
@@ -234,9 +287,14 @@ const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared
  * The catalog's form of a runner record. Fields of stages that did not run are absent, never zero: `params` and
  * `buffers` only when the block built, `recipe` only when it passed; a failed or blocked block gets its neutral
  * `reason` (failure-reason.ts) with the recipe it tried when the runner recorded one. `moduleRoots` are this build's
- * import roots (the extracted blocks', the sources'): paths under them are published relative to them.
+ * import roots (the extracted blocks', the sources'): paths under them are published relative to them. `known`: the
+ * distributions beyond the module table a blocked block may name (knownDistributions).
  */
-export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = []): CatalogValidation {
+export function toCatalog(
+  r: ValidationRecord,
+  moduleRoots: readonly string[] = [],
+  known: ReadonlyMap<string, string> = new Map(),
+): CatalogValidation {
   const status = r.status === 'passed' || r.status === 'blocked' ? r.status : 'failed';
   const recipe = r.recipe ? catalogRecipe(r.recipe) : null;
   const rec: CatalogValidation = {
@@ -263,15 +321,28 @@ export function toCatalog(r: ValidationRecord, moduleRoots: readonly string[] = 
     rec.reason = failureReason(r, recipe ?? (r.attempt ? catalogRecipe(r.attempt) : null), moduleRoots);
     if (r.uninferred?.length) rec.reason.missing = r.uninferred;
   }
-  if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail);
+  if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail, known);
   return rec;
 }
+
+/**
+ * A runner value in the catalog's form: an instance's kwargs as an ordered list (`{call, kwargs: [{name, value}]}`),
+ * tuples and lists item by item, literals as they are. The record check has bounded the nesting.
+ */
+function catalogValue(v: unknown): RecipeValue {
+  if (Array.isArray(v)) return v.map(catalogValue) as LiteralValue[];
+  if (typeof v !== 'object' || v === null) return v as LiteralValue;
+  if ('tuple' in v) return { tuple: (v as { tuple: unknown[] }).tuple.map(catalogValue) };
+  const call = v as { call: string; kwargs: Record<string, unknown> };
+  return { call: call.call, kwargs: pairs(call.kwargs) };
+}
+
+const pairs = (o: Record<string, unknown>) =>
+  Object.entries(o).map(([name, value]) => ({ name, value: catalogValue(value) }));
 
 /** A runner recipe in the catalog's form: kwargs as an ordered list (upstream names are never object keys). */
 function catalogRecipe(r: Recipe): ValidationRecipe {
   const calls = new Set(r.calls ?? []);
-  const pairs = (o: Record<string, unknown>) =>
-    Object.entries(o).map(([name, value]) => ({ name, value: value as LiteralValue }));
   return {
     seed: r.seed,
     ...(r.builder ? { builder: r.builder } : {}),

@@ -41,7 +41,7 @@ import type {
 } from './types.ts';
 import { credentialsDiagnostic, stripCredentials } from './url.ts';
 import { detectImportRoot, walkSource, type WalkResult } from './walk.ts';
-import { makePathFilter } from '../util/glob.ts';
+import { matchGlob, makePathFilter } from '../util/glob.ts';
 
 export interface SourcesOptions {
   /** Sources fetched at once (default 4): network-bound, so a few in parallel hide latency. */
@@ -241,6 +241,25 @@ function inResolutionScope(
   };
 }
 
+/**
+ * An include that names no file of the source (`modles/**`, a folder that moved upstream) is a warning: the rest of
+ * the source still builds, but without it a typo would silently leave a part of the repository out of the catalog.
+ * Files skipped by the walk count as named (they have their own record).
+ */
+function unmatchedIncludes(src: SourceConfig, listed: { files: { path: string }[]; skipped: { path: string }[] }) {
+  const paths = [...listed.files, ...listed.skipped].map((f) => f.path);
+  return src.include
+    .filter((g) => !paths.some((p) => matchGlob(g, p)))
+    .map((g): Diagnostic => ({
+      code: 'include-matches-nothing',
+      severity: 'warning',
+      stage: 'sources',
+      source: src.id,
+      message: `include "${g}" matches no Python file of the source`,
+      hint: 'correct the glob (relative to the source root; `nnblocks sources --json` lists the files), or remove it',
+    }));
+}
+
 async function fetchOne(
   src: SourceConfig,
   config: CorpusConfig,
@@ -277,6 +296,7 @@ async function fetchOne(
         }),
         src,
       );
+      fields.diagnostics.push(...unmatchedIncludes(src, listed));
       let revision = rev;
       if (src.kind === 'path') {
         // A clean checkout is identified by its commit; anything else by what its files look like now.
@@ -309,7 +329,7 @@ async function fetchOne(
         importRoot,
         files: listed.files,
         skipped: listed.skipped,
-        ...(declared ? { requirements: declared.requirements } : {}),
+        ...(declared ? { requirements: declared.requirements, installable: declared.installable } : {}),
         diagnostics: [...fields.diagnostics, ...(declared?.diagnostics ?? []).map((d) => ({ ...d, source: src.id }))],
       };
     });

@@ -178,6 +178,36 @@ async function fetchInto(tree: string, git: Git, url: string, ref: string, spars
   return git(['rev-parse', 'HEAD']);
 }
 
+/**
+ * The remote answered and has no such ref: git's own words for it (`fatal: couldn't find remote ref nope`, or
+ * `not our ref <sha>` for a commit the server does not have). A misspelt ref, not an outage: the source fails.
+ */
+const REF_MISSING = /couldn't find remote ref|not our ref|no such remote ref|unadvertised object/i;
+
+/**
+ * `ref` does not exist upstream: an error for the source, whatever copy there is (a misspelt ref must never build
+ * from the commit an earlier ref left in the cache). `detail`: git's message, when a fetch said so.
+ */
+function refMissing(src: GitSource, url: string, detail?: string): Diagnostic {
+  return {
+    code: 'source-ref-missing',
+    severity: 'error',
+    stage: 'sources',
+    source: src.id,
+    message: `${url} has no branch, tag or commit "${src.ref}"${detail ? `: ${detail}` : ''}`,
+    hint: 'correct `ref` in the config (a branch, tag or 40-hex commit of that repository); `git ls-remote <url>` lists them',
+  };
+}
+
+/** The outcome of a fetch that failed: the ref missing upstream, else the remote unreachable (stale with a copy). */
+function fetchFailed(src: GitSource, url: string, tree: string, err: unknown, copy?: GitState): GitOutcome {
+  const message = gitError(err);
+  if (REF_MISSING.test(message)) return { status: 'failed', root: tree, diagnostics: [refMissing(src, url, message)] };
+  return copy
+    ? { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, url, err, true)] }
+    : { status: 'failed', root: tree, diagnostics: [unreachable(src, url, err, false)] };
+}
+
 function unreachable(src: GitSource, url: string, err: unknown, haveCopy: boolean): Diagnostic {
   return {
     code: 'source-unreachable',
@@ -229,23 +259,8 @@ async function syncCopy(
     } catch (err) {
       return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, url, err, true)] };
     }
-    if (!wanted) {
-      return {
-        status: 'stale',
-        root: tree,
-        state: copy,
-        diagnostics: [
-          {
-            code: 'source-ref-missing',
-            severity: 'warning',
-            stage: 'sources',
-            source: src.id,
-            message: `${url} has no branch or tag "${src.ref}"`,
-            hint: 'correct `ref` (branch, tag or 40-hex commit); the earlier copy is used meanwhile',
-          },
-        ],
-      };
-    }
+    // Reachable, and no such branch or tag: failed, not stale (the earlier copy is another ref's commit).
+    if (!wanted) return { status: 'failed', root: tree, diagnostics: [refMissing(src, url)] };
   }
   if (copy && wanted === copy.commit) {
     if (sameSparse(copy)) return { status: 'unchanged', root: tree, state: copy, diagnostics: [] };
@@ -275,12 +290,9 @@ async function syncCopy(
     };
   } catch (err) {
     if (!copy) rmSync(target, RM_TREE);
-    if (copy) {
-      // A failed fetch may leave the old checkout in place; make sure it is the recorded commit.
-      await inTree(['checkout', '-q', '--detach', copy.commit]).catch(() => undefined);
-      return { status: 'stale', root: tree, state: copy, diagnostics: [unreachable(src, url, err, true)] };
-    }
-    return { status: 'failed', root: tree, diagnostics: [unreachable(src, url, err, false)] };
+    // A failed fetch may leave the old checkout in place; make sure it is the recorded commit.
+    if (copy) await inTree(['checkout', '-q', '--detach', copy.commit]).catch(() => undefined);
+    return fetchFailed(src, url, tree, err, copy);
   }
 }
 

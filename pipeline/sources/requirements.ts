@@ -8,7 +8,7 @@ import { evaluateMarker, linuxEnvironment, type MarkerEnvironment } from './requ
 import { compareVersions, parseVersion } from './requirements/pep440.ts';
 import { parseRequirement } from './requirements/pep508.ts';
 import { pipEntries } from './requirements/pip-file.ts';
-import { readPyproject } from './requirements/pyproject.ts';
+import { isInstallable, readPyproject } from './requirements/pyproject.ts';
 import { RootedFiles } from './requirements/rooted-files.ts';
 import { readSetupCfg } from './requirements/setup-cfg.ts';
 import { readSetupPy } from './requirements/setup-py.ts';
@@ -104,7 +104,11 @@ class DeclaredReader implements RequirementSink {
           message: `${n - MAX_INVALID_PER_FILE} more malformed requirements in ${file} are not listed`,
           path: file,
         });
-    return { requirements: [...this.merged.values()].map(finish), diagnostics: this.diagnostics };
+    const installable = isInstallable((file) => {
+      const got = this.files.read(file);
+      return got.ok ? got.text : undefined;
+    });
+    return { requirements: [...this.merged.values()].map(finish), installable, diagnostics: this.diagnostics };
   }
 
   report(d: Omit<Diagnostic, 'stage'>): void {

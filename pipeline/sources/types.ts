@@ -6,7 +6,7 @@ import type { Priority, SourceKind } from '../config/types.ts';
 /**
  * fetched: first copy made in this cache; updated: the ref moved (or the config changed what is checked out);
  * unchanged: the copy already matched; stale: upstream unreachable, an earlier copy is reused;
- * failed: no usable copy (files is empty).
+ * failed: no usable copy (files is empty), or the ref does not exist upstream (an earlier copy is never used then).
  */
 export type SourceStatus = 'fetched' | 'updated' | 'unchanged' | 'stale' | 'failed';
 
@@ -88,6 +88,11 @@ export interface SourceSnapshot {
    * setup.cfg install_requires, pyproject dependencies), read as data; the validation environment installs them.
    */
   requirements?: DeclaredRequirement[];
+  /**
+   * git and path: whether pip can install the checkout from its top (a setup.py, or a pyproject.toml with
+   * [project] or [build-system]); the block page offers `pip install git+...` only then.
+   */
+  installable?: boolean;
   diagnostics: Diagnostic[];
 }
 

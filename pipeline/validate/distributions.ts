@@ -69,10 +69,26 @@ export const MODULE_DISTRIBUTIONS: ReadonlyArray<readonly [module: string, distr
 
 const TABLE: ReadonlyMap<string, string> = new Map(MODULE_DISTRIBUTIONS.map(([m, d]) => [m, d]));
 
-/** The distribution for a top-level module (`cv2.dnn` counts as `cv2`). */
-export function requirementOf(module: string): Requirement {
+/** A name as PEP 503 compares them, with `_` for the separators a module name cannot hold: `Foo-Bar` → `foo_bar`. */
+const nameKey = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '_');
+
+/**
+ * Distributions known beyond the table: those the corpus declares or the environment installed or tried to
+ * (`segment-anything` for `import segment_anything`), by nameKey. A module named like one of them is known.
+ */
+export function knownDistributions(names: Iterable<string>): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const n of names) if (!out.has(nameKey(n))) out.set(nameKey(n), n);
+  return out;
+}
+
+/**
+ * The distribution for a top-level module (`cv2.dnn` counts as `cv2`): the table's, else one of `known` named like
+ * the module; else the module's own name with `known: false` — a guess that is never offered as an install.
+ */
+export function requirementOf(module: string, known: ReadonlyMap<string, string> = new Map()): Requirement {
   const top = module.split('.')[0];
-  const distribution = TABLE.get(top);
+  const distribution = TABLE.get(top) ?? known.get(nameKey(top));
   return distribution ? { distribution, module: top, known: true } : { distribution: top, module: top, known: false };
 }
 
@@ -81,12 +97,12 @@ export function requirementOf(module: string): Requirement {
  * modules (record-check.ts holds it to identifiers), one requirement each, sorted by distribution (ignoring case),
  * without repeats.
  */
-export function requirementsOf(detail: string | null): Requirement[] {
+export function requirementsOf(detail: string | null, known: ReadonlyMap<string, string> = new Map()): Requirement[] {
   const seen = new Map<string, Requirement>();
   for (const name of (detail ?? '').split(',')) {
     const m = name.trim();
     if (!m) continue;
-    const r = requirementOf(m);
+    const r = requirementOf(m, known);
     if (!seen.has(r.distribution)) seen.set(r.distribution, r);
   }
   const key = (r: Requirement) => r.distribution.toLowerCase();

@@ -2,7 +2,7 @@
 // ran upstream code, so it is hostile data: every field typed and capped by a JSON Schema (a malformed record is a
 // `protocol-error` of that block, never a crash and never cached), recipe names that could become code refused,
 // and module-tree type names that aren't dotted identifiers dropped. See docs/validate.md ("Sandbox").
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import {
   CANONICAL_MACS,
   INPUT_BOXES_RULE,
@@ -29,13 +29,6 @@ const TEXT = (max: number) => ({ type: 'string', maxLength: max });
 const COUNT = { type: 'integer', minimum: 0 };
 const ITEMS = RUN_LIMITS.recipeItems;
 const SHAPE = { type: 'array', maxItems: ITEMS, items: COUNT };
-/** A recipe value: a number, bool, null, short string, or a list of them nested at most `depth` deep. */
-function literal(depth: number): object {
-  const scalar = [{ type: ['number', 'boolean', 'null'] }, TEXT(RUN_LIMITS.recipeStringChars)];
-  return depth === 0
-    ? { anyOf: scalar }
-    : { anyOf: [...scalar, { type: 'array', maxItems: ITEMS, items: literal(depth - 1) }] };
-}
 /** A forward input: the rules of its optional fields (keys, literal values, boxes) are the contract's. */
 const INPUT = {
   type: 'object',
@@ -45,21 +38,59 @@ const INPUT = {
   ...INPUT_BOXES_RULE,
 };
 
-/** A config object a kwarg is built as: a class of the block's module called with literal kwargs. */
-const CALL = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['call', 'kwargs'],
-  properties: {
-    call: { type: 'string', maxLength: RUN_LIMITS.typeNameChars },
-    kwargs: {
-      type: 'object',
-      maxProperties: ITEMS,
-      propertyNames: { pattern: KWARG_NAME_PATTERN },
-      additionalProperties: literal(RUN_LIMITS.literalDepth),
-    },
-  },
-};
+/**
+ * A recipe kwarg (RecipeValue in the runner's form): a literal; a tuple, `{"tuple": [...]}`; or an instance, a class
+ * called with kwargs of such values, `{"call": ".TwoWayTransformer", "kwargs": {...}}` (a config object, a config
+ * override's `{"class": ...}`); nested at most `depth` deep.
+ */
+function recipeValue(depth: number): object {
+  const scalar = [{ type: ['number', 'boolean', 'null'] }, TEXT(RUN_LIMITS.recipeStringChars)];
+  if (depth === 0) return { anyOf: scalar };
+  const inner = recipeValue(depth - 1);
+  return {
+    anyOf: [
+      ...scalar,
+      { type: 'array', maxItems: ITEMS, items: inner },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tuple'],
+        properties: { tuple: { type: 'array', maxItems: ITEMS, items: inner } },
+      },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['call', 'kwargs'],
+        properties: {
+          call: { type: 'string', maxLength: RUN_LIMITS.typeNameChars },
+          kwargs: {
+            type: 'object',
+            maxProperties: ITEMS,
+            propertyNames: { pattern: KWARG_NAME_PATTERN },
+            additionalProperties: inner,
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** What is wrong with a recipe value's calls (a target that is no dotted name, a reserved kwarg), or null. */
+function badCall(v: unknown): string | null {
+  if (Array.isArray(v)) return v.map(badCall).find((x) => x !== null) ?? null;
+  if (typeof v !== 'object' || v === null) return null;
+  if ('tuple' in v) return badCall((v as { tuple: unknown[] }).tuple);
+  const call = v as { call: unknown; kwargs: Record<string, unknown> };
+  if (!isRefTarget(call.call)) return 'is not a dotted name';
+  for (const [name, inner] of Object.entries(call.kwargs)) {
+    if (!isKwargName(name)) return `kwarg ${name} is a reserved word`;
+    const bad = badCall(inner);
+    if (bad) return bad;
+  }
+  return null;
+}
+
+const isCall = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && 'call' in v;
 
 /** A recipe: how the block was (or was first tried to be) built and fed. */
 const RECIPE = {
@@ -77,7 +108,7 @@ const RECIPE = {
       type: 'object',
       maxProperties: ITEMS,
       propertyNames: { pattern: KWARG_NAME_PATTERN },
-      additionalProperties: { anyOf: [literal(RUN_LIMITS.literalDepth), CALL] },
+      additionalProperties: recipeValue(RUN_LIMITS.literalDepth),
     },
     refs: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
     calls: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
@@ -215,10 +246,13 @@ const SCHEMA = {
 /** The runner's node budget for a module tree (runner: measure.module_tree), plus the root. */
 const MAX_TREE_NODES = 2001;
 
-// strictRequired off: the boxes rule's `if` names a property declared beside it, which strict mode flags.
-const validate = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
-  SCHEMA,
-);
+// strictRequired off: the boxes rule's `if` names a property declared beside it, which strict mode flags. Compiled
+// on first use (~0.2 s): a command that only lists blocks, or shows its help, never checks a record.
+let compiled: ValidateFunction | undefined;
+const validator = () =>
+  (compiled ??= new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
+    SCHEMA,
+  ));
 
 function describe(errors: ErrorObject[] | null | undefined): string {
   const e = errors?.[0];
@@ -257,6 +291,7 @@ function isModuleList(detail: string | null): boolean {
  * follow the protocol. `value` is untrusted JSON from the worker.
  */
 export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRecord } | { ok: false; why: string } {
+  const validate = validator();
   if (!validate(value)) return { ok: false, why: `malformed record: ${describe(validate.errors)}` };
   const rec = value as RunnerRecord;
   if (rec.moduleTree) {
@@ -283,14 +318,10 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
       if (!isRefTarget(r.kwargs[name])) return { ok: false, why: `recipe reference ${name} is not a dotted name` };
     const calls = new Set(r.calls ?? []);
     for (const [name, value] of Object.entries(r.kwargs)) {
-      const isCall = typeof value === 'object' && value !== null && !Array.isArray(value);
-      if (isCall !== calls.has(name)) return { ok: false, why: `recipe kwarg ${name}: a call where none is named` };
-      if (isCall) {
-        const call = value as { call: unknown; kwargs: Record<string, unknown> };
-        if (!isRefTarget(call.call)) return { ok: false, why: `recipe call ${name} is not a dotted name` };
-        for (const inner of Object.keys(call.kwargs))
-          if (!isKwargName(inner)) return { ok: false, why: `recipe call ${name}: kwarg ${inner} is a reserved word` };
-      }
+      if (isCall(value) !== calls.has(name))
+        return { ok: false, why: `recipe kwarg ${name}: a call where none is named` };
+      const bad = badCall(value);
+      if (bad) return { ok: false, why: `recipe ${calls.has(name) ? 'call' : 'kwarg'} ${name}: ${bad}` };
     }
     for (const name of calls) if (!(name in r.kwargs)) return { ok: false, why: `recipe call ${name} has no kwarg` };
     for (const i of r.inputs)

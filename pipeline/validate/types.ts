@@ -149,7 +149,10 @@ export interface RecipeCandidate {
    * the model that holds the block (`fasterrcnn_resnet50_fpn`, assembled into the block's module).
    */
   builder?: string;
-  /** A part: the upstream module defining `builder` (fidelity calls the original package's). */
+  /**
+   * The upstream module defining `builder`, when it is not the block's own (fidelity calls the original package's):
+   * a part's, or a builder of a sibling module (`segment_anything.build_sam`). Recorded in a part's recipe only.
+   */
   builderModule?: string;
   kwargs?: Record<string, unknown>;
   refs?: string[];

@@ -46,9 +46,10 @@ export function pyStr(s: string): string {
 
 /**
  * A recipe value as Python source, or null when it is not a literal within RUN_LIMITS: None, True/False, a finite
- * number, a string (pyStr), a tuple of those (lists become tuples, as recipes write shapes).
+ * number, a string (pyStr), a tuple of those (lists become tuples, as recipes write shapes; `{"tuple": [...]}` is one).
  */
 export function pyLiteral(v: unknown, depth = 0): string | null {
+  if (isTupleValue(v)) return pyLiteral(v.tuple, depth);
   if (v === null) return 'None';
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') {
@@ -61,6 +62,36 @@ export function pyLiteral(v: unknown, depth = 0): string | null {
   if (items.some((x) => x === null)) return null;
   return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{"tuple": [...]}`: a recipe's tuple (RecipeValue), nothing else beside it. */
+const isTupleValue = (v: unknown): v is { tuple: unknown[] } =>
+  isObject(v) && Object.keys(v).length === 1 && Array.isArray(v.tuple);
+
+/**
+ * An instance's kwargs as Python source (`depth=2, norm=getattr(module, 'Norm')(dim=8)`), or null when any name or
+ * value fails its check; values are literals (pyLiteral) or instances in turn, nested within RUN_LIMITS.
+ */
+function callArgs(kwargs: unknown, depth: number): string | null {
+  if (!Array.isArray(kwargs) || kwargs.length > RUN_LIMITS.recipeItems || depth >= RUN_LIMITS.literalDepth) return null;
+  const args: string[] = [];
+  for (const k of kwargs as { name?: unknown; value?: unknown }[]) {
+    if (!k || !isKwargName(k.name)) return null;
+    const v = k.value;
+    const value =
+      isObject(v) && !isTupleValue(v)
+        ? isRefTarget(v.call)
+          ? wrapCall(v.call, callArgs(v.kwargs, depth + 1))
+          : null
+        : pyLiteral(v);
+    if (value === null) return null;
+    args.push(`${k.name}=${value}`);
+  }
+  return args.join(', ');
+}
+
+const wrapCall = (target: string, args: string | null) => (args === null ? null : `${refSource(target)}(${args})`);
 
 /** A recipe whose every value passed its check. */
 interface ReplayPlan {
@@ -137,19 +168,15 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     if (source === null) return null;
     plan.kwargs.push({ name: k.name, source });
   }
-  // Config objects: a checked dotted class called with checked literal kwargs, e.g. `getattr(module, 'Cfg')(a=1)`.
+  // Instances: a checked dotted class called with checked kwargs, literals or instances in turn, e.g.
+  // `getattr(module, 'TwoWayTransformer')(depth=2, embedding_dim=8)`; `.X` is a class the extracted module holds.
   if (!Array.isArray(calls) || calls.length > RUN_LIMITS.recipeItems) return null;
   for (const c of calls) {
-    if (!c || !isKwargName(c.name) || names.has(c.name) || !isRefTarget(c.target) || !Array.isArray(c.kwargs))
-      return null;
+    if (!c || !isKwargName(c.name) || names.has(c.name) || !isRefTarget(c.target)) return null;
     names.add(c.name);
-    const args: string[] = [];
-    for (const k of c.kwargs) {
-      const value = k && isKwargName(k.name) ? pyLiteral(k.value) : null;
-      if (value === null) return null;
-      args.push(`${k.name}=${value}`);
-    }
-    plan.kwargs.push({ name: c.name, source: `${refSource(c.target)}(${args.join(', ')})` });
+    const source = wrapCall(c.target, callArgs(c.kwargs, 0));
+    if (source === null) return null;
+    plan.kwargs.push({ name: c.name, source });
   }
   for (const i of inputs) {
     if (!i || !isShape(i.shape) || !isTorchDtype(i.dtype)) return null;
@@ -176,11 +203,13 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
 }
 
 /**
- * A literal input as the runner passes it (replay.py `literal`): an int, a list of names, a list of int tuples.
+ * A literal input as the runner passes it (replay.py `literal`): an int, a list of names, a list of int tuples, a
+ * tuple of ints.
  * Lists stay lists (a forward may append to them). Only for a value isInputLiteral accepted.
  */
 export function literalSource(v: InputLiteral): string {
   if (typeof v === 'number') return String(v);
+  if (isTupleValue(v)) return pyLiteral(v.tuple)!;
   return `[${(v as (string | number[])[]).map((x) => (typeof x === 'string' ? pyStr(x) : pyLiteral(x)!)).join(', ')}]`;
 }
 
@@ -213,6 +242,55 @@ const CAPTURE = [
   'with torch.no_grad():',
   '    try:',
 ];
+
+/**
+ * The output tensors as validation counted them (measure.py `tensors`, replay.py `output_tensors`): tensors of
+ * tuples, lists and dicts in order, 5 levels deep; when there are none, those of the objects' attributes.
+ */
+const OUTPUT_TENSORS = [
+  'def tensors(v, depth=0):',
+  '    if depth > 5:',
+  '        return []',
+  '    if isinstance(v, torch.Tensor):',
+  '        return [v]',
+  '    if isinstance(v, dict):',
+  '        v = list(v.values())',
+  '    return [t for x in v for t in tensors(x, depth + 1)] if isinstance(v, (list, tuple)) else []',
+  '',
+  'def unwrapped(v, depth=0):',
+  '    if depth > 5 or isinstance(v, (torch.Tensor, torch.nn.Module, type, str, bytes, int, float)):',
+  '        return v',
+  '    if isinstance(v, (list, tuple)):',
+  '        return [unwrapped(x, depth + 1) for x in v]',
+  '    if isinstance(v, dict):',
+  '        return {k: unwrapped(x, depth + 1) for k, x in v.items()}',
+  "    attrs = getattr(v, '__dict__', None)",
+  '    return [unwrapped(x, depth + 1) for x in attrs.values()] if type(attrs) is dict else v',
+  '',
+];
+
+/**
+ * The recorded outputs, then the check: each output's shape, dtype and checksum (Σ|x| in float64, measure.py
+ * `checksum`) against the record. Equal on the machine that validated; elsewhere within the tolerance the GPU check
+ * uses (docs/validate.md), since a sum's rounding follows the order a BLAS adds in.
+ */
+function checkOutputs(outputs: ReplayPlan['outputs']): string[] {
+  const tuple = (shape: number[]) => pyLiteral(shape)!;
+  return [
+    ...OUTPUT_TENSORS,
+    'recorded = [  # (shape, dtype, checksum: sum of |x| in float64) of each output, as validation recorded them',
+    ...outputs.map((o) => `    (${tuple(o.shape)}, ${pyStr(o.dtype)}, float(${pyStr(o.checksum)})),`),
+    ']',
+    'outs = tensors(out) or tensors(unwrapped(out))',
+    "got = [(tuple(t.shape), str(t.dtype).replace('torch.', ''), t.detach().double().abs().sum().item() if t.numel() else 0.0) for t in outs]",
+    "print('outputs:', got)",
+    'assert len(got) == len(recorded), (got, recorded)',
+    'for (shape, dtype, c), (want_shape, want_dtype, want) in zip(got, recorded):',
+    '    same = c == want or math.isclose(c, want, rel_tol=1e-3, abs_tol=1e-5) or (math.isnan(c) and math.isnan(want))',
+    '    assert shape == want_shape and dtype == want_dtype and same, (got, recorded)',
+    "print('replayed: outputs match the recorded checksums')",
+  ];
+}
 
 /** The script for a checked plan. Every interpolated value is a checked integer, an enum member or pyStr/pyLiteral. */
 function renderPlan(p: ReplayPlan): string {
@@ -251,7 +329,7 @@ function renderPlan(p: ReplayPlan): string {
           '    out = block(*args, **kw)',
         ];
   return [
-    `import ${p.path === null ? '' : 'copy, '}importlib, json, sys`,
+    `import ${p.path === null ? '' : 'copy, '}importlib, json, math, sys`,
     'import torch',
     '',
     '# `npx nnblocks extract` wrote the block and blocks/manifest.json naming it.',
@@ -278,9 +356,7 @@ function renderPlan(p: ReplayPlan): string {
     ...draws,
     ...run,
     ...(p.outputs.length > 0
-      ? p.outputs.map(
-          (o, i) => `# output ${i}: shape ${tuple(o.shape)}, ${o.dtype}, checksum (sum of |x|, float64) ${o.checksum}`,
-        )
+      ? checkOutputs(p.outputs)
       : ['# validation recorded no outputs (it stopped before forward)']),
   ].join('\n');
 }

@@ -10,6 +10,7 @@ import {
   isPartPath,
   type BlockSpec,
 } from '../../pipeline/catalog/contract.ts';
+import { installableVersion } from './instructions.ts';
 import { pyLiteral, pyStr } from './replay.ts';
 
 /** PEP 440 public versions in normal form (`0.14.1`, `2.0rc1`, `1.0.post2.dev3`, `1!2.0`). */
@@ -23,6 +24,12 @@ export type Install =
   | { kind: 'pip'; command: string }
   /** `pip install git+https://github.com/x/y@<sha>`, and the clone commands as an alternative */
   | { kind: 'git'; command: string; clone: string }
+  /**
+   * A checkout pip cannot install (no setup.py, no pyproject.toml with [project] or [build-system] at its top), or
+   * one not known to be installable: the clone commands only, and the page says to use the clone or the extracted
+   * module.
+   */
+  | { kind: 'clone'; clone: string }
   /** Nothing safe to write: the page points at the repository in words. */
   | { kind: 'none' };
 
@@ -39,12 +46,16 @@ export interface Usage {
 
 const isIdentifier = (s: string) => isKwargName(s);
 
-/** How to install the block's package. */
-export function installOf(spec: BlockSpec): Install {
+/**
+ * How to install the block's package. `installable`: the source's `installable` fact (sources.json), whether pip can
+ * install the checkout; the pip line for a git source needs it true.
+ */
+export function installOf(spec: BlockSpec, installable?: boolean): Install {
   const p = spec.provenance;
   if (p.release) {
-    const version = spec.citation.version ?? p.release.version.split('+')[0];
-    if (!isDistributionName(p.release.distribution) || !PUBLIC_VERSION.test(version)) return { kind: 'none' };
+    const version = spec.citation.version ?? installableVersion(p.release.version);
+    if (!isDistributionName(p.release.distribution) || !version || !PUBLIC_VERSION.test(version))
+      return { kind: 'none' };
     return { kind: 'pip', command: `pip install ${p.release.distribution}==${version}` };
   }
   if (p.commit && COMMIT.test(p.commit) && HTTPS_REPO.test(p.repository)) {
@@ -53,11 +64,10 @@ export function installOf(spec: BlockSpec): Install {
       .split('/')
       .pop()!
       .replace(/\.git$/, '');
-    return {
-      kind: 'git',
-      command: `pip install git+${url}@${p.commit}`,
-      clone: `git clone ${url} && git -C ${dir} checkout ${p.commit}`,
-    };
+    const clone = `git clone ${url} && git -C ${dir} checkout ${p.commit}`;
+    return installable === true
+      ? { kind: 'git', command: `pip install git+${url}@${p.commit}`, clone }
+      : { kind: 'clone', clone };
   }
   return { kind: 'none' };
 }
@@ -84,12 +94,12 @@ function constructLine(spec: BlockSpec, top: string, path: string): string | nul
   ].join('\n');
 }
 
-export function usageOf(spec: BlockSpec): Usage {
+export function usageOf(spec: BlockSpec, installable?: boolean): Usage {
   const parts = spec.qualname.split('.');
   const top = parts[0];
   const ok = isDottedModule(spec.module) && parts.every(isIdentifier);
   return {
-    install: installOf(spec),
+    install: installOf(spec, installable),
     importLine: ok ? `from ${spec.module} import ${top}` : null,
     construct: ok ? constructLine(spec, top, parts.join('.')) : null,
   };

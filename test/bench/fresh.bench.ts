@@ -4,7 +4,7 @@
 // packages setup asks for are this machine's (installed once per machine: their size is reported, not their time).
 // It takes about twenty minutes and 6 GB of disk, so it runs only when named: `npm run bench fresh`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { round, type Figure } from './harness.ts';
@@ -31,9 +31,11 @@ function bytes(path: string): number {
 }
 
 /** Installed-Size of the packages and everything they depend on (an upper bound: a base image has some of it). */
-function debianBytes(): { own: number; closure: number } {
+export function debianBytes(): { own: number; closure: number } {
+  // dpkg-query exits 1 when one of the names is not installed (a virtual package, an alternative): the sizes it
+  // printed for the others still count.
   const size = (pkgs: string[]) =>
-    execFileSync('dpkg-query', ['-Wf', '${Installed-Size}\\n', ...pkgs], { encoding: 'utf8' })
+    (spawnSync('dpkg-query', ['-Wf', '${Installed-Size}\\n', ...pkgs], { encoding: 'utf8' }).stdout ?? '')
       .split('\n')
       .filter(Boolean)
       .reduce((n, kb) => n + Number(kb) * 1024, 0);
@@ -77,8 +79,10 @@ export async function run(): Promise<Figure[]> {
     ];
   }
   const base = mkdtempSync(join(tmpdir(), 'nnb-fresh-'));
+  chmodSync(base, 0o755); // as /var/cache/nnblocks is: the sandbox's uid reads the environment made below it
   const dir = join(base, 'nnblocks');
   const envHome = join(base, 'envs');
+  let keep = Boolean(process.env.NNBLOCKS_BENCH_KEEP);
   try {
     const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
     execFileSync('git', ['clone', '-q', '--no-local', ROOT, dir]);
@@ -95,6 +99,10 @@ export async function run(): Promise<Figure[]> {
     const outputs = bytes(join(dir, 'content', 'catalog')) + bytes(join(dir, 'dist'));
     const cache = bytes(join(dir, '.nnblocks'));
     const test = npmRun(dir, 'test', env, join(base, 'test.log'));
+    keep ||= catalog.status !== 0 || test.status !== 0;
+    process.stderr.write(
+      `bench: fresh clone: catalog ${round(catalog.s, 0)} s (${catalog.status}), test ${round(test.s, 0)} s (${test.status})\n`,
+    );
     const debian = debianBytes();
     const gb = (n: number) => `${round(n / 2 ** 30)} GiB`;
     const mb = (n: number) => `${round(n / 2 ** 20, 0)} MiB`;
@@ -126,7 +134,11 @@ export async function run(): Promise<Figure[]> {
       },
       { issue: 20, figure: 'written: catalog + site / build cache', value: `${mb(outputs)} / ${mb(cache)}` },
     ];
+  } catch (err) {
+    keep = true; // the logs say what failed
+    throw err;
   } finally {
-    if (!process.env.NNBLOCKS_BENCH_KEEP) rmSync(base, { recursive: true, force: true });
+    if (keep) process.stderr.write(`bench: fresh clone kept in ${base}\n`);
+    else rmSync(base, { recursive: true, force: true });
   }
 }

@@ -33,6 +33,17 @@ describe('nnblocks build', () => {
     expect(stats.validation.passed).toBe(5); // Broken fails with an unresolved name
   });
 
+  it("records the config relative to its project root and the corpus's name, never a path of this machine", () => {
+    // Issue 22: the block page's extract command passes the config back (`--config corpus.json`); the config
+    // lives in a temporary folder, outside the working directory the build ran in.
+    const info = JSON.parse(readFileSync(join(full, 'build-info.json'), 'utf8'));
+    expect(info.config).toBe('corpus.json');
+    expect(info.corpusName).toBe('fixture');
+    // A checkout pip cannot install (the fixture has no setup.py or pyproject.toml): no pip line on its pages.
+    const sources = JSON.parse(readFileSync(join(full, 'sources.json'), 'utf8')).sources;
+    expect(sources).toMatchObject([{ id: 'tiny', installable: false }]);
+  });
+
   it('never carries an upstream function body line, docstring or comment', () => {
     for (const [name, text] of catalogFiles(full)) {
       for (const line of BODY_LINES) expect(text.includes(line), `${name} has "${line}"`).toBe(false);

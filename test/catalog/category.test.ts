@@ -2,6 +2,7 @@
 // adds) and near misses it must not fire on, each with the reason.
 import { describe, expect, it } from 'vitest';
 import { CATEGORY_RULES, categorize, type CategoryInput } from '../../pipeline/catalog/category.ts';
+import { matchMethods, taxonomy } from '../../pipeline/catalog/taxonomy.ts';
 
 type Block = string | Partial<CategoryInput>;
 
@@ -153,6 +154,34 @@ describe('category rules', () => {
       categories: ['attention'],
       rules: [{ category: 'attention', rule: 'method:squeeze-and-excitation' }],
     });
+  });
+
+  it('a block named neutrally (`Block`) that is a pre-norm attention + MLP block is a transformer block, not other', () => {
+    const t = 'torch.nn.modules';
+    const lin = (name: string) => ({ name, type: `${t}.linear.Linear` });
+    const children = [
+      { name: 'norm1', type: `${t}.normalization.LayerNorm` },
+      { name: 'attn', type: 'vision_transformer.Attention', children: [lin('qkv'), lin('proj')] },
+      { name: 'norm2', type: `${t}.normalization.LayerNorm` },
+      { name: 'mlp', type: 'vision_transformer.Mlp', children: [lin('fc1'), lin('fc2')] },
+    ];
+    const layers = children.map((c) => c.type);
+    const of = (kids: typeof children) =>
+      categorize({
+        ...input({ name: 'Block', layers }),
+        methods: matchMethods({ name: 'Block', module: 'vision_transformer', bases: [], layers, children: kids }).map(
+          (m) => ({ slug: m.slug, categories: taxonomy().methods.find((x) => x.slug === m.slug)!.categories }),
+        ),
+      });
+    expect(of(children)).toEqual({
+      categories: ['transformer-block', 'attention'],
+      rules: [
+        { category: 'transformer-block', rule: 'method:transformer-encoder-block' },
+        { category: 'attention', rule: 'method:transformer-encoder-block' },
+      ],
+    });
+    // Without its MLP it is no encoder block, and its name says nothing: other, as before.
+    expect(of(children.slice(0, 3)).categories).toEqual(['other']);
   });
 
   it('a transform or a loss is that alone, whatever its name says', () => {

@@ -23,6 +23,85 @@ function cls(c: Cls): MethodInput {
 
 const CBR = ['torch.nn.Conv2d', 'torch.nn.BatchNorm2d', 'torch.nn.ReLU'];
 
+// Module trees as validation records them (direct children in registration order), for structural rules.
+const T = 'torch.nn.modules';
+const leaf = (name: string, type: string) => ({ name, type });
+const LN = (name: string) => leaf(name, `${T}.normalization.LayerNorm`);
+const LINEAR = (name: string) => leaf(name, `${T}.linear.Linear`);
+const attention = (type: string) => ({
+  name: 'attn',
+  type,
+  children: [LINEAR('qkv'), leaf('attn_drop', `${T}.dropout.Dropout`), LINEAR('proj')],
+});
+const mlp = (type: string) => ({
+  name: 'mlp',
+  type,
+  children: [LINEAR('fc1'), leaf('act', `${T}.activation.GELU`), LINEAR('fc2')],
+});
+/** DINO's ViT `Block`: norm1, attn, drop_path, norm2, mlp (its own Attention and Mlp classes). */
+const VIT_BLOCK: Cls = {
+  name: 'Block',
+  module: 'vision_transformer',
+  children: [
+    LN('norm1'),
+    attention('vision_transformer.Attention'),
+    leaf('drop_path', 'vision_transformer.DropPath'),
+    LN('norm2'),
+    mlp('vision_transformer.Mlp'),
+  ],
+};
+/** Segment Anything's image-encoder `Block`: the attention and MLP classes named otherwise (`MLPBlock`). */
+const SAM_BLOCK: Partial<MethodInput> = {
+  name: 'Block',
+  module: 'segment_anything.modeling.image_encoder',
+  children: [
+    LN('norm1'),
+    attention('segment_anything.modeling.image_encoder.Attention'),
+    LN('norm2'),
+    mlp('segment_anything.modeling.common.MLPBlock'),
+  ],
+};
+/** Known by what its parts hold, not their names: an attention with q, k, v projections, an nn.Sequential MLP. */
+const SEQUENTIAL_MLP_BLOCK: Cls = {
+  name: 'Layer',
+  children: [
+    LN('ln_1'),
+    { name: 'mix', type: 'pkg.m.Mixer', children: [LINEAR('q'), LINEAR('k'), LINEAR('v'), LINEAR('o')] },
+    leaf('ls1', 'pkg.m.LayerScale'),
+    LN('ln_2'),
+    { ...mlp(`${T}.container.Sequential`), name: 'ff' },
+  ],
+};
+/** Norms and linear maps but no attention (a gated MLP block). */
+const NO_ATTENTION: Cls = { name: 'Block', children: [LN('norm1'), LINEAR('proj'), LN('norm2'), mlp('pkg.m.Mlp')] };
+/** Attention without an MLP after it. */
+const NO_MLP: Cls = { name: 'Block', children: [LN('norm1'), attention('pkg.m.Attention'), LN('norm2')] };
+/** A decoder-style block: self-attention, then cross-attention, then the MLP. */
+const CROSS_ATTENTION: Cls = {
+  name: 'Block',
+  children: [
+    LN('norm1'),
+    attention('pkg.m.Attention'),
+    LN('norm2'),
+    { ...attention('pkg.m.CrossAttention'), name: 'cross' },
+    LN('norm3'),
+    mlp('pkg.m.Mlp'),
+  ],
+};
+/** A whole ViT holds such blocks, but its own children are an embedding, a list of blocks and a norm. */
+const VIT_STACK: Cls = {
+  name: 'VisionTransformer',
+  children: [
+    leaf('patch_embed', 'pkg.m.PatchEmbed'),
+    {
+      name: 'blocks',
+      type: `${T}.container.ModuleList`,
+      children: [{ name: '0', type: 'pkg.m.Block', children: SAM_BLOCK.children }],
+    },
+    LN('norm'),
+  ],
+};
+
 /** slug → [torchvision classes that land there, classes that must not, why]. */
 const table: Record<string, [Cls[], Cls[], string]> = {
   'squeeze-and-excitation': [
@@ -50,9 +129,9 @@ const table: Record<string, [Cls[], Cls[], string]> = {
     'named multi-head, or an nn.MultiheadAttention subclass',
   ],
   'transformer-encoder-block': [
-    ['EncoderBlock@models.vision_transformer', 'TransformerEncoderLayer'],
-    ['Encoder@models.vision_transformer', 'DecoderBlock'],
-    'one encoder block, not the stack',
+    ['EncoderBlock@models.vision_transformer', 'TransformerEncoderLayer', VIT_BLOCK, SAM_BLOCK, SEQUENTIAL_MLP_BLOCK],
+    ['Encoder@models.vision_transformer', 'DecoderBlock', NO_ATTENTION, NO_MLP, CROSS_ATTENTION, VIT_STACK],
+    'one encoder block, not the stack; by name, base, or a pre-norm attention + MLP structure whatever its name',
   ],
   'multiscale-attention': [
     ['MultiscaleAttention@models.video.mvit', 'MultiscaleBlock@models.video.mvit', 'Pool@models.video.mvit'],
@@ -247,6 +326,7 @@ describe('taxonomy: which torchvision classes land in each method', () => {
     expect(matchMethods(cls({ name: 'MyConv', layers: CBR }))).toEqual([
       { slug: 'conv-norm-activation', rule: 'composition#2' },
     ]);
+    expect(matchMethods(cls(VIT_BLOCK))).toEqual([{ slug: 'transformer-encoder-block', rule: 'composition#2' }]);
   });
 });
 
@@ -262,6 +342,11 @@ describe('taxonomy file checks', () => {
       'a pattern that is not a regex',
       (t: Taxonomy) => (t.methods[0].match = [{ name: '(' }]),
       /not a regular expression/,
+    ],
+    [
+      'a structural rule with a role roles.ts does not know',
+      (t: Taxonomy) => (t.methods[0].match = [{ children: ['norm', 'conv' as never] }]),
+      /child role 'conv' is not one of/,
     ],
     [
       'a rule with only a negative condition',

@@ -73,6 +73,91 @@ describe('config errors name the field path, the problem and the fix', () => {
     ).toEqual([]);
   });
 
+  it('overrides build instances (nested) and pass tuples; each mistake in one names its field and the fix', () => {
+    // SAM's MaskDecoder takes a TwoWayTransformer instance; PositionEmbeddingRandom's forward a `size` tuple.
+    const decoder = {
+      kwargs: {
+        transformer_dim: 8,
+        transformer: {
+          class: '.TwoWayTransformer',
+          kwargs: { depth: 1, norm: { class: 'torch.nn.LayerNorm', kwargs: { normalized_shape: { tuple: [8] } } } },
+        },
+      },
+    };
+    const pe = { kwargs: {}, inputs: [{ shape: [], dtype: 'int64', value: { tuple: [8, 8] } }] };
+    const of = (overrides: object) => problemsOf({ name: 'x', sources: [ok], validate: { overrides } });
+    expect(of({ MaskDecoder: decoder, PositionEmbeddingRandom: pe })).toEqual([]);
+    const at = 'validate.overrides.MaskDecoder.kwargs.transformer';
+    const withTransformer = (t: object) => of({ MaskDecoder: { kwargs: { transformer: t } } });
+    expect(withTransformer({ class: 'two way', kwargs: {} })).toEqual([
+      {
+        path: `${at}.class`,
+        message: 'has the wrong form (got "two way")',
+        fix: expect.stringContaining('".TwoWayTransformer"'),
+      },
+    ]);
+    expect(withTransformer({ clas: '.TwoWayTransformer' })).toContainEqual({
+      path: `${at}.clas`,
+      message: 'is not a known field',
+      fix: 'did you mean "class"? rename it',
+    });
+    expect(withTransformer({ depth: 2 })).toEqual([
+      { path: `${at}.depth`, message: 'is not a known field', fix: expect.stringContaining('class, kwargs, tuple') },
+      {
+        path: at,
+        message: 'is an object that is neither an instance nor a tuple',
+        fix: expect.stringContaining('"class"'),
+      },
+    ]);
+    expect(withTransformer({ class: '.T', kwargs: { norm: { tuple: [8], kwargs: {} } } })).toEqual([
+      { path: `${at}.kwargs.norm.kwargs`, message: 'belongs to an instance, not a tuple', fix: expect.any(String) },
+    ]);
+    expect(withTransformer({ class: '.T', kwargs: { depth: '2', dims: { tuple: [8, 'x', {}] } } })).toEqual([
+      {
+        path: `${at}.kwargs.dims.tuple[2]`,
+        message: 'is an object that is neither an instance nor a tuple',
+        fix: expect.any(String),
+      },
+    ]);
+    const deep = { class: '.A', kwargs: { b: { class: '.B', kwargs: { c: { tuple: [[[1]]] } } } } };
+    expect(withTransformer(deep)).toEqual([
+      {
+        path: `${at}.kwargs.b.kwargs.c.tuple[0][0]`,
+        message: expect.stringContaining('more than 4 deep'),
+        fix: expect.any(String),
+      },
+    ]);
+    expect(of({ MaskDecoder: { kwargs: { transformer: { class: '.T' } }, refs: ['transformer'] } })).toEqual([
+      {
+        path: 'validate.overrides.MaskDecoder.refs[0]',
+        message: expect.stringContaining('not a dotted name'),
+        fix: expect.any(String),
+      },
+    ]);
+    // A mistyped ref fails here, not as a "blocked" block that asks for a PyPI package named after it.
+    expect(of({ MaskDecoder: { kwargs: { norm: 'LayerNorm' }, refs: ['norm', 'act'] } })).toEqual([
+      {
+        path: 'validate.overrides.MaskDecoder.refs[0]',
+        message: 'names kwarg "norm", whose value is not a dotted name (got "LayerNorm")',
+        fix: 'write a module and a name ("torch.nn.LayerNorm"), or ".LayerNorm" for a class of the block\'s package',
+      },
+      {
+        path: 'validate.overrides.MaskDecoder.refs[1]',
+        message: expect.stringContaining('kwargs does not have'),
+        fix: expect.any(String),
+      },
+    ]);
+    expect(of({ PositionEmbeddingRandom: { inputs: [{ shape: [], dtype: 'int64', value: { tuple: 'x' } }] } })).toEqual(
+      [
+        {
+          path: 'validate.overrides.PositionEmbeddingRandom.inputs[0].value',
+          message: 'is none of the allowed forms (got an object)',
+          fix: expect.stringContaining('{ "tuple": [8, 8] }'),
+        },
+      ],
+    );
+  });
+
   it('a priority outside 1|2', () => {
     expect(problemsOf({ name: 'x', sources: [ok, { ...ok, id: 'b', priority: 3 }] })).toEqual([
       { path: 'sources[1].priority', message: 'must be one of 1, 2 (got 3)', fix: 'use 1 (primary) or 2 (secondary)' },

@@ -2,11 +2,11 @@
 // sandbox from what a fixture repository declares (wheels and a source distribution written by the test, no
 // network), a hostile setup.py built offline that reaches nothing of the host nor the network, offline use, and the
 // installed set in the key.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultEnvironmentConfig, resolveConfig } from '../../pipeline/config/load.ts';
-import { findManagedBase } from '../../pipeline/environment/base.ts';
+import { ensureManagedBase, findManagedBase } from '../../pipeline/environment/base.ts';
 import { resolveEnvironment } from '../../pipeline/environment/environment.ts';
 import { environmentHome } from '../../pipeline/environment/home.ts';
 import type { Environment } from '../../pipeline/environment/types.ts';
@@ -184,5 +184,21 @@ describe('the validation environment', () => {
       { name: GOOD, spec: GOOD, from: ['fx'], reason: 'not installed: "environment.install" is false (offline)' },
     ]);
     expect(r.environment.key).not.toBe(layered.key);
+  });
+});
+
+// A fresh home under a private folder (mkdtemp makes 0700 folders): as root the sandbox runs as uid 65534, which
+// could not read an environment made there, and every block would be skipped. It is refused before pip runs.
+describe('an environments folder the sandbox cannot read', () => {
+  it.runIf(process.getuid?.() === 0)('is refused before anything is installed, naming the closed folder', async () => {
+    const closed = tempDir('nnb-closed-');
+    chmodSync(closed, 0o700);
+    const home = join(closed, 'envs');
+    const out = await ensureManagedBase(defaultEnvironmentConfig(), home, silentLogger);
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.message).toContain(`${closed} is closed to it`);
+    expect(out.hint).toContain('NNBLOCKS_ENV_HOME');
+    expect(existsSync(home)).toBe(false);
   });
 });

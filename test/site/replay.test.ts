@@ -1,7 +1,7 @@
 // The "Reproduce locally" script (src/lib/replay.ts): strings become Python literals CPython reads back unchanged,
 // a recipe with any value out of its rules gets no script at all, and the hostile fixture's script, run for real
 // against a stand-in block, builds it with exactly the recorded kwargs and runs nothing else.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +46,8 @@ describe('Python literals', () => {
     expect(python(`import ast\nprint(ast.literal_eval(${JSON.stringify(pyLiteral(v))}))`)).toBe(
       "(None, True, False, 0, -1.5, 1e+21, 5e-07, (1,), ((1, 2), ('a',)))",
     );
+    expect(pyLiteral({ tuple: [8, [1, 2]] })).toBe('(8, (1, 2))'); // a recipe's tuple (RecipeValue)
+    expect(pyLiteral({ tuple: [8], call: 'os.system' })).toBeNull();
     expect(pyLiteral({ __class__: 'os' })).toBeNull();
     expect(pyLiteral([[[[[1]]]]])).toBeNull(); // deeper than RUN_LIMITS.literalDepth
     expect(pyLiteral('x'.repeat(201))).toBeNull();
@@ -85,6 +87,29 @@ describe('replay script', () => {
       ['long size', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: [[1, 2, 3, 4, 5]] })],
       ['many names', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: Array(17).fill('a') })],
       ['literal object', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: { toString: 'x' } })],
+      [
+        'tuple of an object',
+        (s) => s.validation!.recipe!.kwargs.push({ name: 't', value: { tuple: [{ x: 1 }] } as never }),
+      ],
+      ['tuple input of names', (s) => Object.assign(s.validation!.recipe!.inputs[0], { value: { tuple: ['a'] } })],
+      [
+        'nested call target',
+        (s) =>
+          (s.validation!.recipe!.calls = [
+            { name: 't', target: '.T', kwargs: [{ name: 'n', value: { call: 'os; x', kwargs: [] } as never }] },
+          ]),
+      ],
+      [
+        'nested call kwarg',
+        (s) =>
+          (s.validation!.recipe!.calls = [
+            {
+              name: 't',
+              target: '.T',
+              kwargs: [{ name: 'n', value: { call: '.U', kwargs: [{ name: 'lambda', value: 1 }] } }],
+            },
+          ]),
+      ],
       ['boxes side', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: [4, 5], boxes: '32); import os' })],
       ['boxes shape', (s) => Object.assign(s.validation!.recipe!.inputs[0], { shape: [4, 6], boxes: 32 })],
     ];
@@ -100,7 +125,7 @@ describe('replay script', () => {
     expect(script).toMatch(/^[\x20-\x7e\n]*$/);
     const a = auditPython(script);
     expect(a.error).toBeNull();
-    expect(a.imports).toEqual(['importlib', 'json', 'sys', 'torch']);
+    expect(a.imports).toEqual(['importlib', 'json', 'math', 'sys', 'torch']);
     expect(a.names.filter((n) => !/^x\d+$/.test(n))).toEqual(REPLAY_NAMES.filter((n) => a.names.includes(n)));
     const dtypes: readonly string[] = TORCH_DTYPES;
     expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
@@ -133,7 +158,26 @@ describe('replay script', () => {
         blocks: [{ id: spec.id, importRoot: join(dir, 'blocks'), module: 'pkg.standin', className: 'Block' }],
       }),
     );
-    const out = execFileSync(testPython(), ['-I', '-c', replayScript(spec)!], { cwd: dir, encoding: 'utf8' });
+    // The stand-in's outputs are not the recorded ones: the script says so and fails (issue 22: it checks them).
+    const run = (s: BlockSpec) =>
+      spawnSync(testPython(), ['-I', '-c', replayScript(s)!], { cwd: dir, encoding: 'utf8' });
+    const wrong = run(spec);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain('AssertionError');
+    expect(wrong.stdout).not.toContain('replayed:');
+    // With the stand-in's own outputs recorded, the same script passes.
+    const got = JSON.parse(
+      python(
+        'import ast, json, sys\nprint(json.dumps(ast.literal_eval(sys.stdin.read().split("outputs: ", 1)[1].splitlines()[0])))',
+        wrong.stdout,
+      ),
+    ) as [number[], string, number][];
+    spec.validation!.outputs = got.map(([shape, dtype, checksum]) => ({ shape, dtype, checksum: String(checksum) }));
+    const right = run(spec);
+    expect(right.stderr).toBe('');
+    expect(right.status).toBe(0);
+    const out = right.stdout;
+    expect(out).toContain('replayed: outputs match the recorded checksums');
     expect(out).not.toContain('uid=');
     expect(JSON.parse(readFileSync(join(dir, 'built.json'), 'utf8'))).toEqual({
       dim: 64,
@@ -210,6 +254,8 @@ describe('replay script', () => {
       refs: [],
       inputs: [{ shape: [2, 3], dtype: 'float32' }],
     });
+    // No outputs recorded, so no checksum check: the run below compares the part's output with the runner's itself.
+    spec.validation!.outputs = [];
     const script = replayScript(spec)!;
     expect(script).toContain("model = getattr(module, 'net')(**kwargs).to(device).eval()");
     expect(script).toContain("block = model.get_submodule('body.1')");

@@ -157,7 +157,7 @@ describe('catalog site, built files', () => {
     expect(script).toMatch(/^[\x20-\x7e\n]*$/); // pure ASCII: no bidi override can reorder what a reader sees
     const a = auditPython(script);
     expect(a.error).toBeNull();
-    expect(a.imports).toEqual(['importlib', 'json', 'sys', 'torch']);
+    expect(a.imports).toEqual(['importlib', 'json', 'math', 'sys', 'torch']);
     expect(a.names.filter((n) => !/^x\d+$/.test(n) && !REPLAY_NAMES.includes(n))).toEqual([]);
     const dtypes: readonly string[] = TORCH_DTYPES;
     expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);

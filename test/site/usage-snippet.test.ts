@@ -47,12 +47,28 @@ describe('usageOf', () => {
     });
   });
 
-  it('a git source: pip from git+https at the commit, and a clone', () => {
-    const u = usageOf(spec({ repository: 'https://github.com/huggingface/pytorch-image-models.git' }));
+  it('an installable git source: pip from git+https at the commit, and a clone', () => {
+    const u = usageOf(spec({ repository: 'https://github.com/huggingface/pytorch-image-models.git' }), true);
     expect(u.install).toEqual({
       kind: 'git',
       command: `pip install git+https://github.com/huggingface/pytorch-image-models.git@${COMMIT}`,
       clone: `git clone https://github.com/huggingface/pytorch-image-models.git && git -C pytorch-image-models checkout ${COMMIT}`,
+    });
+  });
+
+  it('a git source pip cannot install (no setup.py or pyproject.toml), or not known to be: the clone alone', () => {
+    const clone = `git clone https://github.com/facebookresearch/dino && git -C dino checkout ${COMMIT}`;
+    for (const installable of [false, undefined])
+      expect(installOf(spec({ repository: 'https://github.com/facebookresearch/dino' }), installable)).toEqual({
+        kind: 'clone',
+        clone,
+      });
+  });
+
+  it('a release found installed as a local build: pip at the release it was built from', () => {
+    expect(installOf(spec({ release: { distribution: 'torchvision', version: '0.14.1a0+gitunknown' } }))).toEqual({
+      kind: 'pip',
+      command: 'pip install torchvision==0.14.1',
     });
   });
 
@@ -73,7 +89,7 @@ describe('usageOf', () => {
     ['a version with a shell payload', { release: { distribution: 'torch', version: '1.0 && id' } }],
     ['a version with a requirement operator', { release: { distribution: 'torch', version: '1.0,<2' } }],
   ])('no install line for %s', (_, over) => {
-    expect(installOf(spec(over))).toEqual({ kind: 'none' });
+    expect(installOf(spec(over), true)).toEqual({ kind: 'none' });
   });
 
   it.each([

@@ -1,10 +1,13 @@
-// `nnblocks sources` and `nnblocks doctor` driven through runCli with captured output, as a user would run them.
+// `nnblocks sources` and `nnblocks doctor` driven through runCli with captured output, as a user would run them;
+// doctor on a PATH without some tools.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../pipeline/cli/main.ts';
 import type { CliIO } from '../../pipeline/cli/io.ts';
+import type { DoctorCheck } from '../../pipeline/cli/commands/doctor.ts';
 import type { SourceSnapshot } from '../../pipeline/sources/types.ts';
+import { pathWithout, withEnv } from '../helpers/path.ts';
 import { tempDir } from '../helpers/tree.ts';
 
 async function cli(argv: string[]) {
@@ -94,12 +97,44 @@ describe('nnblocks doctor', () => {
       'validation environment',
       'bubblewrap',
       'chromium',
+      'shellcheck',
     ]);
     expect(result.checks[2].found).toBe(true);
     // Whatever this machine lacks, each missing tool comes with a command to run.
     for (const c of result.checks) expect(c.found || Boolean(c.fix)).toBe(true);
     expect(result.checks.find((c) => c.name === 'node')!.found).toBe(true);
     expect(result.checks.find((c) => c.name === 'git')!.found).toBe(true);
+  });
+
+  it('fails only for what the catalog needs: chromium and shellcheck only the tests need (--for test)', async () => {
+    // A machine without the tests' tools: the catalog builds there, so doctor passes; `--for test` does not.
+    await withEnv('PATH', pathWithout(['chromium', 'chromium-browser', 'shellcheck']), async () => {
+      const r = await cli(['doctor', '--json']);
+      expect(r.code).toBe(0);
+      const result = JSON.parse(r.out) as { ok: boolean; for: string; checks: DoctorCheck[] };
+      expect(result).toMatchObject({ ok: true, for: 'catalog' });
+      const byName = new Map(result.checks.map((c) => [c.name, c]));
+      expect(byName.get('chromium')).toMatchObject({
+        group: 'test',
+        found: false,
+        fix: expect.stringContaining('chromium'),
+      });
+      expect(byName.get('shellcheck')).toMatchObject({ group: 'test', found: false });
+      expect(byName.get('bubblewrap')).toMatchObject({ group: 'catalog', found: true });
+
+      const human = await cli(['doctor']);
+      expect(human.code).toBe(0);
+      expect(human.out).toMatch(/needed to build the catalog:\n[\s\S]*needed only by the test suite \(npm test\):\n/);
+      expect(human.out).toContain('(chromium, shellcheck missing: only the tests need them)');
+
+      const tests = await cli(['doctor', '--for', 'test']);
+      expect(tests.code).toBe(1);
+      expect(tests.out).toContain('missing: chromium, shellcheck');
+    });
+    // A tool the catalog needs fails it whatever --for says.
+    await withEnv('PATH', pathWithout(['git']), async () => {
+      expect((await cli(['doctor'])).code).toBe(1);
+    });
   });
 
   it('checks the interpreter a config names instead (Debian torch 1.13)', async () => {

@@ -1,5 +1,5 @@
 // git sources against real fixture repositories cloned through file:// URLs: first fetch, ref updates, pinned
-// commits, unreachable URLs with stale reuse, and two runs sharing one cache.
+// commits, unreachable URLs with stale reuse, refs missing upstream, and two runs sharing one cache.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -184,16 +184,44 @@ describe('git sources', () => {
     ]);
   });
 
-  it('a branch that does not exist upstream keeps the earlier copy', async () => {
+  it('a ref that does not exist upstream fails the source, even with an earlier copy (not stale)', async () => {
+    // A misspelt ref after an earlier fetch once built the catalog from the old commit, status stale, exit 0.
     const repo = gitRepo(FIXTURE);
     const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
     await fetchSources(c, ctx);
-    gitIn(repo.dir, 'branch', '-m', 'main', 'trunk');
-    const { snapshots } = await fetchSources(c, ctx);
-    expect(snapshots[0]).toMatchObject({
-      status: 'stale',
-      commit: repo.commit,
-      diagnostics: [expect.objectContaining({ code: 'source-ref-missing' })],
+    const misspelt = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'mian' }], c.cacheDir);
+    const { snapshots } = await fetchSources(misspelt, ctx);
+    expect(snapshots[0]).toMatchObject({ status: 'failed', files: [] });
+    expect(snapshots[0].commit).toBeUndefined();
+    expect(snapshots[0].diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'source-ref-missing',
+        severity: 'error',
+        message: expect.stringContaining('has no branch, tag or commit "mian"'),
+        hint: expect.stringContaining('correct `ref`'),
+      }),
+    ]);
+    // The copy is kept: the corrected ref finds it again without a new fetch.
+    expect((await fetchSources(c, ctx)).snapshots[0]).toMatchObject({ status: 'unchanged', commit: repo.commit });
+  });
+
+  it('a ref missing on the first fetch, or a pinned commit the remote lacks, is source-ref-missing too', async () => {
+    const repo = gitRepo(FIXTURE);
+    const first = await fetchSources(config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'nope' }]), ctx);
+    expect(first.snapshots[0]).toMatchObject({
+      status: 'failed',
+      diagnostics: [expect.objectContaining({ code: 'source-ref-missing', severity: 'error' })],
+    });
+    const c = config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: 'main' }]);
+    await fetchSources(c, ctx);
+    const sha = '0123456789abcdef0123456789abcdef01234567';
+    const pinned = await fetchSources(
+      config([{ id: 'fx', kind: 'git', url: `file://${repo.dir}`, ref: sha }], c.cacheDir),
+      ctx,
+    );
+    expect(pinned.snapshots[0]).toMatchObject({
+      status: 'failed',
+      diagnostics: [expect.objectContaining({ code: 'source-ref-missing', message: expect.stringContaining(sha) })],
     });
   });
 

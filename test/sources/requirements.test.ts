@@ -415,3 +415,23 @@ describe('requirementsToInstall', () => {
     ]);
   });
 });
+
+// Issue 22: the block page offers `pip install git+<url>@<commit>` only for a checkout pip can install from its top.
+describe('installable', () => {
+  it.each<[string, Tree, boolean]>([
+    ['a setup.py', { 'setup.py': 'from setuptools import setup\nsetup()\n' }, true],
+    ['a pyproject.toml with [project]', { 'pyproject.toml': '[project]\nname = "x"\n' }, true],
+    ['a pyproject.toml with [build-system]', { 'pyproject.toml': '[build-system]\nrequires = ["setuptools"]\n' }, true],
+    ['a pyproject.toml that only configures tools', { 'pyproject.toml': '[tool.black]\nline-length = 99\n' }, false],
+    ['an unreadable pyproject.toml', { 'pyproject.toml': '[project\n' }, false],
+    [
+      'a setup.cfg alone (pip finds neither setup.py nor pyproject.toml)',
+      { 'setup.cfg': '[metadata]\nname = x\n' },
+      false,
+    ],
+    ['a research repository: requirements.txt and scripts', { 'requirements.txt': 'torch\n', 'main.py': '' }, false],
+    ['a setup.py below the top', { 'pkg/setup.py': 'setup()\n' }, false],
+  ])('%s', (_, tree, installable) => {
+    expect(declaredRequirements(writeTree(tree)).installable).toBe(installable);
+  });
+});

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   distributionsMarkdown,
+  knownDistributions,
   MODULE_DISTRIBUTIONS,
   requirementOf,
   requirementsOf,
@@ -37,6 +38,22 @@ describe('module → distribution', () => {
       module: 'nnb_unknown_q',
       known: false,
     });
+  });
+
+  it('knows a distribution the corpus declares or the environment installed, named like the module (issue 22)', () => {
+    const known = knownDistributions(['segment-anything', 'Addict']);
+    expect(requirementOf('segment_anything.modeling', known)).toEqual({
+      distribution: 'segment-anything',
+      module: 'segment_anything',
+      known: true,
+    });
+    expect(requirementOf('addict', known)).toMatchObject({ distribution: 'Addict', known: true });
+    // A mistyped module is no distribution anyone declared: a guess, which the site never offers as an install.
+    expect(requirementOf('transformer', known)).toMatchObject({ distribution: 'transformer', known: false });
+    expect(requirementsOf('transformer, cv2', known).map((r) => [r.distribution, r.known])).toEqual([
+      ['opencv-python', true],
+      ['transformer', false],
+    ]);
   });
 
   it("reads a record's detail: every module once, sorted by distribution", () => {

@@ -89,6 +89,32 @@ describe('checkRunnerRecord', () => {
       expect(why(blocked(bad)), bad).toMatch(/missing-dependency/);
   });
 
+  it('takes instances nested in an instance and tuples, refusing a nested target or kwarg that is code', () => {
+    const recipe = (kwargs: object, calls = ['transformer']) => ({
+      recipe: {
+        seed: 0,
+        origin: 'override',
+        kwargs,
+        calls,
+        inputs: [{ shape: [], dtype: 'int64', value: { tuple: [8, 8] } }],
+      },
+    });
+    const inner = { call: 'torch.nn.LayerNorm', kwargs: { normalized_shape: { tuple: [8] } } };
+    const good = {
+      transformer: { call: '.TwoWayTransformer', kwargs: { depth: 2, norm: inner } },
+      size: { tuple: [8, 8] },
+    };
+    expect(why(record(recipe(good)))).toBe('ok');
+    const bad = (over: object) => why(record(recipe({ ...good, transformer: { ...good.transformer, ...over } })));
+    expect(bad({ kwargs: { norm: { ...inner, call: 'os.system("id")' } } })).toMatch(
+      /transformer: is not a dotted name/,
+    );
+    expect(bad({ kwargs: { norm: { ...inner, kwargs: { lambda: 1 } } } })).toMatch(/kwarg lambda is a reserved word/);
+    // A tuple is a value, not a call: naming it in `calls` is refused, as a call not named is.
+    expect(why(record(recipe(good, ['transformer', 'size'])))).toMatch(/a call where none is named/);
+    expect(why(record(recipe(good, [])))).toMatch(/a call where none is named/);
+  });
+
   it('takes a builder recipe and canonical counts, refusing a builder that is not a name', () => {
     const built = {
       seed: 0,

@@ -6,7 +6,15 @@ import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';
 import { printable } from '../printable.ts';
 import { renderTable } from '../table.ts';
-import { open, printDiagnostics, printJson, warnNoSandbox, withCommonOptions } from './shared.ts';
+import {
+  open,
+  printDiagnostics,
+  printFailed,
+  printFailures,
+  printJson,
+  warnNoSandbox,
+  withCommonOptions,
+} from './shared.ts';
 
 export const registerBuild: RegisterCommand = (program, env) => {
   withCommonOptions(
@@ -45,7 +53,12 @@ export const registerBuild: RegisterCommand = (program, env) => {
             device: opts.device,
             shard,
           });
-          if (s.errors.length) env.setExitCode(1);
+          if (
+            s.errors.length ||
+            s.failedSources.length ||
+            s.diagnostics.some((d) => d.code === 'validation-unavailable')
+          )
+            env.setExitCode(1);
           let site: { dir: string; pages: number; ms: number } | null = null;
           if (opts.site && !opts.shard && s.errors.length === 0) {
             const dir = resolve(typeof opts.site === 'string' ? opts.site : 'dist');
@@ -60,12 +73,15 @@ export const registerBuild: RegisterCommand = (program, env) => {
             site = { dir, ...r };
             s.timings.site = r.ms;
           }
-          if (opts.json)
+          if (opts.json) {
+            // Why it exits 1, on stderr for the log; stdout stays one JSON document.
+            printFailed(io, s.diagnostics, s.failedSources);
             return printJson(io, {
               ...s,
               site,
               timings: Object.fromEntries(Object.entries(s.timings).map(([k, v]) => [k, Math.round(v)])),
             });
+          }
           io.out(
             renderTable(
               ['stage', 'ms'],
@@ -82,8 +98,10 @@ export const registerBuild: RegisterCommand = (program, env) => {
           if (site)
             io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx astro preview, or serve that folder)\n`);
           printDiagnostics(io, s.diagnostics);
+          printFailures(io, s.failures);
           // A schema error quotes the value it refused: upstream's, often.
           for (const e of s.errors.slice(0, 20)) io.err(`schema: ${printable(e)}\n`);
+          printFailed(io, s.diagnostics, s.failedSources);
         } finally {
           run.store.close();
         }

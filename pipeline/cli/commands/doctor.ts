@@ -1,6 +1,8 @@
-// `nnblocks doctor`: checks the tools the pipeline needs (node, git, python + torch, bubblewrap, chromium) and
-// prints, for each one missing, the exact command that installs it.
+// `nnblocks doctor`: checks the tools the pipeline needs (node, git, python + torch, bubblewrap) and those only the
+// test suite needs (chromium, shellcheck), and prints, for each one missing, the exact command that installs it.
+// It fails (exit 1) only for a missing tool of the group asked for: the catalog's by default, `--for test` both.
 import { execFileSync } from 'node:child_process';
+import { Option } from 'commander';
 import type { RegisterCommand } from '../env.ts';
 import { defaultEnvironmentConfig, loadConfig } from '../../config/load.ts';
 import { lookupPython } from '../../config/python.ts';
@@ -9,8 +11,12 @@ import { findManagedBase } from '../../environment/base.ts';
 import { environmentHome } from '../../environment/home.ts';
 import { renderTable } from '../table.ts';
 
+/** What a tool is needed for: building the catalog (every command), or only the test suite (`npm test`). */
+export type DoctorGroup = 'catalog' | 'test';
+
 export interface DoctorCheck {
   name: string;
+  group: DoctorGroup;
   found: boolean;
   /** Version or what was found / what went wrong. */
   detail: string;
@@ -23,17 +29,16 @@ export interface DoctorCheck {
 const sudo = typeof process.getuid === 'function' && process.getuid() === 0 ? '' : 'sudo ';
 const apt = (pkgs: string) => `${sudo}apt-get install -y ${pkgs}`;
 
-function firstLine(cmd: string, args: string[]): string | null {
+/** The line of a tool's version output that says its version (the last, or the one `pick` matches); null if absent. */
+function firstLine(cmd: string, args: string[], pick?: RegExp): string | null {
   try {
     const out = execFileSync(cmd, args, { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
     // Debian's chromium wrapper prints shell noise before the version; keep the line that names the tool.
-    return (
-      out
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .pop() ?? ''
-    );
+    const lines = out
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    return (pick ? lines.find((l) => pick.test(l)) : lines.pop()) ?? '';
   } catch {
     return null;
   }
@@ -51,12 +56,14 @@ function pythonCheck(config: CorpusConfig | undefined): DoctorCheck {
     return py.ok
       ? {
           name: 'python + torch',
+          group: 'catalog',
           found: true,
           detail: `${py.python.path} (Python ${py.python.version}, torch ${py.python.torchVersion}${py.python.cudaAvailable ? ', CUDA' : ', CPU only'})`,
           neededFor,
         }
       : {
           name: 'python + torch',
+          group: 'catalog',
           found: false,
           detail: py.tried.map((t) => `${t.candidate}: ${t.error}`).join('; '),
           neededFor,
@@ -68,12 +75,14 @@ function pythonCheck(config: CorpusConfig | undefined): DoctorCheck {
   return base
     ? {
         name: 'validation environment',
+        group: 'catalog',
         found: true,
         detail: `${base.python} (Python ${base.facts.version}, torch ${base.torch.torch}${base.torch.cuda ? `, built for CUDA ${base.torch.cuda}` : ''})`,
         neededFor,
       }
     : {
         name: 'validation environment',
+        group: 'catalog',
         found: false,
         detail: `not made yet (${[spec.torch, spec.torchvision].filter(Boolean).join(', ')})`,
         neededFor,
@@ -87,6 +96,7 @@ export function runDoctor(config?: CorpusConfig): DoctorCheck[] {
   const nodeOk = major > 20 || (major === 20 && minor >= 5);
   checks.push({
     name: 'node',
+    group: 'catalog',
     found: nodeOk,
     detail: process.version,
     neededFor: 'everything (>= 20.5)',
@@ -96,6 +106,7 @@ export function runDoctor(config?: CorpusConfig): DoctorCheck[] {
   const git = firstLine('git', ['--version']);
   checks.push({
     name: 'git',
+    group: 'catalog',
     found: git !== null,
     detail: git ?? 'not found',
     neededFor: 'git sources',
@@ -121,6 +132,7 @@ export function runDoctor(config?: CorpusConfig): DoctorCheck[] {
   }
   checks.push({
     name: 'bubblewrap',
+    group: 'catalog',
     found: sandbox,
     detail: bwrapDetail,
     neededFor: 'sandboxed validation',
@@ -137,10 +149,20 @@ export function runDoctor(config?: CorpusConfig): DoctorCheck[] {
   const chromium = firstLine('chromium', ['--version']) ?? firstLine('chromium-browser', ['--version']);
   checks.push({
     name: 'chromium',
+    group: 'test',
     found: chromium !== null,
     detail: chromium ?? 'not found',
     neededFor: 'site tests (Playwright)',
     ...(chromium ? {} : { fix: apt('chromium') }),
+  });
+  const shellcheck = firstLine('shellcheck', ['--version'], /^version:/);
+  checks.push({
+    name: 'shellcheck',
+    group: 'test',
+    found: shellcheck !== null,
+    detail: shellcheck ? `shellcheck ${shellcheck.replace(/^version:\s*/, '')}` : 'not found',
+    neededFor: 'script lint tests',
+    ...(shellcheck ? {} : { fix: apt('shellcheck') }),
   });
   return checks;
 }
@@ -149,32 +171,41 @@ export const registerDoctor: RegisterCommand = (program, env) => {
   program
     .command('doctor')
     .description(
-      'check node, git, python + torch, bubblewrap and chromium; print the command that fixes what is missing',
+      'check node, git, python + torch and bubblewrap (and, for the tests, chromium and shellcheck); print the command that fixes what is missing',
     )
     .option(
       '-c, --config <file>',
       'corpus config whose environment (or `python`) to check (default: the default environment)',
     )
+    .addOption(
+      new Option('--for <what>', 'fail when a tool is missing that the catalog needs, or (test) also the tests')
+        .choices(['catalog', 'test'])
+        .default('catalog'),
+    )
     .option('--json', 'print one JSON document on stdout for machines')
-    .action((opts: { config?: string; json?: boolean }) => {
+    .action((opts: { config?: string; json?: boolean; for: string }) => {
       const io = env.io(Boolean(opts.json));
       const checks = runDoctor(opts.config ? loadConfig(opts.config) : undefined);
-      const ok = checks.every((c) => c.found);
+      const needed = (c: DoctorCheck) => c.group === 'catalog' || opts.for === 'test';
+      const missing = checks.filter((c) => !c.found && needed(c));
+      const ok = missing.length === 0;
       if (!ok) env.setExitCode(1);
-      if (opts.json) return void io.out(JSON.stringify({ ok, checks }, null, 2) + '\n');
-      io.out(
+      if (opts.json) return void io.out(JSON.stringify({ ok, for: opts.for, checks }, null, 2) + '\n');
+      const table = (group: DoctorGroup) =>
         renderTable(
           ['tool', 'status', 'detail', 'fix'],
-          checks.map((c) => [c.name, c.found ? 'found' : 'MISSING', c.detail, c.fix ?? '']),
-        ),
+          checks
+            .filter((c) => c.group === group)
+            .map((c) => [c.name, c.found ? 'found' : 'MISSING', c.detail, c.fix ?? '']),
+        );
+      io.out(
+        `needed to build the catalog:\n${table('catalog')}\nneeded only by the test suite (npm test):\n${table('test')}\n`,
       );
+      const absent = checks.filter((c) => !c.found && !needed(c)).map((c) => c.name);
       io.out(
         ok
-          ? 'all tools found\n'
-          : `missing: ${checks
-              .filter((c) => !c.found)
-              .map((c) => c.name)
-              .join(', ')} — run the commands in the fix column\n`,
+          ? `all tools ${opts.for === 'test' ? 'the catalog and the tests need' : 'the catalog needs'} found${absent.length ? ` (${absent.join(', ')} missing: only the tests need ${absent.length === 1 ? 'it' : 'them'})` : ''}\n`
+          : `missing: ${missing.map((c) => c.name).join(', ')} — run the commands in the fix column\n`,
       );
     });
 };

@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { openRun, type RunContext } from '../../run/prepare.ts';
 import type { CliIO } from '../io.ts';
+import type { BlockFailure } from '../../catalog/failure-reason.ts';
 import type { Diagnostic } from '../../diagnostics.ts';
 import { printable } from '../printable.ts';
 import { terminalContext } from '../terminal.ts';
@@ -23,16 +24,57 @@ export function printJson(io: CliIO, value: unknown): void {
   io.out(JSON.stringify(value, null, 2) + '\n');
 }
 
-/** Diagnostics summary for humans: counts by code, then the first few errors in full. */
+/**
+ * Diagnostics summary for humans: counts by code, then the first `limit` errors and the first `limit` warnings in
+ * full (severity, code, where, message, hint), each list in the order the stages recorded them.
+ */
 export function printDiagnostics(io: CliIO, diagnostics: Diagnostic[], limit = 10): void {
   if (diagnostics.length === 0) return;
   const counts = new Map<string, number>();
   for (const d of diagnostics) counts.set(`${d.severity} ${d.code}`, (counts.get(`${d.severity} ${d.code}`) ?? 0) + 1);
   io.err(`diagnostics: ${printable([...counts].map(([k, n]) => `${n} ${k}`).join(', '))}\n`);
   // Messages quote upstream (a syntax error's snippet, a path): every part printable.
-  for (const d of diagnostics.filter((x) => x.severity === 'error').slice(0, limit)) {
-    const where = `${printable(d.source ?? '')}${d.path ? ` ${printable(d.path)}${d.span ? `:${d.span.startLine}` : ''}` : ''}`;
-    io.err(`  ${where}: ${printable(d.message)}${d.hint ? ` (${printable(d.hint)})` : ''}\n`);
+  for (const severity of ['error', 'warning'] as const) {
+    const all = diagnostics.filter((x) => x.severity === severity);
+    for (const d of all.slice(0, limit)) {
+      const where = `${d.source ? ` [${printable(d.source)}]` : ''}${d.path ? ` ${printable(d.path)}${d.span ? `:${d.span.startLine}` : ''}` : ''}`;
+      io.err(
+        `  ${severity} ${printable(d.code)}${where}: ${printable(d.message)}${d.hint ? ` (${printable(d.hint)})` : ''}\n`,
+      );
+    }
+    if (all.length > limit) io.err(`  ... and ${all.length - limit} more ${severity}s (see --json)\n`);
+  }
+}
+
+/**
+ * The blocks that did not pass, each with its one-line reason: the first `limit` (failed before blocked, by failure
+ * class, then id), then how many more. The reasons are upstream's text: printable.
+ */
+export function printFailures(io: CliIO, failures: BlockFailure[], limit = 20): void {
+  if (failures.length === 0) return;
+  const failed = failures.filter((f) => f.status === 'failed').length;
+  io.out(`did not pass: ${failed} failed, ${failures.length - failed} blocked\n`);
+  const shown = failures.slice(0, limit);
+  const label = (f: BlockFailure) => (f.status === 'failed' ? (f.failureClass ?? 'failed') : 'blocked');
+  const width = Math.max(...shown.map((f) => label(f).length));
+  for (const f of shown) io.out(`  ${label(f).padEnd(width)}  ${printable(f.id)}: ${printable(f.reason)}\n`);
+  if (failures.length > limit) io.out(`  ... and ${failures.length - limit} more (see --json)\n`);
+}
+
+/**
+ * Said last and loudly when the run did not do what was asked, so a log's last lines tell why it exits 1: sources
+ * that failed, and validation that could not run at all (no Python with torch, no sandbox).
+ */
+export function printFailed(io: CliIO, diagnostics: Diagnostic[], failedSources: string[] = []): void {
+  const unavailable = diagnostics.find((d) => d.code === 'validation-unavailable');
+  if (failedSources.length)
+    io.err(
+      `error: ${failedSources.length === 1 ? 'source' : 'sources'} ${printable(failedSources.join(', '))} failed: ` +
+        'their blocks are not in this run (the diagnostics above say why)\n',
+    );
+  if (unavailable) {
+    io.err(`error: ${printable(unavailable.message)}\n`);
+    if (unavailable.hint) io.err(`  fix: ${printable(unavailable.hint)}\n`);
   }
 }
 

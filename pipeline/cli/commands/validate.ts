@@ -6,8 +6,17 @@ import { runExtraction } from '../../run/extract-step.ts';
 import { prepare } from '../../run/prepare.ts';
 import { selectBlocks } from '../../run/select.ts';
 import { runValidation } from '../../run/validate-step.ts';
+import { blockFailures } from '../../catalog/failure-reason.ts';
 import { renderTable } from '../table.ts';
-import { open, printDiagnostics, printJson, warnNoSandbox, withCommonOptions } from './shared.ts';
+import {
+  open,
+  printDiagnostics,
+  printFailed,
+  printFailures,
+  printJson,
+  warnNoSandbox,
+  withCommonOptions,
+} from './shared.ts';
 
 export const registerValidate: RegisterCommand = (program, env) => {
   withCommonOptions(
@@ -37,8 +46,12 @@ export const registerValidate: RegisterCommand = (program, env) => {
           });
           const v = await runValidation(run, p, extracted, { noSandbox: !opts.sandbox, device: opts.device });
           const s = v.summary;
-          if (opts.json)
+          if (v.diagnostics.some((d) => d.code === 'validation-unavailable')) env.setExitCode(1);
+          if (opts.json) {
+            // Why it exits 1, on stderr for the log; stdout stays one JSON document.
+            printFailed(io, v.diagnostics);
             return printJson(io, { summary: s, sandbox: v.sandbox, records: v.raw, diagnostics: v.diagnostics });
+          }
           io.out(renderTable(['status', 'blocks'], Object.entries(s.byStatus)));
           io.out(
             renderTable(
@@ -51,7 +64,9 @@ export const registerValidate: RegisterCommand = (program, env) => {
               `pass rate ${(100 * s.passRate).toFixed(1)}% (95% Wilson interval ${(100 * s.interval.low).toFixed(1)}–${(100 * s.interval.high).toFixed(1)}%), fidelity identical ${s.fidelity.identical}, differs ${s.fidelity.differs}\n`,
             );
           }
+          printFailures(io, blockFailures(v.records));
           printDiagnostics(io, v.diagnostics);
+          printFailed(io, v.diagnostics);
         } finally {
           run.store.close();
         }

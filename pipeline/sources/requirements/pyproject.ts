@@ -6,6 +6,20 @@ import type { RequirementSink } from './types.ts';
 
 const FILE = 'pyproject.toml';
 
+/**
+ * Whether pip can install the checkout whose top holds these files (`pip install git+<url>@<commit>` builds the
+ * repository's top): a `setup.py`, or a `pyproject.toml` with a `[project]` or `[build-system]` table. A `setup.cfg`
+ * alone is not enough (pip: "neither 'setup.py' nor 'pyproject.toml' found"), nor is a pyproject.toml that only
+ * configures tools (`[tool.black]`). Read as data: nothing upstream runs.
+ */
+export function isInstallable(read: (file: string) => string | undefined): boolean {
+  if (read('setup.py') !== undefined) return true;
+  const text = read(FILE);
+  if (text === undefined) return false;
+  const doc = parseToml(text);
+  return doc.ok && (table(doc.value.project) !== undefined || table(doc.value['build-system']) !== undefined);
+}
+
 export function readPyproject(sink: RequirementSink): void {
   const text = sink.metadataText(FILE);
   if (text === undefined) return;

@@ -39,6 +39,8 @@ export interface DeclaredRequirementsOptions {
 
 export interface DeclaredRequirements {
   requirements: DeclaredRequirement[];
+  /** pip can install the checkout from its top: a setup.py, or a pyproject.toml with [project] or [build-system]. */
+  installable: boolean;
   diagnostics: Diagnostic[];
 }
 

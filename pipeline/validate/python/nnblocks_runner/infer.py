@@ -282,7 +282,8 @@ def build_candidates(cls, overrides, usage=()):
     TypeScript side mined them from the index), then inference, then the models of other builders of its source
     that hold it (`part`: the block is found in the model built, fed what the model passes it)."""
     if overrides.get("kwargs") is not None or overrides.get("builder"):
-        return [candidate(overrides.get("kwargs") or {}, overrides.get("refs") or (), "override", overrides.get("builder"), [])]
+        kwargs = {k: from_config(v) for k, v in (overrides.get("kwargs") or {}).items()}
+        return [candidate(kwargs, overrides.get("refs") or (), "override", overrides.get("builder"))]
     inferred = inferred_kwargs(cls)
     out, parts = [], []
     for c in usage:
@@ -297,7 +298,9 @@ def build_candidates(cls, overrides, usage=()):
                 if name not in kwargs:
                     kwargs[name] = value
                     refs += [name] if name in guess_refs else []
-        out.append(candidate(kwargs, refs, c["origin"], c.get("builder")))
+        # A builder of a sibling module (SAM's build_sam.py) keeps its upstream module, for fidelity only.
+        home = {"builderModule": c["builderModule"]} if c["origin"] == "builder" and c.get("builderModule") else {}
+        out.append({**candidate(kwargs, refs, c["origin"], c.get("builder")), **home})
     return out + [candidate(kw, refs) for kw, refs in inferred] + parts
 
 
@@ -339,26 +342,65 @@ def inferred_kwargs(cls):
     return out or [({}, [])]
 
 
+def from_config(value):
+    """A config override's kwarg in the recipe's form: `{"class": X, "kwargs": {...}}` an instance to build (a
+    Construct, its kwargs converted in turn: `MaskDecoder(transformer=TwoWayTransformer(...))`), `{"tuple": [...]}`
+    a tuple, kept as that marker until build time (JSON has no tuples); lists and literals as they are."""
+    if isinstance(value, dict) and "class" in value:
+        return Construct(call=value["class"], kwargs={k: from_config(v) for k, v in (value.get("kwargs") or {}).items()})
+    if isinstance(value, dict) and "tuple" in value:
+        return {"tuple": [from_config(v) for v in value["tuple"]]}
+    if isinstance(value, list):
+        return [from_config(v) for v in value]
+    return value
+
+
 def calls_of(kwargs):
     """Names of kwargs whose value is a Construct (a config object to build)."""
     return [k for k, v in kwargs.items() if isinstance(v, Construct)]
 
 
 def resolve_name(target, cls):
-    """The object a dotted name denotes: `.X` in the block's own module, else `module.attr`."""
+    """The object a dotted name denotes: `.X` in the block's own module, else `module.attr`.
+
+    `.X` that the block's module lacks is looked up in its package, then the package's parents: a class of a sibling
+    module that the package exports. The assembled module holds such a class itself (the build step assembles the
+    classes a config override names with the block); the original module does not, its package does (fidelity:
+    `segment_anything.modeling.mask_decoder` lacks `TwoWayTransformer`, `segment_anything.modeling` exports it)."""
     if target.startswith("."):
-        return getattr(sys.modules[cls.__module__], target[1:])
+        name, where = target[1:], cls.__module__
+        while True:
+            mod = sys.modules.get(where)
+            if mod is not None and hasattr(mod, name):
+                return getattr(mod, name)
+            if "." not in where:
+                return getattr(sys.modules[cls.__module__], name)  # raises the block module's own AttributeError
+            where = where.rsplit(".", 1)[0]
     module, attr = target.rsplit(".", 1)
     return getattr(importlib.import_module(module), attr)
 
 
+def materialize(value, cls):
+    """A recipe value as the constructor gets it: a call (`{"call": dotted, "kwargs": {...}}`) built, its kwargs
+    first; a `{"tuple": [...]}` a tuple; lists item by item; literals as they are. Nested calls are built depth first,
+    in kwarg order, after the seed (replay.py `build`), the same in every replay."""
+    if isinstance(value, dict) and "call" in value:
+        kwargs = {k: materialize(v, cls) for k, v in (value.get("kwargs") or {}).items()}
+        return resolve_name(str(value["call"]), cls)(**kwargs)
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(materialize(v, cls) for v in value["tuple"])
+    if isinstance(value, list):
+        return [materialize(v, cls) for v in value]
+    return value
+
+
 def resolve_refs(kwargs, refs, cls, calls=()):
-    """kwargs with each name in `refs` replaced by the object its dotted name denotes (see Ref), and each name in
-    `calls` ({"call": dotted, "kwargs": {...}}) by the object that call builds (see Construct)."""
+    """kwargs with each name in `refs` replaced by the object its dotted name denotes (see Ref), each name in
+    `calls` ({"call": dotted, "kwargs": {...}}) by the object that call builds (see Construct), and tuples made."""
     out = dict(kwargs)
-    for name in refs or ():
-        out[name] = resolve_name(str(kwargs[name]), cls)
-    for name in calls or ():
-        value = kwargs[name]
-        out[name] = resolve_name(str(value["call"]), cls)(**value.get("kwargs", {}))
+    for name, value in kwargs.items():
+        if name in (refs or ()):
+            out[name] = resolve_name(str(value), cls)
+        elif name in (calls or ()) or isinstance(value, (dict, list)):
+            out[name] = materialize(value, cls)
     return out

@@ -47,8 +47,11 @@ def make_inputs(specs, seed, device):
 
 def literal(value):
     """A `value` as the forward gets it: an int; a list of names; a list of int lists as a list of tuples (image
-    sizes, `List[Tuple[int, int]]`). A new list on every call: forwards append to lists they are given
-    (torchvision's LastLevelMaxPool: `names.append("pool")`), and the recipe must not change under them."""
+    sizes, `List[Tuple[int, int]]`); `{"tuple": [8, 8]}` as a tuple of ints (`size: Tuple[int, int]`). A new list on
+    every call: forwards append to lists they are given (torchvision's LastLevelMaxPool: `names.append("pool")`), and
+    the recipe must not change under them."""
+    if isinstance(value, dict):
+        return tuple(int(i) for i in value["tuple"])
     if isinstance(value, list):
         return [tuple(int(i) for i in v) if isinstance(v, list) else str(v) for v in value]
     return int(value)

@@ -87,10 +87,11 @@ def compare(orig, found, seed, device):
         return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
     try:
         c = found.candidate
-        # A part: the same builder of the original package (its `builderModule`) and the same path in its model.
+        # A part: the same builder of the original package (its `builderModule`) and the same path in its model; a
+        # builder of a sibling module: the original package's (`segment_anything.build_sam`), not the block module's.
         whole = c if c["origin"] == "part" else None
         om = build(ocls, c["kwargs"], seed, device, c["refs"], c.get("builder"), c.get("calls") or (), whole,
-                   c.get("builderModule") if whole else None)
+                   c.get("builderModule"))
         oout = forward(om, found.specs, seed, device)
     except OverBudget:
         raise
