@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../diagnostics.ts';
+import { neutralText } from '../catalog/failure-reason.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
 import { renderAtom } from './atom.ts';
 import { diffCatalogs } from './diff.ts';
@@ -73,11 +74,51 @@ export async function writeChangeFeed(opts: FeedOptions): Promise<FeedResult> {
   return writeFeedFiles(feed, opts.outDir ?? opts.catalogDir, opts.siteUrl ?? siteUrlOf(opts.previous));
 }
 
-/** Writes changes.json and changes.atom for a computed feed (also used by `nnblocks build` after each build). */
+/**
+ * Writes changes.json and changes.atom for a computed feed (also used by `nnblocks build` after each build), as
+ * published (`publishedFeed`); returns the feed as computed, for the terminal.
+ */
 export function writeFeedFiles(feed: ChangeFeed, outDir: string, siteUrl?: string): FeedResult {
-  const errors = checkChangeFeed(JSON.parse(JSON.stringify(feed)));
+  const published = publishedFeed(feed);
+  const errors = checkChangeFeed(JSON.parse(JSON.stringify(published)));
   const files = [join(outDir, CHANGES_JSON), join(outDir, CHANGES_ATOM)];
-  writeFileSync(files[0], stableStringify(feed));
-  writeFileSync(files[1], renderAtom(feed, { siteUrl }));
+  writeFileSync(files[0], stableStringify(published));
+  writeFileSync(files[1], renderAtom(published, { siteUrl }));
   return { feed, files, errors };
+}
+
+/** How the feed names the catalog a build replaced in its own folder. */
+export const PREVIOUS_BUILD = 'the previous build';
+/** How the feed names a previous catalog read from a folder or file of this machine. */
+export const LOCAL_CATALOG = 'a local catalog';
+
+/**
+ * The feed with no path of this machine: the previous catalog named by its URL (without user and password) or as
+ * `LOCAL_CATALOG`, never by its folder; paths in diagnostics made neutral as failure reasons are (`<tmp>/name`).
+ */
+export function publishedFeed(feed: ChangeFeed): ChangeFeed {
+  const neutral = (text: string) => neutralText(text.replace(/file:\/\/(?=\/)/gi, ''));
+  return {
+    ...feed,
+    previous: feed.previous && { ...feed.previous, origin: publishedOrigin(feed.previous.origin) },
+    diagnostics: feed.diagnostics.map((d) => ({
+      ...d,
+      message: neutral(d.message),
+      ...(d.hint !== undefined ? { hint: neutral(d.hint) } : {}),
+      ...(d.path !== undefined ? { path: neutral(d.path) } : {}),
+    })),
+  };
+}
+
+function publishedOrigin(origin: string): string {
+  if (origin === PREVIOUS_BUILD) return origin;
+  if (!/^https?:\/\//i.test(origin)) return LOCAL_CATALOG;
+  try {
+    const url = new URL(origin);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return LOCAL_CATALOG;
+  }
 }
