@@ -123,6 +123,10 @@ describe('no path of this machine is published', () => {
     const spec = JSON.parse(readFileSync(join(catalog, 'blocks', 'tiny.tinynet.blocks.attention.json'), 'utf8'));
     expect(spec.provenance.repository).toBe('local:tiny');
     expect(spec.provenance.permalink).toMatch(/^local:tiny@[0-9a-f]{40}\/tinynet\/blocks\.py#L\d+-L\d+$/);
+    // No URL to cite: the citation names the source's authors and leaves its URL fields out.
+    expect(spec.citation.bibtex).toContain('author = {{tiny contributors}}');
+    expect(spec.citation.bibtex).not.toContain('url = ');
+    expect(spec.citation.cff).not.toMatch(/^(repository-code|url):/m);
     expect(checkCatalog(catalog).errors).toEqual([]);
   });
 
@@ -144,6 +148,7 @@ describe('no path of this machine is published', () => {
     expect((await cli(['changes', '--catalog', catalog, '--previous', missing, '--out', out, '--json'])).code).toBe(0);
     const feed = readFileSync(join(out, 'changes.json'), 'utf8');
     expect(feed).toContain('previous-not-found');
+    expect(feed).toContain('no previous catalog: <previous catalog>: no such file or directory');
     for (const [name, text] of filesBelow(out)) expect(text.includes(previous), name).toBe(false);
   });
 
