@@ -73,4 +73,4 @@ skip "validate-gpu (runs only when vars.GPU_RUNNER is set)"
 step "merge, dedup, change feed, site (.github/scripts/finish.sh)"
 .github/scripts/finish.sh "$work/parts" "$catalog_url"
 skip "upload-pages-artifact and deploy-pages (GitHub only)"
-printf '\ndry run OK: catalog in content/catalog, site in dist/ (preview: npx astro preview)\n' >&2
+printf '\ndry run OK: catalog in content/catalog, site in dist/ (preview: npx nnblocks preview dist)\n' >&2

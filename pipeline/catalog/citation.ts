@@ -69,10 +69,13 @@ function yaml(value: string): string {
   return JSON.stringify(value);
 }
 
-/** `pytorch/vision` from `https://github.com/pytorch/vision`: who the entry names as author. */
+/** `pytorch/vision` from `https://github.com/pytorch/vision`, `tiny` from `local:tiny`: who the entry names as author. */
 function ownerOf(repository: string): string {
-  return repository.replace(/^[a-z]+:\/\/[^/]*\//, '').replace(/\/+$/, '') || repository;
+  return repository.replace(/^[a-z]+:\/\/[^/]*\/|^local:/, '').replace(/\/+$/, '') || repository;
 }
+
+/** A URL a reader can open; a source with no public address has none (`local:<id>`, provenance.ts). */
+const isUrl = (value: string) => /^https?:\/\//.test(value);
 
 export interface CitationInput {
   id: string;
@@ -95,7 +98,7 @@ export function citationOf(c: CitationInput): Citation {
   const common = [
     ...(when ? [`  year = {${when.year}},`, `  date = {${when.date}},`] : []),
     ...(version ? [`  version = {${bib(version)}},`] : []),
-    `  url = {${bib(prov.permalink)}},`,
+    ...(isUrl(prov.permalink) ? [`  url = {${bib(prov.permalink)}},`] : []),
   ];
   const bibtex = [
     `@software{${key},`,
@@ -112,7 +115,7 @@ export function citationOf(c: CitationInput): Citation {
     author,
     ...common,
     `  swhid = {${bib(prov.swhidQualified)}},`,
-    `  repository = {${bib(prov.repository)}},`,
+    ...(isUrl(prov.repository) ? [`  repository = {${bib(prov.repository)}},`] : []),
     `  license = {${bib(prov.license.spdx)}},`,
     `  note = {Lines ${prov.lines[0]}--${prov.lines[1]} of ${bib(prov.path)}; catalogued by nnblocks},`,
     `}`,
@@ -124,8 +127,8 @@ export function citationOf(c: CitationInput): Citation {
     'type: software',
     'authors:',
     `  - name: ${yaml(`${owner} contributors`)}`,
-    `repository-code: ${yaml(prov.repository)}`,
-    `url: ${yaml(prov.permalink)}`,
+    ...(isUrl(prov.repository) ? [`repository-code: ${yaml(prov.repository)}`] : []),
+    ...(isUrl(prov.permalink) ? [`url: ${yaml(prov.permalink)}`] : []),
     `license: ${yaml(prov.license.spdx)}`,
     ...(prov.commit ? [`commit: ${yaml(prov.commit)}`] : []),
     ...(version ? [`version: ${yaml(version)}`] : []),

@@ -26,10 +26,17 @@ export function licenseOf(s: SourceSnapshot): License {
   return { spdx, method };
 }
 
-/** The repository a source's files are cited from: its public repository, its URL, else the folder. */
+/**
+ * The repository a source's files are cited from: its public repository, its web URL, else `local:<source id>`. Never
+ * a folder or a `file://` URL: those name paths of the machine that built the catalog (a path source, a local clone).
+ */
 function repositoryOf(s: SourceSnapshot): string {
-  return s.repository ?? s.url ?? `file://${s.root}`;
+  const web = [s.repository, s.url].find((u) => u !== undefined && /^https?:\/\//i.test(u));
+  return web ?? `${LOCAL_REPOSITORY}${s.id}`;
 }
+
+/** The scheme of a repository with no public address. */
+export const LOCAL_REPOSITORY = 'local:';
 
 /** A link to a file of a source pinned to its commit or tag, with a line anchor (`L10-L20`, `L10`). */
 export function permalinkOf(s: SourceSnapshot, path: string, lines: string): string {

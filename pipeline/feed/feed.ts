@@ -2,7 +2,7 @@
 // `changes.json` (checked against schemas/catalog/changes.schema.json) and `changes.atom` beside the catalog.
 // See docs/ci.md ("The change feed").
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../diagnostics.ts';
@@ -70,14 +70,69 @@ export async function writeChangeFeed(opts: FeedOptions): Promise<FeedResult> {
     diagnostics = read.diagnostics;
   }
   const feed = diffCatalogs(previous, current, diagnostics);
-  return writeFeedFiles(feed, opts.outDir ?? opts.catalogDir, opts.siteUrl ?? siteUrlOf(opts.previous));
+  // A local previous catalog's path as its warnings quote it: as given when absolute (a relative one names no more
+  // than the user typed), and absolute.
+  const given = opts.previous && !isWeb(opts.previous) ? opts.previous : undefined;
+  const local = given ? [resolve(given), ...(isAbsolute(given) || /^file:/i.test(given) ? [given] : [])] : [];
+  return writeFeedFiles(feed, opts.outDir ?? opts.catalogDir, opts.siteUrl ?? siteUrlOf(opts.previous), local);
 }
 
-/** Writes changes.json and changes.atom for a computed feed (also used by `nnblocks build` after each build). */
-export function writeFeedFiles(feed: ChangeFeed, outDir: string, siteUrl?: string): FeedResult {
-  const errors = checkChangeFeed(JSON.parse(JSON.stringify(feed)));
+/**
+ * Writes changes.json and changes.atom for a computed feed (also used by `nnblocks build` after each build), as
+ * published (`publishedFeed`, with `localPaths` hidden); returns the feed as computed, for the terminal.
+ */
+export function writeFeedFiles(
+  feed: ChangeFeed,
+  outDir: string,
+  siteUrl?: string,
+  localPaths: string[] = [],
+): FeedResult {
+  const published = publishedFeed(feed, localPaths);
+  const errors = checkChangeFeed(JSON.parse(JSON.stringify(published)));
   const files = [join(outDir, CHANGES_JSON), join(outDir, CHANGES_ATOM)];
-  writeFileSync(files[0], stableStringify(feed));
-  writeFileSync(files[1], renderAtom(feed, { siteUrl }));
+  writeFileSync(files[0], stableStringify(published));
+  writeFileSync(files[1], renderAtom(published, { siteUrl }));
   return { feed, files, errors };
 }
+
+/** How the feed names the catalog a build replaced in its own folder. */
+export const PREVIOUS_BUILD = 'the previous build';
+/** How the feed names a previous catalog read from a folder or file of this machine. */
+export const LOCAL_CATALOG = 'a local catalog';
+/** What stands for a local previous catalog's path in the feed's warnings. */
+const LOCAL_PATH = '<previous catalog>';
+
+/**
+ * The feed with no path of this machine: the previous catalog named by its URL (without user and password) or as
+ * `LOCAL_CATALOG`, never by its folder, and `localPaths` (where a local previous catalog was read from, as given and
+ * absolute) replaced in its warnings, which quote the files they could not read.
+ */
+export function publishedFeed(feed: ChangeFeed, localPaths: string[] = []): ChangeFeed {
+  const hidden = [...new Set(localPaths)].filter((p) => p.length > 1).sort((a, b) => b.length - a.length);
+  const hide = (text: string) => hidden.reduce((t, p) => t.split(p).join(LOCAL_PATH), text);
+  return {
+    ...feed,
+    previous: feed.previous && { ...feed.previous, origin: publishedOrigin(feed.previous.origin) },
+    diagnostics: feed.diagnostics.map((d) => ({
+      ...d,
+      message: hide(d.message),
+      ...(d.hint !== undefined ? { hint: hide(d.hint) } : {}),
+      ...(d.path !== undefined ? { path: hide(d.path) } : {}),
+    })),
+  };
+}
+
+function publishedOrigin(origin: string): string {
+  if (origin === PREVIOUS_BUILD) return origin;
+  if (!isWeb(origin)) return LOCAL_CATALOG;
+  try {
+    const url = new URL(origin);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return LOCAL_CATALOG;
+  }
+}
+
+const isWeb = (location: string) => /^https?:\/\//i.test(location);

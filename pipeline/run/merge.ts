@@ -19,7 +19,7 @@ import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
 import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
 import { diffCatalogs } from '../feed/diff.ts';
-import { writeFeedFiles } from '../feed/feed.ts';
+import { PREVIOUS_BUILD, writeFeedFiles } from '../feed/feed.ts';
 import { readCurrentCatalog } from '../feed/read-snapshot.ts';
 import type { CatalogSnapshot } from '../feed/types.ts';
 import { packageVersion } from '../util/package-version.ts';
@@ -96,15 +96,11 @@ export async function finishCatalog(
     ...(sandbox ? { sandbox } : {}),
     ...(environment ? { environment } : {}),
   };
-  // The catalog this build replaces, if any: the change feed compares against it.
-  let previous: CatalogSnapshot | null = null;
-  if (existsSync(join(outDir, BUILD_INFO))) {
-    try {
-      previous = readCurrentCatalog(outDir);
-    } catch {
-      previous = null; // an unreadable earlier catalog only means the feed starts a new baseline
-    }
-  }
+  const { previous, notes } = replacedCatalog(
+    outDir,
+    buildInfo.config,
+    snapshots.map((x) => x.id),
+  );
   const { errors } = writeCatalog(outDir, {
     blocks: specs,
     sources: sourcesFile(specs, snapshots),
@@ -115,7 +111,7 @@ export async function finishCatalog(
   });
   if (errors.length === 0)
     errors.push(
-      ...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir)), outDir, partials[0].siteUrl).errors,
+      ...writeFeedFiles(diffCatalogs(previous, readCurrentCatalog(outDir), notes), outDir, partials[0].siteUrl).errors,
     );
   timings.write = performance.now() - t;
   const report = d.report[0];
@@ -137,6 +133,44 @@ export async function finishCatalog(
     failedSources: snapshots.filter((x) => x.status === 'failed').map((x) => x.id),
     failures: blockFailures(specs.flatMap((x) => (x.validation ? [[x.id, x.validation] as const] : []))),
   };
+}
+
+/**
+ * The catalog this build replaces, which the change feed compares against: only the same corpus's. Another
+ * corpus's catalog in the folder (built from another config: build-info.json `config`, relative to the project root;
+ * or sharing no source with this build) is not this one's past: the feed starts a new baseline and says why, rather
+ * than announce every block removed.
+ */
+function replacedCatalog(
+  outDir: string,
+  config: string | undefined,
+  sourceIds: string[],
+): { previous: CatalogSnapshot | null; notes: Diagnostic[] } {
+  if (!existsSync(join(outDir, BUILD_INFO))) return { previous: null, notes: [] };
+  let previous: CatalogSnapshot;
+  let before: unknown;
+  try {
+    before = (JSON.parse(readFileSync(join(outDir, BUILD_INFO), 'utf8')) as Partial<BuildInfo>).config;
+    previous = { ...readCurrentCatalog(outDir), origin: PREVIOUS_BUILD };
+  } catch {
+    return { previous: null, notes: [] }; // an unreadable earlier catalog only means the feed starts a new baseline
+  }
+  const ours = new Set(sourceIds);
+  const why =
+    typeof before === 'string' && config !== undefined && before !== config
+      ? `was built from ${before}, this one from ${config}`
+      : previous.sources.length > 0 && !previous.sources.some((s) => ours.has(s.id))
+        ? `shares no source with this one (it has ${previous.sources.map((s) => s.id).join(', ')})`
+        : null;
+  if (!why) return { previous, notes: [] };
+  const note: Diagnostic = {
+    code: 'previous-other-corpus',
+    severity: 'warning',
+    stage: 'feed',
+    message: `the catalog this build replaced ${why}: another corpus, so the feed starts a new baseline`,
+    hint: 'give each config its own catalog folder (--out), or compare with `nnblocks changes --previous`',
+  };
+  return { previous: null, notes: [note] };
 }
 
 /**

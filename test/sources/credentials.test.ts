@@ -76,11 +76,12 @@ describe('credentials in a source URL', () => {
     expect(sources.err).toMatch(/warning url-credentials \[tiny\]: the url of source "tiny" carries credentials/);
 
     const published = JSON.parse(readFileSync(join(catalog, 'sources.json'), 'utf8'));
-    expect(published.sources[0].repository).toBe(`file://${repo.dir}`);
+    // A local clone has no public address: named by its id, never its folder (test/build/outputs.test.ts).
+    expect(published.sources[0].repository).toBe('local:tiny');
     const blocks = readdirSync(join(catalog, 'blocks'));
     expect(blocks.length).toBeGreaterThan(0);
     const spec = JSON.parse(readFileSync(join(catalog, 'blocks', blocks[0]), 'utf8'));
-    expect(spec.provenance.repository).toBe(`file://${repo.dir}`);
+    expect(spec.provenance.repository).toBe('local:tiny');
   });
 });
 

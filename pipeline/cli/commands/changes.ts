@@ -3,6 +3,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../env.ts';
 import { writeChangeFeed } from '../../feed/feed.ts';
+import { writableDir } from '../output-dir.ts';
 import { diagnosticText, printable } from '../printable.ts';
 import { printJson } from './shared.ts';
 
@@ -38,11 +39,12 @@ export const registerChanges: RegisterCommand = (program, env) => {
         json?: boolean;
       }) => {
         const io = env.io(Boolean(opts.json));
+        const outDir = opts.out === undefined ? undefined : writableDir(opts.out, '--out', 'changes');
         const { feed, files, errors } = await writeChangeFeed({
           catalogDir: opts.catalog,
           previous: opts.previous,
           siteUrl: opts.siteUrl,
-          outDir: opts.out,
+          outDir,
           read: { timeoutMs: opts.timeout },
         });
         if (errors.length) env.setExitCode(1);

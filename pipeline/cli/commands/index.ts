@@ -73,6 +73,12 @@ export const commands: CommandEntry[] = [
     summary: 'write the change feed (changes.json, changes.atom) against the previous published catalog',
     load: async () => (await import('./changes.ts')).registerChanges,
   },
+  {
+    name: 'preview',
+    summary: 'serve a built site on localhost (default: the site folder of the config)',
+    args: '[dir]',
+    load: async () => (await import('./preview.ts')).registerPreview,
+  },
 ];
 
 /** The command `argv` runs or asks help for (`nnblocks build ...`, `nnblocks help build`); undefined for none. */

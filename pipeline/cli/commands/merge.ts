@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { RegisterCommand } from '../env.ts';
 import { finishCatalog, readPartials } from '../../run/merge.ts';
+import { writableDir } from '../output-dir.ts';
 import { printable } from '../printable.ts';
 import { printJson } from './shared.ts';
 
@@ -15,7 +16,8 @@ export const registerMerge: RegisterCommand = (program, env) => {
     .option('--json', 'print one JSON document on stdout for machines')
     .action(async (parts: string[], opts: { out: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const s = await finishCatalog(readPartials(parts.map((p) => resolve(p))), resolve(opts.out));
+      const out = writableDir(opts.out, '--out', 'merge');
+      const s = await finishCatalog(readPartials(parts.map((p) => resolve(p))), out);
       if (s.errors.length) env.setExitCode(1);
       if (opts.json) return printJson(io, s);
       io.out(`${s.blocks} blocks from ${parts.length} partials; catalog: ${s.catalogDir}\n`);
