@@ -43,7 +43,8 @@ export const commands: CommandEntry[] = [
   },
   {
     name: 'extract',
-    summary: 'write one importable module per block (local use only) and manifest.json',
+    summary:
+      'write the blocks as one importable package (one block: one standalone module), local use only, and manifest.json',
     args: '[names...]',
     load: async () => (await import('./extract.ts')).registerExtract,
   },
