@@ -10,6 +10,7 @@ import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';
 import { within, writableDir } from '../output-dir.ts';
 import { printable } from '../printable.ts';
+import { selfCommand } from '../self-command.ts';
 import { renderTable } from '../table.ts';
 import {
   open,
@@ -102,7 +103,9 @@ export const registerBuild: RegisterCommand = (program, env) => {
           );
           io.out(`catalog: ${s.catalogDir}\n`);
           if (site)
-            io.out(`site: ${site.pages} pages in ${site.dir} (preview: npx nnblocks preview ${shellWord(site.dir)})\n`);
+            io.out(
+              `site: ${site.pages} pages in ${site.dir} (preview: ${selfCommand()} preview ${shellWord(site.dir)})\n`,
+            );
           printDiagnostics(io, s.diagnostics);
           printFailures(io, s.failures);
           // A schema error quotes the value it refused: upstream's, often.

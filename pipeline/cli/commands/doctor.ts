@@ -9,6 +9,7 @@ import { lookupPython } from '../../config/python.ts';
 import type { CorpusConfig } from '../../config/types.ts';
 import { findManagedBase } from '../../environment/base.ts';
 import { environmentHome } from '../../environment/home.ts';
+import { selfCommand } from '../self-command.ts';
 import { renderTable } from '../table.ts';
 
 /** What a tool is needed for: building the catalog (every command), or only the test suite (`npm test`). */
@@ -86,7 +87,7 @@ function pythonCheck(config: CorpusConfig | undefined): DoctorCheck {
         found: false,
         detail: `not made yet (${[spec.torch, spec.torchvision].filter(Boolean).join(', ')})`,
         neededFor,
-        fix: `npx nnblocks environment${config ? ` --config ${config.configPath}` : ''}  (pip; ~5.5 GB, needs PyPI)`,
+        fix: `${selfCommand()} environment${config ? ` --config ${config.configPath}` : ''}  (pip; ~5.5 GB, needs PyPI)`,
       };
 }
 
