@@ -15,17 +15,15 @@ export function configOf(info: BuildInfo | undefined): string | undefined {
 }
 
 /**
- * `npx nnblocks extract <id> --config <file> --out blocks`: the config is the one the catalog was built from, so the
+ * `nnblocks extract <id> --config <file> --out blocks`: the config is the one the catalog was built from, so the
  * block id matches (another corpus answers "no block matches"). Without a recorded config, `config` is undefined
- * and the page says which config to pass in words.
+ * and the page says which config to pass in words. A bare `nnblocks`, never `npx nnblocks`: a reader is outside
+ * the nnblocks checkout, where npx would fetch whatever registry package has that name (README, "Running it").
  */
 export function extractCommand(id: string, config: string | undefined): string {
-  return [
-    'npx nnblocks extract',
-    shellQuote(id),
-    ...(config ? ['--config', shellQuote(config)] : []),
-    '--out blocks',
-  ].join(' ');
+  return ['nnblocks extract', shellQuote(id), ...(config ? ['--config', shellQuote(config)] : []), '--out blocks'].join(
+    ' ',
+  );
 }
 
 /** Python `3.11.2`, torch `2.14.1+cu130`, CUDA `13.0`: versions as interpreters print them, nothing else. */

@@ -332,7 +332,7 @@ function renderPlan(p: ReplayPlan): string {
     `import ${p.path === null ? '' : 'copy, '}importlib, json, math, sys`,
     'import torch',
     '',
-    '# `npx nnblocks extract` wrote the block and blocks/manifest.json naming it.',
+    '# `nnblocks extract` wrote the block and blocks/manifest.json naming it.',
     `entry = next(b for b in json.load(open("blocks/manifest.json"))["blocks"] if b["id"] == ${pyStr(p.id)})`,
     'sys.path.insert(0, entry["importRoot"])',
     'module = importlib.import_module(entry["module"])',

@@ -36,7 +36,7 @@ describe('block page instructions (issue 22)', () => {
   it('gives the extract command with the config the catalog was built from', () => {
     const p = page(`blocks/${site.catalog.attention.slug}/`);
     expect(p.one('#extract-cmd').text()).toBe(
-      `npx nnblocks extract ${site.catalog.attention.id} --config ${FIXTURE_CONFIG} --out blocks`,
+      `nnblocks extract ${site.catalog.attention.id} --config ${FIXTURE_CONFIG} --out blocks`,
     );
     expect(p.one('[data-config]').text()).toBe(FIXTURE_CONFIG);
   });

@@ -31,10 +31,10 @@ describe('the extract command', () => {
   it('carries the config the catalog was built from: a corpus other than the default matches its blocks', () => {
     const config = configOf(info({ config: 'content/corpus.debian.json' }));
     expect(extractCommand('torchvision:torchvision.ops.misc.SqueezeExcitation', config)).toBe(
-      'npx nnblocks extract torchvision:torchvision.ops.misc.SqueezeExcitation --config content/corpus.debian.json --out blocks',
+      'nnblocks extract torchvision:torchvision.ops.misc.SqueezeExcitation --config content/corpus.debian.json --out blocks',
     );
     expect(extractCommand('sam:a.B', configOf(info({ config: 'corpus.json' })))).toBe(
-      'npx nnblocks extract sam:a.B --config corpus.json --out blocks',
+      'nnblocks extract sam:a.B --config corpus.json --out blocks',
     );
   });
 
@@ -49,12 +49,12 @@ describe('the extract command', () => {
     ['no config at all', undefined],
   ])('leaves out a config that is %s', (_, config) => {
     expect(configOf(info(config === undefined ? {} : { config }))).toBeUndefined();
-    expect(extractCommand('a:b.C', configOf(info({ config })))).toBe('npx nnblocks extract a:b.C --out blocks');
+    expect(extractCommand('a:b.C', configOf(info({ config })))).toBe('nnblocks extract a:b.C --out blocks');
   });
 
   it('quotes a block id that is not a plain word', () => {
     expect(extractCommand("x:a.B'; rm -rf ~", 'corpus.json')).toBe(
-      "npx nnblocks extract 'x:a.B'\\''; rm -rf ~' --config corpus.json --out blocks",
+      "nnblocks extract 'x:a.B'\\''; rm -rf ~' --config corpus.json --out blocks",
     );
   });
 });
