@@ -121,6 +121,10 @@ export async function runValidation(
         fault('validate');
       },
     },
+    workerFacts: {
+      get: (k) => ctx.store.kvGet('validate-worker', k),
+      put: (k, val) => ctx.store.kvPut('validate-worker', k, val),
+    },
     onProgress: (done) => progress.set(done),
   });
   // A ref of a config override that names no importable module is the config's mistake, not a missing distribution.

@@ -89,6 +89,11 @@ export interface ValidateOptions {
    */
   nativeLibraries?: string[];
   cache?: ValidateCache;
+  /**
+   * Where the first worker's hello is remembered between runs (remembered.ts): with it, a run whose every record
+   * is cached starts no worker.
+   */
+  workerFacts?: ValidateCache;
   onProgress?: (done: number, total: number) => void;
   /**
    * Top-level packages the whole corpus provides (the run's blocked lists are added to them): a missing one is

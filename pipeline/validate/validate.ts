@@ -19,6 +19,7 @@ import {
   sandboxCommand,
 } from './sandbox.ts';
 import { cacheable, emptyRecord, lostRecord, pastRunBudget, retried } from './records.ts';
+import { helloKey, recall, remember } from './remembered.ts';
 import { createStaging, placeBlock } from './staging.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from './types.ts';
 import { RunnerWorker, type JobOutcome, type WorkerCommand, type WorkerHello, type WorkerJob } from './worker.ts';
@@ -209,9 +210,34 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     }
   }
 
+  const gpu = opts.device !== 'cpu' && hasGpuDevices();
+  const runtime = ['/usr/', ...(opts.runtimeRoots ?? [])];
+  const corpusKey = { timeoutMs, memoryBytes, corpus, runtime };
+  const factsKey = helloKey({
+    runner: runnerVersion(),
+    python: opts.python,
+    sites: opts.sites ?? [],
+    runtimeRoots: opts.runtimeRoots ?? [],
+    environment: opts.environmentKey,
+    device: opts.device,
+    gpu,
+    sandbox: opts.sandbox,
+    nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
+  });
+  // Every record cached under what the last worker said of itself: nothing to run, no worker to start.
+  const known = recall(opts.workerFacts, factsKey);
+  if (known) {
+    const { runnable, keys } = keyed(items, known, opts, corpusKey);
+    const hits = keys.map((k) => opts.cache?.get(k));
+    if (hits.every((h) => h !== undefined)) {
+      run.sandbox = sandboxReport(known, opts.sandbox, tmpBytes);
+      hits.forEach((h, i) => finish(i, { ...(JSON.parse(h!) as ValidationRecord), id: runnable[i].id, cached: true }));
+      return run;
+    }
+  }
+
   const staging = createStaging(RUNNER_DIR);
   const hostWork = opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
-  const gpu = opts.device !== 'cpu' && hasGpuDevices();
   const helloIn = {
     device: opts.device,
     workRoot: hostWork ?? SANDBOX_WORK_ROOT,
@@ -219,7 +245,6 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
   };
   // Runtime roots: /usr and the environment's base (a runtime of the user's choosing or installed by nnblocks).
-  const runtime = ['/usr/', ...(opts.runtimeRoots ?? [])];
   const preload = installedOriginals(items, runtime);
   const companions = runtimeCompanions(opts.runtimeRoots ?? [], preload);
   const workers: RunnerWorker[] = [];
@@ -255,21 +280,7 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     // The first worker tells us the torch version, the resolved device and who the sandbox really runs as.
     const first = await start('');
     const hello = first.hello;
-    run.sandbox = {
-      enabled: opts.sandbox,
-      uid: hello.identity.uid,
-      gid: hello.identity.gid,
-      hostUid: opts.sandbox ? sandboxHostUid() : (process.getuid?.() ?? hello.identity.uid),
-      capEff: hello.identity.capEff,
-      noNewPrivs: hello.identity.noNewPrivs,
-      seccomp: hello.identity.seccomp,
-      device: hello.device,
-      tmpBytes: opts.sandbox ? tmpBytes : null,
-      // Published as `<package>/<file>`: the host path would tell readers where this machine keeps its packages.
-      ...(hello.nativeLibraries.length > 0
-        ? { nativeLibraries: hello.nativeLibraries.map((p) => `${basename(dirname(p))}/${basename(p)}`) }
-        : {}),
-    };
+    run.sandbox = sandboxReport(hello, opts.sandbox, tmpBytes);
     const refused = opts.sandbox ? privilegeProblem(hello) : null;
     if (refused) {
       skipAll(`no sandbox: upstream code was not run because the sandbox did not drop privileges: ${refused}`, hello);
@@ -279,24 +290,8 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
       skipAll(hello.error, hello);
       return run;
     }
-    const parts: CacheKeyParts = {
-      runnerVersion: runnerVersion(),
-      torchVersion: hello.torchVersion,
-      device: hello.device,
-      timeoutMs,
-      memoryBytes,
-      sandbox: opts.sandbox,
-      corpus,
-      nativeLibraries: hello.nativeLibraries,
-      environment: opts.environmentKey,
-    };
-    // An original the sandbox's user can't read would stop its sandbox from starting: no fidelity for it.
-    const visible = (it: ValidateItem): ValidateItem =>
-      opts.sandbox && extraRoot(it, runtime) && !readableBy(extraRoot(it, runtime), sandboxHostUid())
-        ? { ...it, original: undefined }
-        : it;
-    const runnable = items.map(visible);
-    const keys = runnable.map((it) => cacheKey(it, parts));
+    remember(opts.workerFacts, factsKey, hello);
+    const { runnable, keys } = keyed(items, hello, opts, corpusKey);
     const groups = new Map<string, number[]>();
     runnable.forEach((it, i) => {
       const hit = opts.cache?.get(keys[i]);
@@ -379,4 +374,52 @@ export async function validateRun(items: ValidateItem[], opts: ValidateOptions):
     if (hostWork) rmSync(hostWork, { recursive: true, force: true });
     staging.remove();
   }
+}
+
+/** What build-info.json publishes of the sandbox a worker (or the remembered one) reported. */
+function sandboxReport(hello: WorkerHello, sandbox: boolean, tmpBytes: number): SandboxReport {
+  return {
+    enabled: sandbox,
+    uid: hello.identity.uid,
+    gid: hello.identity.gid,
+    hostUid: sandbox ? sandboxHostUid() : (process.getuid?.() ?? hello.identity.uid),
+    capEff: hello.identity.capEff,
+    noNewPrivs: hello.identity.noNewPrivs,
+    seccomp: hello.identity.seccomp,
+    device: hello.device,
+    tmpBytes: sandbox ? tmpBytes : null,
+    // Published as `<package>/<file>`: the host path would tell readers where this machine keeps its packages.
+    ...(hello.nativeLibraries.length > 0
+      ? { nativeLibraries: hello.nativeLibraries.map((p) => `${basename(dirname(p))}/${basename(p)}`) }
+      : {}),
+  };
+}
+
+/**
+ * The items as they run (an original the sandbox's user can't read would stop its sandbox from starting: no
+ * fidelity for it) and each one's cache key under what `hello` says of the worker.
+ */
+function keyed(
+  items: ValidateItem[],
+  hello: WorkerHello,
+  opts: ValidateOptions,
+  run: { timeoutMs: number; memoryBytes: number; corpus: CacheKeyParts['corpus']; runtime: string[] },
+): { runnable: ValidateItem[]; keys: string[] } {
+  const parts: CacheKeyParts = {
+    runnerVersion: runnerVersion(),
+    torchVersion: hello.torchVersion,
+    device: hello.device,
+    timeoutMs: run.timeoutMs,
+    memoryBytes: run.memoryBytes,
+    sandbox: opts.sandbox,
+    corpus: run.corpus,
+    nativeLibraries: hello.nativeLibraries,
+    environment: opts.environmentKey,
+  };
+  const visible = (it: ValidateItem): ValidateItem =>
+    opts.sandbox && extraRoot(it, run.runtime) && !readableBy(extraRoot(it, run.runtime), sandboxHostUid())
+      ? { ...it, original: undefined }
+      : it;
+  const runnable = items.map(visible);
+  return { runnable, keys: runnable.map((it) => cacheKey(it, parts)) };
 }

@@ -331,7 +331,7 @@ export class RunnerWorker {
 }
 
 /** The ready line's fields, type-checked (it comes from the worker before any block ran, but cheaply so). */
-function readHello(msg: Record<string, unknown>): WorkerHello | null {
+export function readHello(msg: Record<string, unknown>): WorkerHello | null {
   const id = msg.identity as Record<string, unknown> | undefined;
   const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : null);
   if (typeof msg.device !== 'string' || typeof msg.torchVersion !== 'string' || !id) return null;
