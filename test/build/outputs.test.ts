@@ -6,24 +6,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
-import { runCli } from '../../pipeline/cli/main.ts';
-import type { CliIO } from '../../pipeline/cli/io.ts';
 import { tempDir } from '../helpers/tree.ts';
 import { fixtureCorpus } from './fixture.ts';
+import { cli } from '../helpers/cli.ts';
 
 /** Runs the CLI, keeping what it printed. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io = (json: boolean): CliIO => ({
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  });
-  return { code: await runCli(args, io), out, err };
-}
 
 /** Every file below `dir` (a catalog, a site), as path → text. */
 function filesBelow(dir: string): Map<string, string> {

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import type { BuildInfo, SandboxReport } from '../../pipeline/catalog/contract.ts';
-import { runCli } from '../../pipeline/cli/main.ts';
 import type { PartialBuild } from '../../pipeline/run/partial.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
+import { cli } from '../helpers/cli.ts';
 
 // The validate owner's runner measures this inside the sandbox; here the step reports a fixed record, so the test
 // is about where it goes, not how it is measured (test/validate covers that).
@@ -61,18 +61,6 @@ function corpus(): string {
 }
 
 /** Runs the CLI, capturing stdout and stderr apart. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, (json) => ({
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  }));
-  return { code, out, err };
-}
 
 const readInfo = (dir: string) => JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as BuildInfo;
 

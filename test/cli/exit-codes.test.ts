@@ -4,21 +4,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../pipeline/cli/main.ts';
 import { tempDir } from '../helpers/tree.ts';
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, (json) => ({
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  }));
-  return { code, out, err };
-}
+import { cli } from '../helpers/cli.ts';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -8,28 +8,15 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ValidationRecord } from '../../pipeline/catalog/contract.ts';
 import { blockFailures } from '../../pipeline/catalog/failure-reason.ts';
-import { runCli } from '../../pipeline/cli/main.ts';
 import { printFailures } from '../../pipeline/cli/commands/shared.ts';
 import type { CliIO } from '../../pipeline/cli/io.ts';
 import { pathWithout, withEnv } from '../helpers/path.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
+import { cli } from '../helpers/cli.ts';
 
 function capture(json = false): CliIO & { text: { out: string; err: string } } {
   const text = { out: '', err: '' };
   return { text, out: (t) => void (text.out += t), err: (t) => void (text.err += t), isTTY: false, ci: true, json };
-}
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, (json) => ({
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  }));
-  return { code, out, err };
 }
 
 const TINY = {

@@ -3,25 +3,10 @@
 // every line (and `\r` ends one) that starts with `::` — or terminal escapes. Human output escapes every control
 // character of upstream text and never starts a line with `::` from it; JSON output stays JSON.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../pipeline/cli/main.ts';
-import type { CliIO } from '../../pipeline/cli/io.ts';
 import { gitIn } from '../helpers/markers.ts';
 import { writeConfig } from '../helpers/run.ts';
 import { gitRepo, tempDir } from '../helpers/tree.ts';
-
-async function cli(argv: string[]) {
-  let out = '';
-  let err = '';
-  const io = (json: boolean): CliIO => ({
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  });
-  const code = await runCli(argv, io);
-  return { code, out, err };
-}
+import { cli } from '../helpers/cli.ts';
 
 // What a GitHub runner would take for a command: a line (ended by \n or \r) starting with `::`, spaces allowed.
 const WORKFLOW_COMMAND = /(^|[\r\n])[ \t]*::/;

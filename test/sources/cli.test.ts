@@ -3,26 +3,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../pipeline/cli/main.ts';
-import type { CliIO } from '../../pipeline/cli/io.ts';
 import type { DoctorCheck } from '../../pipeline/cli/commands/doctor.ts';
 import type { SourceSnapshot } from '../../pipeline/sources/types.ts';
 import { pathWithout, withEnv } from '../helpers/path.ts';
 import { tempDir } from '../helpers/tree.ts';
-
-async function cli(argv: string[]) {
-  let out = '';
-  let err = '';
-  const io = (json: boolean): CliIO => ({
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  });
-  const code = await runCli(argv, io);
-  return { code, out, err };
-}
+import { cli } from '../helpers/cli.ts';
 
 describe('nnblocks sources', () => {
   // The default config's torchvision lives in the managed environment (pip's 0.29.1); the Debian config's in

@@ -4,24 +4,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../pipeline/cli/main.ts';
-import type { CliIO } from '../../pipeline/cli/io.ts';
 import { redactCredentials, stripCredentials } from '../../pipeline/sources/url.ts';
 import { gitRepo, py, tempDir, writeTree } from '../helpers/tree.ts';
-
-async function cli(argv: string[]) {
-  let out = '';
-  let err = '';
-  const io = (json: boolean): CliIO => ({
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    ci: true,
-    json,
-  });
-  const code = await runCli(argv, io);
-  return { code, out, err };
-}
+import { cli } from '../helpers/cli.ts';
 
 /** Every file under `dir`, as latin1 text: a secret shows as its bytes in binary files (SQLite, git's index) too. */
 function allFiles(dir: string): Map<string, string> {
