@@ -8,7 +8,7 @@ import type { Binding, Closure, ImportRewrite, IncludedStmt } from '../resolve/c
 import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
-import { STDLIB } from './stdlib.ts';
+import { HeaderImports } from './header-imports.ts';
 
 export interface SourceLabel {
   /** e.g. 'torchvision 0.14.1a0 (https://github.com/pytorch/vision, tag v0.14.1)' or a commit. */
@@ -60,25 +60,13 @@ export function emitModule(
   const nameOf = (key: string) => plan.emitted.get(key)!;
 
   const header = c.stmts.get(c.bindings.get(c.blockKey)!.by)!;
-  const futures = new Set<string>();
-  const stdlib: string[] = [];
-  const thirdParty: string[] = [];
-  const seenImportText = new Set<string>();
+  const imports = new HeaderImports(importedModules(c), preloaded);
+  const { futures, stdlib, thirdParty } = imports;
   const nodes: OrderNode[] = [];
-  const imported = importedModules(c);
   for (const st of c.stmts.values()) {
     if (st.headerImport) {
-      for (const line of importLines(st, c, plan.emitted, readText)) {
-        if (seenImportText.has(line.text)) continue;
-        seenImportText.add(line.text);
-        if (line.future) line.text.split('\n').forEach((l) => futures.add(l));
-        else (STDLIB.has(line.top) ? stdlib : thirdParty).push(line.text);
-      }
-      for (const sub of [...(c.submodules.get(st.key) ?? [])].sort()) {
-        if (imported.has(sub) || preloaded(sub.split('.')[0])) continue;
-        imported.add(sub);
-        thirdParty.push(guardedImport(sub));
-      }
+      for (const line of importLines(st, c, plan.emitted, readText)) imports.line(line);
+      imports.submodules(c.submodules.get(st.key));
       continue;
     }
     if (postponesAnnotations(st.mod)) futures.add(FUTURE_ANNOTATIONS);
@@ -379,18 +367,6 @@ function definitionName(text: string, kind: string, name: string): { at: number;
     return { at: Buffer.byteLength(text.slice(0, charIndex)), bytes: Buffer.byteLength(m[1]) };
   }
   return null;
-}
-
-/**
- * A submodule read through a plain `import X` of an outside package (closure `submodules`): upstream another
- * import of the module (left out here) may have loaded it; the emitted module imports it itself. Guarded: an
- * attribute chain that is not a module after all (`X.Config.default`) fails to import and changes nothing, as does
- * a submodule the installed version lacks (upstream would fail only where it reads it).
- *   import packaging
- *   packaging.version.parse(v)     # → try: import packaging.version / except ImportError: pass
- */
-export function guardedImport(sub: string): string {
-  return `try:  # nnblocks: ${sub} is read; upstream another import of its module may load it\n    import ${sub}\nexcept ImportError:\n    pass`;
 }
 
 /** Dotted modules the header imports load themselves: `import a.b` loads a and a.b; `from a.b import c`, a.b.c. */

@@ -8,7 +8,6 @@ import type { IndexedModule } from '../index/types.ts';
 import type { BindingKey, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
 import {
   FUTURE_ANNOTATIONS,
-  guardedImport,
   importedModules,
   importLines,
   lateReach,
@@ -22,7 +21,7 @@ import { mergeClosures } from './merge-closures.ts';
 import { planNames, type NamePlan } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
 import { earlierImports, homeOf, isLazy, packageFiles, relativeModule, type PackageFile } from './package-files.ts';
-import { STDLIB } from './stdlib.ts';
+import { HeaderImports } from './header-imports.ts';
 
 export interface PackageInput {
   blockId: string;
@@ -84,31 +83,15 @@ export function emitPackage(
   const deps = new Map<PackageFile, Set<PackageFile>>();
   for (const f of files) {
     const { plan, view, imported, modules: objects } = plans.get(f)!;
-    const futures = new Set<string>();
-    const stdlib: string[] = [];
-    const thirdParty: string[] = [];
-    const seen = new Set<string>();
-    const loaded = importedModules(view);
+    const imports = new HeaderImports(importedModules(view), preloaded);
+    const { futures, stdlib, thirdParty } = imports;
     for (const st of f.stmts) {
       if (postponesAnnotations(st.mod)) futures.add(FUTURE_ANNOTATIONS);
       if (!st.headerImport) continue;
-      for (const line of importLines(st, view, plan.emitted, readText)) {
-        if (seen.has(line.text)) continue;
-        seen.add(line.text);
-        if (line.future) line.text.split('\n').forEach((l) => futures.add(l));
-        else (STDLIB.has(line.top) ? stdlib : thirdParty).push(line.text);
-      }
-      for (const sub of [...(merged.submodules.get(st.key) ?? [])].sort()) {
-        if (loaded.has(sub) || preloaded(sub.split('.')[0])) continue;
-        loaded.add(sub);
-        thirdParty.push(guardedImport(sub));
-      }
+      for (const line of importLines(st, view, plan.emitted, readText)) imports.line(line);
+      imports.submodules(merged.submodules.get(st.key));
     }
-    for (const line of earlierImports(f, readText)) {
-      if (seen.has(line.text)) continue;
-      seen.add(line.text);
-      (STDLIB.has(line.top) ? stdlib : thirdParty).push(line.text);
-    }
+    for (const line of earlierImports(f, readText)) imports.line(line);
     // What it reads from the package's other modules, one import per module, names sorted.
     const fromFile = new Map<PackageFile, string[]>();
     for (const [key, home] of imported) {
