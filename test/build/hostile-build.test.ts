@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
-import { gitIn, signHead } from '../helpers/markers.ts';
-import { gitRepo, py, tempDir } from '../helpers/tree.ts';
+import { signHead } from '../helpers/markers.ts';
+import { gitIn, gitRepo, py, tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
 
 const CANARY = `nnb-secret-${process.pid}-canary`;

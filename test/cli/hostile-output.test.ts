@@ -3,9 +3,8 @@
 // every line (and `\r` ends one) that starts with `::` — or terminal escapes. Human output escapes every control
 // character of upstream text and never starts a line with `::` from it; JSON output stays JSON.
 import { describe, expect, it } from 'vitest';
-import { gitIn } from '../helpers/markers.ts';
 import { writeConfig } from '../helpers/run.ts';
-import { gitRepo, tempDir } from '../helpers/tree.ts';
+import { gitIn, gitRepo, tempDir } from '../helpers/tree.ts';
 import { cli } from '../helpers/cli.ts';
 
 // What a GitHub runner would take for a command: a line (ended by \n or \r) starting with `::`, spaces allowed.

@@ -1,22 +1,8 @@
-// Helpers for hostile-git tests: a git command with a fixed identity, and marker scripts that record that they ran.
+// Helpers for hostile-git tests: marker scripts that record that they ran.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './tree.ts';
-
-/** Runs git in `dir` as the test (its own config, hooks and all: this is how the attacker prepares the repo). */
-export const gitIn = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e',
-    },
-  }).trim();
+import { gitIn, tempDir } from './tree.ts';
 
 /**
  * A folder for markers, and shell scripts that create `<folder>/<name>` when run — holding every environment they

@@ -26,21 +26,24 @@ export function writeTree(tree: Tree, dir = tempDir()): string {
   return dir;
 }
 
+/** Runs git in `dir` with a fixed identity (and the repo's own config, hooks and all: the test prepares it). */
+export const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  }).trim();
+
 /** Writes `tree` and commits it into a fresh git repo; returns the folder and the commit SHA. */
 export function gitRepo(tree: Tree, dir = tempDir('nnb-repo-')): { dir: string; commit: string } {
   writeTree(tree, dir);
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: dir,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@e',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@e',
-      },
-    }).trim();
+  const git = (...args: string[]) => gitIn(dir, ...args);
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'fixture');

@@ -1,13 +1,13 @@
 // git sources against real fixture repositories cloned through file:// URLs: first fetch, ref updates, pinned
 // commits, unreachable URLs with stale reuse, refs missing upstream, and two runs sharing one cache.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
-import { gitRepo, py, tempDir, writeTree } from '../helpers/tree.ts';
+import { gitIn, gitRepo, py, tempDir, writeTree } from '../helpers/tree.ts';
 
 const MIT = 'MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy...\n';
 
@@ -24,19 +24,6 @@ const FIXTURE = {
   'pkg/tests/test_blocks.py': 'def test(): pass\n',
   'weights/model.bin': Buffer.alloc(4096, 1), // not code: the sparse checkout leaves it out
 };
-
-const gitIn = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e',
-    },
-  }).trim();
 
 function commitFile(repo: string, path: string, content: string): string {
   writeTree({ [path]: content }, repo);

@@ -10,8 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
-import { gitIn, markers, SIGNED_DATE, signHead } from '../helpers/markers.ts';
-import { gitRepo, tempDir } from '../helpers/tree.ts';
+import { markers, SIGNED_DATE, signHead } from '../helpers/markers.ts';
+import { gitIn, gitRepo, tempDir } from '../helpers/tree.ts';
 
 const ctx = quietContext();
 const CANARY = `nnb-secret-${process.pid}-checkout`;

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
-import { gitIn, markers } from '../helpers/markers.ts';
-import { gitRepo, tempDir, writeTree } from '../helpers/tree.ts';
+import { markers } from '../helpers/markers.ts';
+import { gitIn, gitRepo, tempDir, writeTree } from '../helpers/tree.ts';
 
 const ctx = quietContext();
 
