@@ -11,7 +11,7 @@ import { seccompSupported } from '../../pipeline/sandbox/seccomp.ts';
 import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateRun } from '../../pipeline/validate/validate.ts';
 import { py, tempDir, writeTree } from '../helpers/tree.ts';
-import { baseOptions, fixtureItems, processesMatching } from './helpers.ts';
+import { baseOptions, fixtureItems, hostileBlock, processesMatching } from './helpers.ts';
 
 const CANARY = `nnb-canary-${Date.now()}`;
 const STRAY = 'nnbzombie';
@@ -48,19 +48,8 @@ const PRELUDE = py`
           return errno.errorcode.get(e.errno, str(e.errno))
 `;
 
-/** A hostile block: PRELUDE, then `body` run in the constructor; whatever it returns is raised as the error. */
-function hostile(body: string): string {
-  const indented = body
-    .trim()
-    .split('\n')
-    .map((l) => `        ${l}`)
-    .join('\n');
-  return (
-    PRELUDE +
-    `class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n${indented}\n` +
-    `    def forward(self, x):\n        return x\n`
-  );
-}
+/** A hostile block: PRELUDE, then `body` run in the constructor, whatever it returns is raised as the error. */
+const hostile = (body: string): string => hostileBlock(PRELUDE, body);
 
 const HONEST = py`
   import torch.nn as nn

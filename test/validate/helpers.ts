@@ -62,3 +62,17 @@ export function processesMatching(needle: string): string[] {
   const out = execFileSync('ps', ['-eo', 'pid,comm,args'], { encoding: 'utf8' });
   return out.split('\n').filter((l) => l.includes(needle) && !l.includes('ps -eo'));
 }
+
+/** A block whose constructor runs `body` (Python, unindented) after `prelude`; its forward returns its input. */
+export function hostileBlock(prelude: string, body: string): string {
+  const indented = body
+    .trim()
+    .split('\n')
+    .map((l) => `        ${l}`)
+    .join('\n');
+  return (
+    prelude +
+    `class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n${indented}\n` +
+    `    def forward(self, x):\n        return x\n`
+  );
+}

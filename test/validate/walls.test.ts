@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateRun } from '../../pipeline/validate/validate.ts';
 import { py, writeTree } from '../helpers/tree.ts';
-import { baseOptions, fixtureItems } from './helpers.ts';
+import { baseOptions, fixtureItems, hostileBlock } from './helpers.ts';
 
 const SECRET = `nnb-extraheader-${Date.now()}`;
 /** Appended to the host's PATH for the run: the sandbox must not show the host's environment anywhere. */
@@ -30,18 +30,7 @@ const PRELUDE = py`
 `;
 
 /** A hostile block: PRELUDE, then `body` run in the constructor, which ends by raising what it found. */
-function hostile(body: string): string {
-  const indented = body
-    .trim()
-    .split('\n')
-    .map((l) => `        ${l}`)
-    .join('\n');
-  return (
-    PRELUDE +
-    `class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n${indented}\n` +
-    `    def forward(self, x):\n        return x\n`
-  );
-}
+const hostile = (body: string): string => hostileBlock(PRELUDE, body);
 
 /** An honest block that needs 256 MiB and says what it runs with (its priority, scheduler, CPUs, open files). */
 const HONEST = py`
