@@ -3,11 +3,11 @@
 // same versions. Wheels only (`--only-binary :all:`): installing it runs no package's code on the host.
 // See docs/config.md ("environment").
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from '../context.ts';
 import type { EnvironmentConfig } from '../config/types.ts';
-import { readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
+import { closedOnTheWay, readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
 import { withLock } from '../sources/lock.ts';
 import { interpreterFacts, torchFacts, type InterpreterFacts, type TorchFacts } from './interpreter.ts';
 import { PIP_FLAGS, runLogged } from './pip.ts';
@@ -120,7 +120,7 @@ export async function ensureManagedBase(env: EnvironmentConfig, home: string, lo
   if (!('facts' in creator)) return { ok: false, ...creator };
   // Before gigabytes are installed where the sandbox can't read them (a home under a 0700 temporary folder): every
   // block would be skipped with the sandbox unable to start its interpreter.
-  const closed = closedTo(home, sandboxHostUid());
+  const closed = closedOnTheWay(home, sandboxHostUid(), 'stop');
   if (closed)
     return {
       ok: false,
@@ -192,21 +192,4 @@ export async function ensureManagedBase(env: EnvironmentConfig, home: string, lo
     log.info(`environment: torch ${torch.torch}${torch.torchvision ? `, torchvision ${torch.torchvision}` : ''} ready`);
     return { ok: true, base: fromStamp(dir, name, stamp) };
   });
-}
-
-/**
- * The first existing folder on the way to `dir` (or `dir` itself) that `uid` can't pass through (or, for `dir`,
- * list), or null. Folders not made yet are skipped: they are made world-readable.
- */
-function closedTo(dir: string, uid: number): string | null {
-  const parts = resolve(dir).split(sep).filter(Boolean);
-  for (let i = 0; i <= parts.length; i++) {
-    const path = sep + parts.slice(0, i).join(sep);
-    if (!existsSync(path)) return null;
-    const st = statSync(path);
-    const bits = st.uid === uid ? (st.mode >> 6) & 0o7 : st.mode & 0o7;
-    const need = i === parts.length ? 0o5 : 0o1;
-    if ((bits & need) !== need) return path;
-  }
-  return null;
 }

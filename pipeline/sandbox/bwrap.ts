@@ -183,20 +183,27 @@ export function outermost(paths: string[]): string[] {
  * sandbox drops supplementary groups).
  */
 export function readableBy(path: string, uid: number): boolean {
-  const abs = resolve(path);
-  const parts = abs.split(sep).filter(Boolean);
+  return closedOnTheWay(path, uid, 'closed') === null;
+}
+
+/**
+ * The first component of `path` (from `/`) that `uid` can't pass through, or, for `path` itself, read (a folder:
+ * list); null when none. A component that does not exist is `missing`'s answer: closed (`readableBy`), or the end
+ * of the check (`stop`: a folder about to be made, world-readable).
+ */
+export function closedOnTheWay(path: string, uid: number, missing: 'closed' | 'stop'): string | null {
+  const parts = resolve(path).split(sep).filter(Boolean);
   for (let i = 0; i <= parts.length; i++) {
     const p = sep + parts.slice(0, i).join(sep);
     let st;
     try {
       st = statSync(p);
     } catch {
-      return false;
+      return missing === 'closed' ? p : null;
     }
-    const owner = st.uid === uid;
+    const bits = st.uid === uid ? (st.mode >> 6) & 0o7 : st.mode & 0o7;
     const need = i === parts.length ? (st.isDirectory() ? 0o5 : 0o4) : 0o1;
-    const bits = owner ? (st.mode >> 6) & 0o7 : st.mode & 0o7;
-    if ((bits & need) !== need) return false;
+    if ((bits & need) !== need) return p;
   }
-  return true;
+  return null;
 }
