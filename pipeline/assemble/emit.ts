@@ -2,7 +2,7 @@
 // imports preserved and grouped (future, stdlib, third-party), definitions before use, each with a provenance line.
 // The only edits to upstream text are at exact byte spans: renames on a name clash and nested imports of internal
 // names (which can't work without the repository) turned into assignments to the emitted definitions.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { Binding, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
 import { pyName } from '../util/identifier.ts';

@@ -3,7 +3,7 @@
 // See docs/resolve.md ("Several blocks: one package").
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
+import { NnblocksError, type Diagnostic } from '../contract/diagnostics.ts';
 import type { Block } from '../discover/discover.ts';
 import { sha256 } from '../index/hash.ts';
 import { computeClosure, type Closure } from '../resolve/closure.ts';

@@ -3,7 +3,7 @@
 // See docs/resolve.md ("Assemble").
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { Block } from '../discover/discover.ts';
 import { gitBlobSha1, sha256 } from '../index/hash.ts';
 import type { IndexedModule } from '../index/types.ts';

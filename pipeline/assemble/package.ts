@@ -3,7 +3,7 @@
 // those definitions verbatim in upstream order and importing what it reads from the package's other modules
 // (relative imports, so the folder can be renamed). Blocks extracted together share their classes:
 // `isinstance(vit.blocks[0], Block)` holds. See docs/resolve.md ("Several blocks: one package").
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { BindingKey, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
 import {

@@ -3,7 +3,8 @@
 // (composition alone) only speak when no strong rule fired, so a squeeze-and-excitation block is attention, not
 // "convolution" because it holds a Conv2d. Every rule that fired is recorded on the block (`categoryRules`), so every
 // verdict can be reviewed. The table is in docs/catalog.md ("Categories"), checked against `categoryRulesMarkdown`.
-import type { BlockKind, Category, CategoryHit } from './contract.ts';
+import type { CategoryHit } from '../contract/block.ts';
+import type { BlockKind, Category } from '../contract/vocabulary.ts';
 
 export interface CategoryInput {
   name: string;

@@ -1,53 +1,32 @@
-// Validates a catalog directory against schemas/catalog/*.schema.json plus the cross-file rules no schema can say
+// Validates a catalog directory against the catalog's schemas (pipeline/contract/) plus the cross-file rules no schema can say
 // (slug = file name, unique ids, known sources, SWHID = blob hash, references that resolve).
 // Problems come back as a list of messages, never thrown: the build prints them and fails; tests assert on them.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ValidateFunction } from 'ajv';
-import { compiledValidators } from './schema-code.ts';
-import {
-  isRefTarget,
-  type BlockSpec,
-  type ClustersFile,
-  type MethodsFile,
-  type SourcesFile,
-  type StatsFile,
-} from './contract.ts';
+import type { BlockSpec } from '../contract/block.ts';
+import type { ClustersFile } from '../contract/clusters.ts';
+import type { CatalogSchemaName } from '../contract/files.ts';
+import type { MethodsFile } from '../contract/methods.ts';
+import { isRefTarget } from '../contract/rules.ts';
+import type { SourcesFile } from '../contract/sources.ts';
+import type { StatsFile } from '../contract/stats.ts';
+import { checkAgainstSchema as check } from '../contract/validators.ts';
 
-const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
-
-/** The catalog files with a schema each; `blocks/*.json` use `block`. */
-export const CATALOG_SCHEMAS = ['block', 'sources', 'clusters', 'stats', 'methods', 'build-info'] as const;
-export type CatalogSchemaName = (typeof CATALOG_SCHEMAS)[number];
-
-let validators: Map<CatalogSchemaName, ValidateFunction> | undefined;
+/** Where the build keeps the validators' generated code: `build/schemas/` at the top of the package. */
+const CODE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'build', 'schemas');
 
 /**
- * Compiled once per process, from code kept between processes (schema-code.ts): compiling is ~0.3 s, loading the
- * kept code milliseconds, validating a block microseconds.
+ * One parsed value against one catalog schema, with the validators' code kept between processes: messages prefixed
+ * with `label`, empty when it holds.
  */
-export function catalogValidators(): Map<CatalogSchemaName, ValidateFunction> {
-  // strictRequired off: `if/then` and `anyOf` name properties declared in the parent schema, which strict mode flags.
-  validators ??= compiledValidators(
-    schemaDir,
-    CATALOG_SCHEMAS,
-    { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true },
-    join(schemaDir, '..', '..', 'build', 'schemas'),
-  );
-  return validators;
+export function checkAgainstSchema(name: CatalogSchemaName, value: unknown, label: string): string[] {
+  return check(name, value, label, CODE_DIR);
 }
 
 function readJson(path: string): unknown {
   return JSON.parse(readFileSync(path, 'utf8'));
-}
-
-/** Validates one parsed value against one schema; returns messages prefixed with `label`. */
-export function checkAgainstSchema(name: CatalogSchemaName, value: unknown, label: string): string[] {
-  const validate = catalogValidators().get(name)!;
-  if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${label}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
 }
 
 /**

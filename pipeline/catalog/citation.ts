@@ -14,7 +14,7 @@
 //   fit, then `-` and 5 hex digits of the block id's SHA-256, so two blocks of one name (3 × InvertedResidual)
 //   never share a key; checkCatalog refuses a catalog where two do anyway.
 import { createHash } from 'node:crypto';
-import type { Citation, Provenance } from './contract.ts';
+import type { Citation, Provenance } from '../contract/provenance.ts';
 
 /** Longest citation key written (the issue's readers cite from LaTeX, where 70-character keys hurt). */
 export const CITE_KEY_MAX = 30;

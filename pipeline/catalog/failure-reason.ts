@@ -3,14 +3,10 @@
 // without traceback lines, source lines or paths of the machine that ran it; the stage; the recipe tried.
 // The text comes from a process that ran upstream code: hostile, so it is cut, cleaned and capped here, and the
 // schema holds the type to a dotted name and the message to RUN_LIMITS.detailChars.
-import {
-  capText,
-  isTypeName,
-  RUN_LIMITS,
-  type FailureReason,
-  type ValidationRecipe,
-  type ValidationRecord,
-} from './contract.ts';
+import type { ValidationRecipe } from '../contract/recipe.ts';
+import { capText, isTypeName } from '../contract/rules.ts';
+import type { FailureReason, ValidationRecord } from '../contract/validation.ts';
+import { RUN_LIMITS } from '../contract/vocabulary.ts';
 
 /** A stage record as the runner writes it: `error` is the first candidate's `Type: message`, or how the run ended. */
 interface StageError {

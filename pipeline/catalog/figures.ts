@@ -1,7 +1,9 @@
 // Per-repository figures and the unblock table of stats.json (issue 14): per source, from files indexed to blocks
 // passing, with blocked blocks (a distribution not installed) kept apart from failed ones, the pass rate over
 // attempts only, and the NN-RAG paper's count for the same repository beside ours.
-import type { BlockSpec, FailureCount, SourceFigures, UnblockRow } from './contract.ts';
+import type { BlockSpec } from '../contract/block.ts';
+import type { FailureCount } from '../contract/common.ts';
+import type { SourceFigures, UnblockRow } from '../contract/stats.ts';
 import { paperFigureFor } from './paper.ts';
 import { wilsonProportion } from './proportion.ts';
 

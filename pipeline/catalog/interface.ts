@@ -2,7 +2,8 @@
 // literal defaults, an inferred role from param-roles.ts), the base chain and method names. Inherited signatures
 // are followed through internal bases; nothing here copies a function body.
 import type { ClassFact, FunctionFact } from '../parse/facts.ts';
-import type { BlockInterface, ParamSpec } from './contract.ts';
+import type { BlockInterface } from '../contract/block-facts.ts';
+import type { ParamSpec } from '../contract/common.ts';
 import { roleOf } from './param-roles.ts';
 
 export function paramSpecs(fn: FunctionFact | null | undefined): ParamSpec[] {

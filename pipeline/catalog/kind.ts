@@ -1,7 +1,7 @@
 // What a class is: a network block, a data transform or a loss. Transforms (augmentation, preprocessing) and
 // losses subclass nn.Module like blocks do, but nobody builds a network out of them, so the catalog lists them apart.
 // The first rule that fires wins; its id is recorded on the block (`kindRule`). Table in docs/catalog.md ("Kinds").
-import type { BlockKind } from './contract.ts';
+import type { BlockKind } from '../contract/vocabulary.ts';
 
 export interface KindInput {
   name: string;

@@ -1,6 +1,6 @@
 // The sources and licenses an assembled block draws its code from, and the rule that flags a licence mix worth a
 // warning (docs/catalog.md, "Dependencies"). Data only: the catalog records the flag, the site shows it.
-import type { DependencySource, LicenseFlag } from './contract.ts';
+import type { DependencySource, LicenseFlag } from '../contract/block-facts.ts';
 
 /** Strong and weak copyleft: code under them carries its terms into the module it is copied into. */
 const COPYLEFT = /^(?:A?GPL|LGPL|MPL|EPL|EUPL|OSL|CDDL)-|^CC-BY-SA-/;

@@ -2,8 +2,9 @@
 // their own facts in block-spec.ts; here, after de-duplication, a block that is an exact duplicate of a matched one
 // joins its methods too (rule `cluster:exact`): a renamed copy of SqueezeExcitation is still one. Lexical clusters
 // are too loose for this: on torchvision they join RoIPool with RoIAlign (thin wrappers around different ops).
-import type { BlockSpec, MethodHit, MethodsFile, PaperRecord } from './contract.ts';
-import { CATALOG_FORMAT_VERSION } from './contract.ts';
+import type { BlockSpec, MethodHit } from '../contract/block.ts';
+import type { MethodsFile, PaperRecord } from '../contract/methods.ts';
+import { CATALOG_FORMAT_VERSION } from '../contract/vocabulary.ts';
 import { blockPapers } from './papers.ts';
 import { paperRecord, taxonomy, type Taxonomy } from './taxonomy.ts';
 

@@ -4,7 +4,9 @@
 // it is capped (MODULE_TREE_LIMITS) breadth first, so a 2,000-node network keeps its top levels rather than one
 // deep branch. Parameter *shapes* stay out (sizes per node are enough for a diagram; the hash in dedup has them).
 import type { ModuleTreeNode } from '../dedup/types.ts';
-import { isTreeChildName, isTypeName, MODULE_TREE_LIMITS, type ModuleTreeSpec } from './contract.ts';
+import type { ModuleTreeSpec } from '../contract/block-facts.ts';
+import { isTreeChildName, isTypeName } from '../contract/rules.ts';
+import { MODULE_TREE_LIMITS } from '../contract/vocabulary.ts';
 
 const elements = (shape: number[]) => shape.reduce((n, d) => n * d, 1);
 

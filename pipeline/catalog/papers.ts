@@ -1,9 +1,10 @@
 // Paper ids a block's own source names — arXiv ids and DOIs written in its docstring or comments — and the papers a
 // block implements once the taxonomy's are added. Only ids leave this file, never the text around them: upstream
-// text is hostile, so a candidate is kept only when it passes the strict patterns of contract.ts.
+// text is hostile, so a candidate is kept only when it passes the strict patterns of pipeline/contract/rules.ts.
 //   """Squeeze-and-Excitation block from https://arxiv.org/abs/1709.01507"""   ->  arxiv 1709.01507
 //   # see doi:10.1109/CVPR.2016.90.                                           ->  doi 10.1109/CVPR.2016.90
-import { isArxivId, isDoi, type PaperRef } from './contract.ts';
+import type { PaperRef } from '../contract/block.ts';
+import { isArxivId, isDoi } from '../contract/rules.ts';
 import type { Taxonomy } from './taxonomy.ts';
 
 /** A block names few papers; more is noise (a bibliography pasted in a docstring) and is cut. */

@@ -2,7 +2,7 @@
 // rule that matches gives the role published on the parameter (`ParamSpec.role`). The same table is rendered in
 // docs/catalog.md (see `paramRolesMarkdown`); a test keeps the two in sync.
 import type { ParamFact } from '../parse/facts.ts';
-import type { KNOWN_PARAM_ROLES } from './contract.ts';
+import type { KNOWN_PARAM_ROLES } from '../contract/vocabulary.ts';
 
 export type ParamRole = (typeof KNOWN_PARAM_ROLES)[number];
 

@@ -1,7 +1,8 @@
 // Provenance records for one block: where it lives (repository, commit with its date, or release, path, lines),
 // content hashes (git blob SHA-1 → SWHID, SHA-256), a pinned permalink and the license. Citations: citation.ts.
 import type { SourceSnapshot } from '../sources/types.ts';
-import type { License, Provenance } from './contract.ts';
+import type { License } from '../contract/common.ts';
+import type { Provenance } from '../contract/provenance.ts';
 
 export interface ProvenanceInput {
   snapshot: SourceSnapshot;

@@ -2,20 +2,13 @@
 // the source snapshots and the de-duplication result.
 import type { DedupResult } from '../dedup/types.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
-import type {
-  BlockSpec,
-  CategoryCount,
-  Cluster,
-  ClustersFile,
-  DedupLevel,
-  DedupTableRow,
-  FailureCount,
-  KindCount,
-  SourceRecord,
-  SourcesFile,
-  StatsFile,
-} from './contract.ts';
-import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from './contract.ts';
+import type { BlockSpec } from '../contract/block.ts';
+import type { Cluster, ClustersFile } from '../contract/clusters.ts';
+import type { CategoryCount, FailureCount } from '../contract/common.ts';
+import type { SourceRecord, SourcesFile } from '../contract/sources.ts';
+import type { DedupTableRow, KindCount, StatsFile } from '../contract/stats.ts';
+import type { DedupLevel } from '../contract/vocabulary.ts';
+import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from '../contract/vocabulary.ts';
 import { sourceFigures, unblockTable, type SourceBuildCounts, type SourceFacts } from './figures.ts';
 import { wilsonProportion } from './proportion.ts';
 import { provenanceOf } from './provenance.ts';

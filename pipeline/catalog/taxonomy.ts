@@ -4,15 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  CATEGORIES,
-  isArxivId,
-  isDoi,
-  SLUG_PATTERN,
-  type Category,
-  type MethodHit,
-  type PaperRecord,
-} from './contract.ts';
+import type { MethodHit } from '../contract/block.ts';
+import type { PaperRecord } from '../contract/methods.ts';
+import { isArxivId, isDoi, SLUG_PATTERN } from '../contract/rules.ts';
+import { CATEGORIES, type Category } from '../contract/vocabulary.ts';
 import { CHILD_ROLES, structureOf, type ChildFact, type ChildRole } from './roles.ts';
 
 /** One match rule: every condition given must hold. Patterns are JavaScript regular expressions. */

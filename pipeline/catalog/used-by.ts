@@ -3,15 +3,10 @@
 // class names passed. Never the text of any other argument. docs/usage.md, docs/catalog.md ("Used by").
 import type { SourceSnapshot } from '../sources/types.ts';
 import type { BlockUsage, UsageArg, UsageLocation } from '../usage/types.ts';
-import {
-  isTypeName,
-  RUN_LIMITS,
-  USED_BY_LIMITS,
-  type LiteralValue,
-  type UsedBy,
-  type UsedByArg,
-  type UsedByVia,
-} from './contract.ts';
+import type { LiteralValue } from '../contract/common.ts';
+import { isTypeName } from '../contract/rules.ts';
+import type { UsedBy, UsedByArg } from '../contract/used-by.ts';
+import { RUN_LIMITS, USED_BY_LIMITS, type UsedByVia } from '../contract/vocabulary.ts';
 import { permalinkOf } from './provenance.ts';
 
 /** The block's users, sorted by source, path and line, one entry per site and way, capped (USED_BY_LIMITS). */

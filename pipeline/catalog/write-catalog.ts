@@ -3,8 +3,13 @@
 // See docs/catalog.md.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlockSpec, BuildInfo, ClustersFile, MethodsFile, SourcesFile, StatsFile } from './contract.ts';
-import { fault } from '../fault.ts';
+import type { BlockSpec } from '../contract/block.ts';
+import type { BuildInfo } from '../contract/build-info.ts';
+import type { ClustersFile } from '../contract/clusters.ts';
+import type { MethodsFile } from '../contract/methods.ts';
+import type { SourcesFile } from '../contract/sources.ts';
+import type { StatsFile } from '../contract/stats.ts';
+import { fault } from '../util/fault.ts';
 import { checkCatalog } from './check-catalog.ts';
 import { stableStringify } from './stable-json.ts';
 

@@ -1,6 +1,6 @@
 // Terminal I/O for the CLI: where output goes, whether we are on a TTY or in CI, and a Logger (pipeline/context.ts)
 // that writes there.
-import type { Logger } from '../context.ts';
+import type { Logger } from '../contract/context.ts';
 import { neutralise, printable } from './printable.ts';
 
 export interface CliIO {

@@ -1,7 +1,7 @@
 // CLI entry: builds the commander program from one module per command; takes argv and I/O so tests can drive it.
 // Only the module of the command being run is imported; the others are listed by name and summary (commands/index.ts).
 import { Command, CommanderError } from 'commander';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 import { guardedIO, processIO, type CliIO } from './io.ts';
 import { printableLines } from './printable.ts';
 import { commandTerm, commands, registerSummary, selectedCommand } from './commands/index.ts';

@@ -3,7 +3,7 @@
 // and the fix, not a stack trace after the whole pipeline ran. A missing folder is created, as the write would.
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 
 const REASONS: Record<string, string> = {
   EACCES: 'permission denied',

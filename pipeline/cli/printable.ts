@@ -4,7 +4,7 @@
 // terminal. Every string of upstream origin goes through `printable` before the CLI prints it (tables, diagnostics,
 // log and progress lines, errors); `guardedIO` (io.ts) is the backstop on everything the CLI writes. JSON output is left
 // as JSON (`--json`: a machine reads it, and no JSON line can start with `::`).
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 
 // C0 controls (CR, LF, ESC, BEL, NUL...), DEL and C1 controls (U+009B is CSI on terminals that take 8-bit
 // controls), the line and paragraph separators, and the bidirectional controls that make a terminal show text in

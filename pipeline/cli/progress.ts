@@ -1,5 +1,5 @@
 // Progress for long phases: count, rate and ETA redrawn in place on a TTY; one start and one end line otherwise.
-import { noProgress, type ProgressFactory } from '../context.ts';
+import { noProgress, type ProgressFactory } from '../contract/context.ts';
 import type { CliIO } from './io.ts';
 import { printable } from './printable.ts';
 

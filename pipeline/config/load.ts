@@ -6,7 +6,7 @@
 // See docs/config.md.
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 import {
   DEFAULT_CACHE_DIR,
   DEFAULT_INCLUDE,

@@ -1,7 +1,7 @@
 // Finds the Python interpreter that imports torch: config `python`, else $NNBLOCKS_PYTHON, else the first of
 // `python3`, `/usr/bin/python3` that imports torch. One probe per interpreter per process (importing torch is slow).
 import { execFileSync } from 'node:child_process';
-import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
+import { NnblocksError, type Diagnostic } from '../contract/diagnostics.ts';
 
 export interface PythonAttempt {
   /** What was run: a command name or a path. */

@@ -1,5 +1,5 @@
 // Corpus config types: the JSON file as written (`CorpusConfigFile`) and the resolved form every stage reads.
-import type { InputSpec } from '../catalog/contract.ts';
+import type { InputSpec } from '../contract/inputs.ts';
 
 export type SourceKind = 'git' | 'python' | 'path';
 export type Priority = 1 | 2;

@@ -2,7 +2,8 @@
 // field path (`sources[2].ref`), what is wrong and the fix. Fix hints live in the schema as `x-fix` keywords.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { isRefTarget, RUN_LIMITS } from '../catalog/contract.ts';
+import { isRefTarget } from '../contract/rules.ts';
+import { RUN_LIMITS } from '../contract/vocabulary.ts';
 import { globProblem } from '../util/glob.ts';
 
 export interface ConfigProblem {

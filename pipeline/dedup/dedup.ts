@@ -5,7 +5,7 @@
 // Items are processed in id order, and every hash is content-derived, so the result does not depend on the
 // order of the input.
 // See docs/dedup.md.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { archHash, parseModuleTree } from './arch.ts';
 import type { Forms } from './cluster.ts';
 import { UnionFind, collectForms, groupsOf, nearDuplicates } from './cluster.ts';

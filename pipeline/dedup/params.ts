@@ -1,6 +1,6 @@
 // Default dedup parameters and their resolution (bands/rows chosen from the thresholds when not given).
 import { candidateProbability, chooseBands, sCurveThreshold } from './minhash.ts';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 import type { DedupParams } from './types.ts';
 
 export const DEFAULT_PARAMS: Omit<DedupParams, 'bands' | 'rows'> = {

@@ -1,5 +1,5 @@
 // Public types of the dedup stage: its input items, its parameters (stored with every result) and its result.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 
 export interface DedupItem {
   /** `<sourceId>:<module>.<qualname>`; unique across the input. */

@@ -2,7 +2,7 @@
 // sources) and that define or inherit a forward below Module. Abstract blocks are listed and flagged.
 // See docs/index.md ("Discovery").
 import { createRequire } from 'node:module';
-import type { Diagnostic, Span } from '../diagnostics.ts';
+import type { Diagnostic, Span } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { Lookup } from '../resolve/lookup.ts';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../contract/context.ts';
 import type { EnvironmentConfig } from '../config/types.ts';
 import { closedOnTheWay, readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
 import { withLock } from '../sources/lock.ts';

@@ -3,8 +3,8 @@
 // anything, a requirements layer on top. Problems become diagnostics; the run goes on with what is installed.
 // See docs/config.md ("environment").
 import { createHash } from 'node:crypto';
-import type { StageContext } from '../context.ts';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { StageContext } from '../contract/context.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { lookupPython } from '../config/python.ts';
 import type { CorpusConfig } from '../config/types.ts';
 import { outermost, underUsr } from '../sandbox/bwrap.ts';

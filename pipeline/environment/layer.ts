@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../contract/context.ts';
 import { bwrapAvailable, SANDBOX_UID } from '../sandbox/bwrap.ts';
 import { normalizeName } from '../sources/requirements/pep508.ts';
 import { withLock } from '../sources/lock.ts';

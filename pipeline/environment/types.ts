@@ -1,7 +1,7 @@
 // Records of the environment stage: what is to be installed and why, what could not be, and the resolved
 // environment every later stage runs Python with. See docs/config.md ("environment").
-import type { EnvironmentReport } from '../catalog/contract.ts';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { EnvironmentReport } from '../contract/build-info.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 
 /** One requirement the layer installs, merged over everyone who asked for that distribution. */
 export interface RequirementEntry {

@@ -2,7 +2,7 @@
 // Entry ids are tag URIs (RFC 4151) built from the build date, the kind and the block id, so the same change in
 // the same build always has the same id and a feed reader never shows it twice. Every string is escaped, and
 // characters XML 1.0 cannot carry at all (control characters, lone surrogates) are replaced.
-import type { BlockChange, ChangeFeed, SourceChange, UpstreamPin } from './types.ts';
+import type { BlockChange, ChangeFeed, SourceChange, UpstreamPin } from '../contract/changes.ts';
 
 export interface AtomOptions {
   /** The published site's root URL (e.g. `https://user.github.io/nnblocks/`): links and the tag URI authority. */

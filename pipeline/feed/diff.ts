@@ -1,24 +1,24 @@
 // The change feed's diff: what changed between the previous published catalog and the one just built — blocks
 // new, removed, moved (same content under a new path or id) and changed (which facts), and upstream pins bumped.
 // Pure and deterministic: the same two snapshots always give the same feed, in the same order.
-import type { Diagnostic } from '../diagnostics.ts';
-import type { ParamSpec, SourceRecord } from '../catalog/contract.ts';
-import { paramList } from '../catalog/params-text.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
+import type { ParamSpec } from '../contract/common.ts';
+import type { SourceRecord } from '../contract/sources.ts';
+import { paramList } from '../util/params-text.ts';
 import {
   CHANGE_KINDS,
   CHANGED_FIELDS,
   CHANGES_FORMAT_VERSION,
   type BlockChange,
   type BlockRef,
-  type CatalogSnapshot,
   type ChangedField,
   type ChangeFeed,
   type FieldChange,
   type MoveEvidence,
-  type SnapshotBlock,
   type SourceChange,
   type UpstreamPin,
-} from './types.ts';
+} from '../contract/changes.ts';
+import type { CatalogSnapshot, SnapshotBlock } from './types.ts';
 
 /** Used when the current catalog has no build-info: the feed still needs a date, and must not invent "now". */
 export const UNKNOWN_DATE = '1970-01-01T00:00:00Z';

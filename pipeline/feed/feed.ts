@@ -1,16 +1,15 @@
 // The change-feed stage: reads the catalog just built and the previous published one, diffs them, and writes
-// `changes.json` (checked against schemas/catalog/changes.schema.json) and `changes.atom` beside the catalog.
+// `changes.json` (checked against its schema, pipeline/contract/changes.ts) and `changes.atom` beside the catalog.
 // See docs/ci.md ("The change feed").
-import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Ajv, type ValidateFunction } from 'ajv';
-import type { Diagnostic } from '../diagnostics.ts';
+import { writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
 import { renderAtom } from './atom.ts';
 import { diffCatalogs } from './diff.ts';
 import { listingUrl, readCurrentCatalog, readPrevious, type ReadOptions } from './read-snapshot.ts';
-import type { ChangeFeed } from './types.ts';
+import type { ChangeFeed } from '../contract/changes.ts';
+import { checkAgainstSchema } from '../catalog/check-catalog.ts';
 
 export const CHANGES_JSON = 'changes.json';
 export const CHANGES_ATOM = 'changes.atom';
@@ -34,19 +33,8 @@ export interface FeedResult {
   errors: string[];
 }
 
-const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas', 'catalog');
-let validator: ValidateFunction | undefined;
-
 export function checkChangeFeed(value: unknown): string[] {
-  if (!validator) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    ajv.addSchema(JSON.parse(readFileSync(join(schemaDir, 'common.schema.json'), 'utf8')) as object);
-    validator = ajv.compile(JSON.parse(readFileSync(join(schemaDir, 'changes.schema.json'), 'utf8')) as object);
-  }
-  if (validator(value)) return [];
-  return (validator.errors ?? [])
-    .slice(0, 20)
-    .map((e) => `${CHANGES_JSON}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  return checkAgainstSchema('changes', value, CHANGES_JSON).slice(0, 20);
 }
 
 /** `https://host/site/api/catalog.json` → `https://host/site/`; undefined for local paths. */

@@ -3,18 +3,16 @@
 // diagnostic and "no previous catalog", never a crash, so a site that is down cannot stop a regeneration.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
-import {
-  blockSummary,
-  CATALOG_FORMAT_VERSION,
-  SLUG_PATTERN,
-  type BlockSpec,
-  type BuildInfo,
-  type SourceRecord,
-  type SourcesFile,
-} from '../catalog/contract.ts';
+import { NnblocksError, type Diagnostic } from '../contract/diagnostics.ts';
+import type { BlockSpec } from '../contract/block.ts';
+import type { BuildInfo } from '../contract/build-info.ts';
+import { SLUG_PATTERN } from '../contract/rules.ts';
+import type { SourceRecord, SourcesFile } from '../contract/sources.ts';
+import { blockSummary } from '../contract/summary.ts';
+import { CATALOG_FORMAT_VERSION } from '../contract/vocabulary.ts';
 import { checkAgainstSchema } from '../catalog/check-catalog.ts';
-import type { BlockStatus, CatalogSnapshot, SnapshotBlock } from './types.ts';
+import type { BlockStatus } from '../contract/summary.ts';
+import type { CatalogSnapshot, SnapshotBlock } from './types.ts';
 
 export interface ReadOptions {
   /** Per HTTP request. */

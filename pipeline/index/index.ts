@@ -3,9 +3,9 @@
 // See docs/index.md.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Diagnostic } from '../diagnostics.ts';
-import type { StageContext } from '../context.ts';
-import { fault } from '../fault.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
+import type { StageContext } from '../contract/context.ts';
+import { fault } from '../util/fault.ts';
 import { PARSER_VERSION, type ModuleFacts } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import { gitBlobSha1, sha256 } from './hash.ts';

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fault } from '../fault.ts';
+import { fault } from '../util/fault.ts';
 import type { ModuleFacts } from '../parse/facts.ts';
 
 /**

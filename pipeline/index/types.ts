@@ -1,5 +1,5 @@
 // Records the index stage hands to discovery, resolution and the rest: one per importable Python file.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { ModuleFacts } from '../parse/facts.ts';
 
 export interface IndexedModule {

@@ -1,6 +1,6 @@
 // Turns the walker's raw records into ModuleFacts: resolves every recorded read against the finished scope
 // table, keeps the free ones (module-level or builtin) per top-level statement, split eager/deferred.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { attrReads } from './attr-reads.ts';
 import { literalKey } from './dict-entries.ts';
 import {

@@ -3,7 +3,8 @@
 // call, a display of names, or capped text (facts.ts, `ValueFact`).
 //   Block(64, planes, *args, norm=partial(nn.BatchNorm2d, eps=1e-3), **kwargs)
 //   → { lit: 64 }, { name: planes, head: param }, { star: 1, ... }, { kw: norm, call: 1 }, { star: 2, ... }
-import { capText, type LiteralValue } from '../catalog/contract.ts';
+import type { LiteralValue } from '../contract/common.ts';
+import { capText } from '../contract/rules.ts';
 import { pyName } from '../util/identifier.ts';
 import type { ArgFact, NameHead, ValueFact } from './facts.ts';
 import { literalValue } from './literals.ts';

@@ -1,7 +1,7 @@
 // Bytes → text for a Python source file, the way CPython reads it: UTF-8 by default, a BOM stripped, a PEP 263
 // coding line honoured; anything undecodable falls back to latin-1 with a diagnostic instead of failing.
 import { isUtf8 } from 'node:buffer';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 
 export interface DecodedPython {
   text: string;

@@ -4,10 +4,11 @@
 // tree-sitter-shaped leaves the parse stage. Facts are stored in SQLite keyed by git blob SHA-1, so they must
 // depend on the file's bytes only (never on its path, source or neighbours).
 
-import type { Diagnostic, Span } from '../diagnostics.ts';
+import type { Diagnostic, Span } from '../contract/diagnostics.ts';
 // Parameter kinds and literal values are published as they are parsed: one definition, in the catalog contract
-// (a leaf module that imports nothing from any stage, so every stage and the site may use it).
-import type { LiteralValue, ParamKind } from '../catalog/contract.ts';
+// (pipeline/contract/, the ground floor every stage and the site may import).
+import type { LiteralValue } from '../contract/common.ts';
+import type { ParamKind } from '../contract/vocabulary.ts';
 
 export type { LiteralValue, ParamKind };
 

@@ -2,7 +2,7 @@
 //
 // Why numeric ids: every property read on a node or cursor is a native call (~100 ns); the walker reads
 // `cursor.nodeTypeId` once per node and dispatches on small integers, never on type-name strings.
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 import { treeSitterParser } from '../util/tree-sitter.ts';
 
 /** The slice of node-tree-sitter's cursor API the walker uses (the package ships CommonJS types only). */

@@ -1,6 +1,6 @@
 // Syntax errors as data: tree-sitter's ERROR and MISSING nodes become `syntax-error` diagnostics with a span.
 // Error recovery keeps the rest of the tree, so everything around the error is still extracted.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { TsNode } from './grammar.ts';
 import type { TextMap } from './text-map.ts';
 

@@ -1,6 +1,6 @@
 // Converts tree-sitter positions (UTF-16 code units of the decoded JS string) into the spans the facts carry:
 // byte offsets into the UTF-8 encoding of that text, and 1-based lines.
-import type { Span } from '../diagnostics.ts';
+import type { Span } from '../contract/diagnostics.ts';
 
 export class TextMap {
   /** UTF-16 index where each line starts; lineStarts[0] = 0. */

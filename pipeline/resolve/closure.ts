@@ -3,7 +3,7 @@
 // methods that can run: methods.ts) to its binding, transitively.
 // Internal = defined in one of the block's own source's modules; anything else stays an import.
 // See docs/resolve.md.
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact, NameOccurrence, NameRef } from '../parse/facts.ts';
 import { DictUses, literalKeys } from './dict-use.ts';

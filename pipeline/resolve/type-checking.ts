@@ -4,7 +4,7 @@
 //   if TYPE_CHECKING:
 //       from .boxes import Boxes     # emitted as `from pkg.boxes import Boxes`; pkg.boxes is not inlined
 //   def crop(b: Boxes) -> Boxes: ... # with `from __future__ import annotations`: never evaluated
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { TopStatement } from '../parse/facts.ts';
 

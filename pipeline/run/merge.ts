@@ -4,12 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
-import {
-  CATALOG_FORMAT_VERSION,
-  type BuildInfo,
-  type EnvironmentReport,
-  type SandboxReport,
-} from '../catalog/contract.ts';
+import type { BuildInfo, EnvironmentReport, SandboxReport } from '../contract/build-info.ts';
+import { CATALOG_FORMAT_VERSION } from '../contract/vocabulary.ts';
 import { blockFailures, neutralText, type BlockFailure } from '../catalog/failure-reason.ts';
 import { methodsFile, propagateMethods } from '../catalog/methods.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
@@ -17,7 +13,7 @@ import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
-import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
+import { NnblocksError, type Diagnostic } from '../contract/diagnostics.ts';
 import { diffCatalogs } from '../feed/diff.ts';
 import { PREVIOUS_BUILD, writeFeedFiles } from '../feed/feed.ts';
 import { readCurrentCatalog } from '../feed/read-snapshot.ts';

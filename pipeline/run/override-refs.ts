@@ -4,7 +4,7 @@
 // page would suggest installing a package called `transformer`. The mistake is the config's, so it is reported as
 // one (issue 22): the block fails `unresolved-name` naming the ref, and an error diagnostic names the override field.
 import type { ValidateOverride } from '../config/types.ts';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { ValidationRecord } from '../validate/index.ts';
 
 interface OverrideOf {

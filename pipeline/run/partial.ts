@@ -1,6 +1,7 @@
 // The record a build hands to the merge: finished block specs (no dedup yet) and what de-duplication needs.
 // An unsharded build makes one and merges it at once; `--shard K/N` writes it to OUT/partial.json.
-import type { BlockSpec, EnvironmentReport, SandboxReport } from '../catalog/contract.ts';
+import type { BlockSpec } from '../contract/block.ts';
+import type { EnvironmentReport, SandboxReport } from '../contract/build-info.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import type { DedupItem, DedupParams } from '../dedup/types.ts';
 import type { SourceSnapshot } from '../sources/types.ts';

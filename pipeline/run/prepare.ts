@@ -1,7 +1,7 @@
 // Runs the stages in order for the CLI commands: config → sources → index → program → discover (→ extract ...).
 // Each step returns typed records; commands print them. One Store per run, closed by the caller.
-import { quietContext, type StageContext } from '../context.ts';
-import type { Diagnostic } from '../diagnostics.ts';
+import { quietContext, type StageContext } from '../contract/context.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { discoverBlocks, type DiscoverResult } from '../discover/discover.ts';
 import { indexSources } from '../index/index.ts';
 import { Store } from '../index/store.ts';

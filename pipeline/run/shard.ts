@@ -1,5 +1,5 @@
 // Shards of a build (`nnblocks build --shard K/N`): which shard a block belongs to, and parsing `K/N`.
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 import { sha256 } from '../index/hash.ts';
 
 /**

@@ -4,7 +4,7 @@
 import { resolveEnvironment } from '../environment/environment.ts';
 import type { EnvironmentResult } from '../environment/types.ts';
 import type { CorpusConfig } from '../config/types.ts';
-import type { StageContext } from '../context.ts';
+import type { StageContext } from '../contract/context.ts';
 import { fetchSources } from '../sources/fetch.ts';
 import type { SourcesResult, SourceSnapshot } from '../sources/types.ts';
 

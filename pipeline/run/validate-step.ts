@@ -2,8 +2,8 @@
 // for fidelity), runs the sandboxed runner with the SQLite-backed cache, and maps records to the catalog's form.
 import { isRuntimePackage, type ExtractedBlock } from '../assemble/extract.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { Diagnostic } from '../diagnostics.ts';
-import { fault } from '../fault.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
+import { fault } from '../util/fault.ts';
 import { classAt } from '../discover/discover.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { nativeLibraries } from './native-libraries.ts';
@@ -11,17 +11,14 @@ import { overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
 import { initParams, usageRecipes, type PartRecipeSource } from './recipe-candidates.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 import type { ModuleTreeNode } from '../dedup/types.ts';
-import {
-  capText,
-  RUN_LIMITS,
-  type EnvironmentReport,
-  type LiteralValue,
-  type RecipeValue,
-  type SandboxReport,
-  type ValidationRecipe,
-  type ValidationRecord as CatalogValidation,
-} from '../catalog/contract.ts';
+import type { EnvironmentReport, SandboxReport } from '../contract/build-info.ts';
+import type { LiteralValue, RecipeValue } from '../contract/common.ts';
+import type { ValidationRecipe } from '../contract/recipe.ts';
+import { capText } from '../contract/rules.ts';
+import type { ValidationRecord as CatalogValidation } from '../contract/validation.ts';
+import { RUN_LIMITS } from '../contract/vocabulary.ts';
 import { failureReason, neutralText } from '../catalog/failure-reason.ts';
+import type { ModuleTree, Recipe } from '../contract/runner-record.ts';
 import { knownDistributions, requirementsOf } from '../validate/distributions.ts';
 import { checkOverrideRefs } from './override-refs.ts';
 import { corpusExtensions } from '../validate/extensions.ts';
@@ -29,8 +26,6 @@ import {
   bwrapAvailable,
   summarize,
   validateRun,
-  type ModuleTree,
-  type Recipe,
   type ValidateItem,
   type ValidationRecord,
   type ValidationSummary,

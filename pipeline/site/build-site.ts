@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 
 const VITE_ENV = new Set(['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR', 'NODE_ENV']);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

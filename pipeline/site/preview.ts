@@ -5,7 +5,7 @@ import { createReadStream, existsSync, readFileSync, realpathSync, statSync } fr
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 
 export interface ServeOptions {
   /** The built site (what `buildSite` wrote). */

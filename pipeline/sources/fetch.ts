@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Logger, StageContext } from '../context.ts';
-import type { Diagnostic } from '../diagnostics.ts';
-import { fault } from '../fault.ts';
+import type { Logger, StageContext } from '../contract/context.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
+import { fault } from '../util/fault.ts';
 import type { CorpusConfig, GitSource, PathSource, PythonSource, SourceConfig } from '../config/types.ts';
 import { lookupPython } from '../config/python.ts';
 import { checkoutInfo } from './git-checkout.ts';

@@ -3,7 +3,7 @@
 // A pinned commit is never refetched; a branch or tag is checked with `git ls-remote` and fetched only when it moved.
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { GitSource } from '../config/types.ts';
 import { literalPrefix } from '../util/glob.ts';
 import { gitError, runGit, type GitCall } from './git-run.ts';

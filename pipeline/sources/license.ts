@@ -4,7 +4,7 @@
 // bounded), and a file that is refused is a diagnostic. See docs/sources.md ("Hostile sources").
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { readUpstreamText } from './read-upstream.ts';
 import type { LicenseInfo } from './types.ts';
 

@@ -1,7 +1,7 @@
 // python sources: an installed distribution located through the discovered interpreter's importlib.metadata —
 // version, where its top-level packages live, license metadata and the upstream repository and tag.
 import { execFileSync } from 'node:child_process';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 
 // The probe reads metadata and the file system; it imports nothing that belongs to the distribution. Locating a
 // package with `importlib.util.find_spec("a.b")` imports `a` (its `__init__.py` runs, on the host, unsandboxed), so

@@ -3,7 +3,7 @@
 // requirements/ (pyproject.ts, setup-cfg.ts, setup-py.ts, pip-file.ts); this file owns the root, the files read,
 // the markers' environment, de-duplication and the diagnostics. See docs/sources.md ("Declared requirements").
 import { posix } from 'node:path';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import { evaluateMarker, linuxEnvironment, type MarkerEnvironment } from './requirements/markers.ts';
 import { compareVersions, parseVersion } from './requirements/pep440.ts';
 import { parseRequirement } from './requirements/pep508.ts';

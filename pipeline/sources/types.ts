@@ -1,6 +1,6 @@
 // Records of the sources stage: one snapshot per configured source, JSON-serializable, read by every later stage.
 import type { DeclaredRequirement } from './requirements/types.ts';
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { Priority, SourceKind } from '../config/types.ts';
 
 /**

@@ -1,7 +1,7 @@
 // Credentials in source URLs: `https://user:token@host/r` is stripped to `https://host/r` before anything is stored
 // or printed (snapshots, state.json, the cached repo's .git/config, provenance, citations, sources.json); the full URL
 // lives only in memory, for the git calls of this run. See docs/sources.md ("Hostile sources").
-import type { Diagnostic } from '../diagnostics.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 
 export interface StrippedUrl {
   /** The URL without its credentials: safe to store, publish and print. */

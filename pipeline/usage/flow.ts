@@ -3,7 +3,7 @@
 // caller passes), memoized, bounded; a cycle or a dead end gives nothing rather than a guess.
 //   def _resnet(block, layers): return ResNet(block, layers)     # ResNet.__init__'s block holds ...
 //   def resnet50(): return _resnet(Bottleneck, [3, 4, 6, 3])     # ... Bottleneck, so block(...) builds one
-import type { LiteralValue } from '../catalog/contract.ts';
+import type { LiteralValue } from '../contract/common.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ArgFact, CallFact, FunctionFact, ValueFact } from '../parse/facts.ts';
 import { scopeOf, type CallRef, type ClassInfo, type FnInfo, type UsageCorpus } from './corpus.ts';

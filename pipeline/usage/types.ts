@@ -1,6 +1,7 @@
 // The usage index's records: how the corpus builds and calls each block, as plain JSON (no tree-sitter objects, no
 // IndexedModule), for the validate step to draw constructor arguments and forward inputs from. docs/usage.md.
-import type { LiteralValue, ParamKind, UsedByVia } from '../catalog/contract.ts';
+import type { LiteralValue } from '../contract/common.ts';
+import type { ParamKind, UsedByVia } from '../contract/vocabulary.ts';
 
 /** What an argument is, as far as static reading of the corpus says. */
 export type UsageValue =

@@ -2,7 +2,7 @@
 // both the sources stage (reading setup.py's install_requires as data) and the parse stage above it need a parser.
 import { createRequire } from 'node:module';
 import type TreeSitterParser from 'tree-sitter';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -1,79 +1,12 @@
 // The runner's record for a block, checked before anything else reads it. The record is written by a process that
-// ran upstream code, so it is hostile data: every field typed and capped by a JSON Schema (a malformed record is a
-// `protocol-error` of that block, never a crash and never cached), recipe names that could become code refused,
-// and module-tree type names that aren't dotted identifiers dropped. See docs/validate.md ("Sandbox").
+// ran upstream code, so it is hostile data: every field typed and capped by its schema (pipeline/contract/
+// runner-record.ts; a malformed record is a `protocol-error` of that block, never a crash and never cached), recipe
+// names that could become code refused, and module-tree type names that aren't dotted identifiers dropped. See
+// docs/validate.md ("Sandbox").
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import {
-  CANONICAL_MACS,
-  INPUT_BOXES_RULE,
-  INPUT_FIELD_SCHEMAS,
-  isBoxesInput,
-  isDottedModule,
-  isKwargName,
-  isModuleName,
-  isPartPath,
-  isRefTarget,
-  isTypeName,
-  KWARG_NAME_PATTERN,
-  DOTTED_MODULE_PATTERN,
-  PART_PATH_PATTERN,
-  RECIPE_ORIGINS,
-  RUN_LIMITS,
-  TORCH_DTYPES,
-} from '../catalog/contract.ts';
-import { FAILURE_CLASSES, STAGES, type ModuleTree, type RunnerRecord } from './types.ts';
-
-// The recipe's limits are the catalog's (contract.ts RUN_LIMITS): a record the catalog would refuse must fail
-// here, as this block's protocol-error, and not later as a schema error that stops the whole build.
-const TEXT = (max: number) => ({ type: 'string', maxLength: max });
-const COUNT = { type: 'integer', minimum: 0 };
-const ITEMS = RUN_LIMITS.recipeItems;
-const SHAPE = { type: 'array', maxItems: ITEMS, items: COUNT };
-/** A forward input: the rules of its optional fields (keys, literal values, boxes) are the contract's. */
-const INPUT = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['shape', 'dtype'],
-  properties: { shape: SHAPE, dtype: { enum: TORCH_DTYPES }, ...INPUT_FIELD_SCHEMAS },
-  ...INPUT_BOXES_RULE,
-};
-
-/**
- * A recipe kwarg (RecipeValue in the runner's form): a literal; a tuple, `{"tuple": [...]}`; or an instance, a class
- * called with kwargs of such values, `{"call": ".TwoWayTransformer", "kwargs": {...}}` (a config object, a config
- * override's `{"class": ...}`); nested at most `depth` deep.
- */
-function recipeValue(depth: number): object {
-  const scalar = [{ type: ['number', 'boolean', 'null'] }, TEXT(RUN_LIMITS.recipeStringChars)];
-  if (depth === 0) return { anyOf: scalar };
-  const inner = recipeValue(depth - 1);
-  return {
-    anyOf: [
-      ...scalar,
-      { type: 'array', maxItems: ITEMS, items: inner },
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['tuple'],
-        properties: { tuple: { type: 'array', maxItems: ITEMS, items: inner } },
-      },
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['call', 'kwargs'],
-        properties: {
-          call: { type: 'string', maxLength: RUN_LIMITS.typeNameChars },
-          kwargs: {
-            type: 'object',
-            maxProperties: ITEMS,
-            propertyNames: { pattern: KWARG_NAME_PATTERN },
-            additionalProperties: inner,
-          },
-        },
-      },
-    ],
-  };
-}
+import { isBoxesInput } from '../contract/inputs.ts';
+import { isDottedModule, isKwargName, isModuleName, isPartPath, isRefTarget, isTypeName } from '../contract/rules.ts';
+import { RUNNER_RECORD_SCHEMA, type ModuleTree, type RunnerRecord } from '../contract/runner-record.ts';
 
 /** What is wrong with a recipe value's calls (a target that is no dotted name, a reserved kwarg), or null. */
 function badCall(v: unknown): string | null {
@@ -92,157 +25,6 @@ function badCall(v: unknown): string | null {
 
 const isCall = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && 'call' in v;
 
-/** A recipe: how the block was (or was first tried to be) built and fed. */
-const RECIPE = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['seed', 'origin', 'kwargs', 'inputs'],
-  properties: {
-    seed: { type: 'integer' },
-    builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
-    // A part (origin `part`): the builder's upstream module and where the block sits in its model.
-    builderModule: { type: 'string', maxLength: RUN_LIMITS.typeNameChars, pattern: DOTTED_MODULE_PATTERN },
-    path: { type: 'string', maxLength: RUN_LIMITS.typeNameChars, pattern: PART_PATH_PATTERN },
-    origin: { enum: RECIPE_ORIGINS },
-    kwargs: {
-      type: 'object',
-      maxProperties: ITEMS,
-      propertyNames: { pattern: KWARG_NAME_PATTERN },
-      additionalProperties: recipeValue(RUN_LIMITS.literalDepth),
-    },
-    refs: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
-    calls: { type: 'array', maxItems: ITEMS, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
-    inputs: { type: 'array', maxItems: ITEMS, items: INPUT },
-  },
-};
-
-const SCHEMA = {
-  $id: 'runner-record',
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'status',
-    'failureClass',
-    'failureDetail',
-    'stages',
-    'recipe',
-    'outputs',
-    'params',
-    'buffers',
-    'gradients',
-    'peakMemoryBytes',
-    'moduleTree',
-    'fidelity',
-    'stdoutTail',
-    'stderrTail',
-    'device',
-    'gpuName',
-    'torchVersion',
-  ],
-  properties: {
-    status: { enum: ['passed', 'failed'] },
-    failureClass: { anyOf: [{ type: 'null' }, { enum: FAILURE_CLASSES }] },
-    failureDetail: { anyOf: [{ type: 'null' }, TEXT(2000)] },
-    stages: {
-      type: 'array',
-      maxItems: STAGES.length,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['stage', 'status', 'ms'],
-        properties: {
-          stage: { enum: STAGES },
-          status: { enum: ['passed', 'failed'] },
-          ms: { type: 'number', minimum: 0 },
-          error: TEXT(2000),
-        },
-      },
-    },
-    recipe: { anyOf: [{ type: 'null' }, RECIPE] },
-    /** The first candidate tried (and its first inputs) when nothing passed: the catalog's `reason.recipeTried`. */
-    attempt: { anyOf: [{ type: 'null' }, RECIPE] },
-    /** Required constructor parameters inference had no value for (a `needs-arguments` failure). */
-    uninferred: { type: 'array', maxItems: 16, items: { type: 'string', pattern: KWARG_NAME_PATTERN } },
-    outputs: {
-      type: 'array',
-      maxItems: 64,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['shape', 'dtype', 'checksum'],
-        properties: {
-          shape: SHAPE,
-          dtype: { enum: TORCH_DTYPES },
-          checksum: { anyOf: [{ type: 'number' }, { enum: ['nan', 'inf', '-inf'] }] },
-        },
-      },
-    },
-    params: { anyOf: [{ type: 'null' }, COUNT] },
-    buffers: { anyOf: [{ type: 'null' }, COUNT] },
-    gradients: {
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['withGrad', 'without'],
-          properties: {
-            withGrad: COUNT,
-            without: COUNT,
-            mode: { enum: ['train', 'eval'] },
-            trainError: TEXT(RUN_LIMITS.detailChars),
-          },
-        },
-      ],
-    },
-    peakMemoryBytes: { anyOf: [{ type: 'null' }, COUNT] },
-    moduleTree: { anyOf: [{ type: 'null' }, { $ref: '#/definitions/tree' }] },
-    canonical: {
-      type: 'array',
-      maxItems: 8,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['builder', 'params'],
-        properties: {
-          builder: { type: 'string', pattern: KWARG_NAME_PATTERN },
-          params: COUNT,
-          input: SHAPE,
-          outputs: { type: 'array', maxItems: 8, items: SHAPE },
-          // An integer in range: a forged 1e300 or -1 makes this block's record a protocol-error.
-          macs: CANONICAL_MACS,
-        },
-        // MACs are of the forward at `input`: a figure without the input it was counted at says nothing.
-        dependencies: { macs: ['input'] },
-      },
-    },
-    fidelity: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['status'],
-      properties: { status: { enum: ['identical', 'differs', 'n/a'] }, reason: TEXT(2000) },
-    },
-    stdoutTail: TEXT(4200),
-    stderrTail: TEXT(4200),
-    device: { enum: ['cpu', 'cuda'] },
-    gpuName: { anyOf: [{ type: 'null' }, TEXT(200)] },
-    torchVersion: { anyOf: [{ type: 'null' }, TEXT(64)] },
-  },
-  definitions: {
-    tree: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['type', 'params', 'children'],
-      properties: {
-        type: TEXT(RUN_LIMITS.typeNameChars),
-        params: { type: 'object', maxProperties: 4096, additionalProperties: SHAPE },
-        children: { type: 'object', additionalProperties: { $ref: '#/definitions/tree' } },
-        truncated: { type: 'boolean' },
-      },
-    },
-  },
-};
-
 /** The runner's node budget for a module tree (runner: measure.module_tree), plus the root. */
 const MAX_TREE_NODES = 2001;
 
@@ -251,7 +33,7 @@ const MAX_TREE_NODES = 2001;
 let compiled: ValidateFunction | undefined;
 const validator = () =>
   (compiled ??= new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true }).compile(
-    SCHEMA,
+    JSON.parse(JSON.stringify(RUNNER_RECORD_SCHEMA)) as object,
   ));
 
 function describe(errors: ErrorObject[] | null | undefined): string {

@@ -1,6 +1,7 @@
 // Types of the validate stage: what it receives per block, its options, and the JSON-serializable record it returns.
 
-import type { InputSpec, RecipeOriginName } from '../catalog/contract.ts';
+import type { InputSpec } from '../contract/inputs.ts';
+import type { FailureClass, Fidelity, RunnerRecord } from '../contract/runner-record.ts';
 import type { ValidateOverride } from '../config/types.ts';
 
 export type { InputSpec, ValidateOverride };
@@ -107,45 +108,6 @@ export interface ValidateOptions {
 /** `blocked`: failed only because a distribution is not installed (class `missing-dependency`); not an attempt. */
 export type ValidationStatus = 'passed' | 'failed' | 'blocked' | 'skipped';
 
-export const FAILURE_CLASSES = [
-  'syntax',
-  'compile',
-  'missing-module',
-  'missing-dependency',
-  'unresolved-name',
-  'native-extension',
-  'needs-arguments',
-  'forward-error',
-  'backward-error',
-  'timeout',
-  'memory',
-  'crashed',
-  'sandbox-violation',
-  'protocol-error',
-  // The validation environment failed the block (no account entry, a broken runtime): never the block's own
-  // failure, and never cached as its result.
-  'environment',
-] as const;
-export type FailureClass = (typeof FAILURE_CLASSES)[number];
-
-export const STAGES = ['parse', 'compile', 'import', 'build', 'forward', 'backward'] as const;
-export type StageName = (typeof STAGES)[number];
-
-export interface StageRecord {
-  stage: StageName;
-  status: 'passed' | 'failed';
-  /** Wall time; for build and forward, summed over the candidates tried. */
-  ms: number;
-  /** Trimmed error text (the first candidate's, when several were tried). */
-  error?: string;
-}
-
-/**
- * Where a recipe came from: a config override, a builder function, a construction site, inference, or the model
- * of a builder that holds the block as a part.
- */
-export type RecipeOrigin = RecipeOriginName;
-
 /** One way to build a block, as usage mining found it (see ValidateItem.usage). */
 export interface RecipeCandidate {
   origin: 'builder' | 'usage' | 'part';
@@ -171,112 +133,16 @@ export interface RecipeCandidate {
 }
 
 /**
- * A builder's configuration as upstream ships it: its parameter count, and its output shapes and MACs at a default
- * input.
+ * What validation returns for a block: the runner's record (checked, pipeline/contract/runner-record.ts) with the
+ * block's id, whether it came from the cache, and the statuses TypeScript decides (`blocked`, `skipped`).
  */
-export interface CanonicalFigure {
-  builder: string;
-  params: number;
-  /** The input the output shapes were computed for (`[1, 3, 224, 224]`), on torch's meta device (no arithmetic). */
-  input?: number[];
-  outputs?: number[][];
-  /**
-   * Multiply-accumulates of that forward at `input` (torch.utils.flop_counter's FLOPs / 2; contract.ts
-   * CANONICAL_MACS says what is counted). Absent under torch < 2.1, or when counting failed or ran long.
-   */
-  macs?: number;
-}
-
-/** Everything needed to replay the recorded run; see docs/validate.md ("Replay protocol"). */
-export interface Recipe {
-  seed: number;
-  /**
-   * Set when the block was built by calling this function of its module with `kwargs`, not the class; for a part
-   * (origin `part`), the builder of the model that holds it.
-   */
-  builder?: string;
-  /** A part: the upstream module of `builder` (dotted identifiers). */
-  builderModule?: string;
-  /**
-   * A part: where the block sits in the model `builder` makes (`rpn.anchor_generator`, `blocks.0`); `inputs` are
-   * then the model's, and the block is fed what the model's forward passes it.
-   */
-  path?: string;
-  /**
-   * Kwargs whose value is a config object to build, `{ call: '.MBConvConfig', kwargs: {...} }`: a class of the
-   * block's module called with literal kwargs before the block is built. Absent when there are none.
-   */
-  calls?: string[];
-  origin: RecipeOrigin;
-  kwargs: Record<string, unknown>;
-  /**
-   * Kwargs whose value is a dotted name, resolved with importlib before building: `torch.nn.BatchNorm2d`, or
-   * `.BasicBlock` for an attribute of the block's own module. Absent when there are none.
-   */
-  refs?: string[];
-  inputs: InputSpec[];
-}
-
-export interface OutputRecord {
-  shape: number[];
-  dtype: string;
-  /** Σ|x| in float64; a string ('nan', 'inf') when not finite. */
-  checksum: number | string;
-}
-
-export interface ModuleTree {
-  /** Qualified class name; torch.nn layers as `torch.nn.Conv2d`. */
-  type: string;
-  /** Direct parameters only, name → shape. */
-  params: Record<string, number[]>;
-  children: Record<string, ModuleTree>;
-  /** Set when the node budget (2000) ran out below this node. */
-  truncated?: boolean;
-}
-
-export interface Fidelity {
-  status: 'identical' | 'differs' | 'n/a';
-  reason?: string;
-}
-
-export interface ValidationRecord {
+export interface ValidationRecord extends Omit<RunnerRecord, 'status' | 'device'> {
   id: string;
   status: ValidationStatus;
-  failureClass: FailureClass | null;
-  /** The missing module, the unresolved name, the signal, the violation or why it was skipped. */
-  failureDetail: string | null;
-  stages: StageRecord[];
-  recipe: Recipe | null;
-  /** When nothing passed: the first candidate that was tried (with its first inputs once one built). */
-  attempt?: Recipe | null;
-  /** `needs-arguments`: required constructor parameters inference had no value for. */
-  uninferred?: string[];
-  outputs: OutputRecord[];
-  /** Number of parameter elements. */
-  params: number | null;
-  /** Number of buffer elements. */
-  buffers: number | null;
-  /**
-   * Parameter tensors that got a finite gradient, and those that got none; `mode` says whether the backward ran
-   * in training mode, or in eval mode because the training-mode forward raised `trainError`.
-   */
-  gradients: { withGrad: number; without: number; mode?: 'train' | 'eval'; trainError?: string } | null;
-  /** CPU: peak RSS the block added over the worker's; CUDA: torch.cuda.max_memory_allocated(). */
-  peakMemoryBytes: number | null;
+  /** The worker's device; `none` when no worker ran the block (skipped, or every worker failed to start). */
   device: string;
-  gpuName: string | null;
-  torchVersion: string | null;
-  moduleTree: ModuleTree | null;
-  /** Parameter counts at the configurations of the source's zero-argument builders (passed blocks only). */
-  canonical?: CanonicalFigure[];
-  fidelity: Fidelity;
-  stdoutTail: string;
-  stderrTail: string;
   cached: boolean;
 }
-
-/** What the runner reports for a block: the record minus the fields TypeScript owns. */
-export type RunnerRecord = Omit<ValidationRecord, 'id' | 'cached'>;
 
 export interface ValidationSummary {
   total: number;

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SandboxReport } from '../catalog/contract.ts';
+import type { SandboxReport } from '../contract/build-info.ts';
 import { cacheKey, type CacheKeyParts } from './cache-key.ts';
 import { bwrapAvailable, hostIdentity, readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
 import { seccompSupported } from '../sandbox/seccomp.ts';

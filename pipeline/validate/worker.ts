@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import { NnblocksError } from '../diagnostics.ts';
+import { NnblocksError } from '../contract/diagnostics.ts';
 import { checkRunnerRecord } from './record-check.ts';
-import type { InputSpec, RecipeCandidate, RunnerRecord, ValidateItem, ValidateOverride } from './types.ts';
+import type { RunnerRecord } from '../contract/runner-record.ts';
+import type { InputSpec, RecipeCandidate, ValidateItem, ValidateOverride } from './types.ts';
 import { hostPid, isStopped } from './watch.ts';
 
 /** Who the worker runs as, measured by itself from /proc/self/status. */

@@ -5,39 +5,25 @@
 // The directory is resolved by astro.config.mjs, which sets NNBLOCKS_CATALOG to an absolute path.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
+import type { Cluster } from '../../pipeline/contract/clusters.ts';
+import type { CatalogFiles, CatalogSchemaName } from '../../pipeline/contract/files.ts';
+import type { MethodRecord, MethodsFile, PaperRecord } from '../../pipeline/contract/methods.ts';
+import type { SourceRecord } from '../../pipeline/contract/sources.ts';
+import type { StatsFile } from '../../pipeline/contract/stats.ts';
+import { blockSummary, type BlockStatus, type BlockSummary } from '../../pipeline/contract/summary.ts';
+import { checkAgainstSchema } from '../../pipeline/contract/validators.ts';
 import {
-  blockSummary,
   CATEGORIES,
   CATEGORY_LABELS,
   KIND_LABELS,
   type BlockKind,
-  type BlockSpec,
-  type BlockStatus,
-  type BlockSummary,
-  type BuildInfo,
   type Category,
-  type Cluster,
-  type ClustersFile,
-  type MethodRecord,
-  type MethodsFile,
-  type PaperRecord,
-  type SourceRecord,
-  type SourcesFile,
-  type StatsFile,
-} from '../../pipeline/catalog/contract.ts';
+} from '../../pipeline/contract/vocabulary.ts';
 
-export type {
-  BlockSpec,
-  BuildInfo,
-  Category,
-  Cluster,
-  MethodRecord,
-  PaperRecord,
-  ParamSpec,
-  Proportion,
-  SourceRecord,
-  StatsFile,
-} from '../../pipeline/catalog/contract.ts';
+export type { BlockSpec, BuildInfo, Category, Cluster, MethodRecord, PaperRecord, SourceRecord, StatsFile };
+export type { ParamSpec, Proportion } from '../../pipeline/contract/common.ts';
 export type Status = BlockStatus;
 export type { BlockSummary };
 
@@ -45,14 +31,30 @@ export function catalogDir(): string {
   return resolve(process.env.NNBLOCKS_CATALOG || 'content/catalog');
 }
 
-function readJson<T>(file: string): T {
+/**
+ * A catalog file, parsed and held to its schema (the one the build wrote it against, pipeline/contract/): every page
+ * reads typed data, and a file that does not match stops the site build with where it breaks.
+ */
+export function readCatalogFile<N extends CatalogSchemaName>(name: N, path: string): CatalogFiles[N] {
+  const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  const errors = checkAgainstSchema(name, value, path);
+  if (errors.length > 0) {
+    throw new Error(
+      `nnblocks site: ${errors.slice(0, 5).join('; ')}. Hint: the catalog does not match this version's schema; ` +
+        'rebuild it with `nnblocks build` (it checks every file it writes).',
+    );
+  }
+  return value as CatalogFiles[N];
+}
+
+function readJson<N extends CatalogSchemaName>(name: N, file: string): CatalogFiles[N] {
   const path = join(catalogDir(), file);
   if (!existsSync(path)) {
     throw new Error(
       `nnblocks site: ${path} is missing. Hint: run \`npm run catalog\` first, or point NNBLOCKS_CATALOG at a catalog directory.`,
     );
   }
-  return JSON.parse(readFileSync(path, 'utf8')) as T;
+  return readCatalogFile(name, path);
 }
 
 let summaryCache: { list: BlockSummary[]; byId: Map<string, BlockSummary> } | undefined;
@@ -61,7 +63,7 @@ function index() {
   if (summaryCache) return summaryCache;
   const dir = join(catalogDir(), 'blocks');
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
-  const list = files.map((file) => blockSummary(JSON.parse(readFileSync(join(dir, file), 'utf8')) as BlockSpec));
+  const list = files.map((file) => blockSummary(readCatalogFile('block', join(dir, file))));
   list.sort(byName);
   summaryCache = { list, byId: new Map(list.map((b) => [b.id, b])) };
   return summaryCache;
@@ -78,7 +80,7 @@ export function blockById(id: string): BlockSummary | undefined {
 
 /** A block's full spec, read fresh: callers render it and let it go. */
 export function loadBlock(slug: string): BlockSpec {
-  return readJson<BlockSpec>(join('blocks', `${slug}.json`));
+  return readJson('block', join('blocks', `${slug}.json`));
 }
 
 /** The block file's bytes as published (the JSON API serves them unchanged). */
@@ -88,32 +90,32 @@ export function blockJsonText(slug: string): string {
 
 let sourcesCache: Map<string, SourceRecord> | undefined;
 export function sources(): Map<string, SourceRecord> {
-  sourcesCache ??= new Map(readJson<SourcesFile>('sources.json').sources.map((s) => [s.id, s]));
+  sourcesCache ??= new Map(readJson('sources', 'sources.json').sources.map((s) => [s.id, s]));
   return sourcesCache;
 }
 
 let statsCache: StatsFile | undefined;
 export function stats(): StatsFile {
-  statsCache ??= readJson<StatsFile>('stats.json');
+  statsCache ??= readJson('stats', 'stats.json');
   return statsCache;
 }
 
 let clusterCache: Map<string, Cluster> | undefined;
 /** Clusters by id (the ids DedupRecord fields refer to). */
 export function clusters(): Map<string, Cluster> {
-  clusterCache ??= new Map(readJson<ClustersFile>('clusters.json').clusters.map((c) => [c.id, c]));
+  clusterCache ??= new Map(readJson('clusters', 'clusters.json').clusters.map((c) => [c.id, c]));
   return clusterCache;
 }
 
 export function buildInfo(): BuildInfo | undefined {
-  return existsSync(join(catalogDir(), 'build-info.json')) ? readJson<BuildInfo>('build-info.json') : undefined;
+  return existsSync(join(catalogDir(), 'build-info.json')) ? readJson('build-info', 'build-info.json') : undefined;
 }
 
 let methodsCache: MethodsFile | undefined;
 /** methods.json; a catalog built before the taxonomy has none, which reads as no methods and no papers. */
 function methodsFile(): MethodsFile {
   methodsCache ??= existsSync(join(catalogDir(), 'methods.json'))
-    ? readJson<MethodsFile>('methods.json')
+    ? readJson('methods', 'methods.json')
     : { formatVersion: 2, methods: [], papers: [] };
   return methodsCache;
 }

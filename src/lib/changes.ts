@@ -3,37 +3,37 @@
 // feed, has neither, and the site then says "no change feed yet" instead of failing.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type {
-  BlockChange,
-  BlockRef,
-  ChangeFeed,
-  ChangeKind,
-  FieldChange,
-  SourceChange,
-  UpstreamPin,
-} from '../../pipeline/feed/types.ts';
-import { catalogDir } from './catalog.ts';
+import {
+  CHANGES_FORMAT_VERSION,
+  type BlockChange,
+  type BlockRef,
+  type ChangeFeed,
+  type ChangeKind,
+  type FieldChange,
+  type SourceChange,
+  type UpstreamPin,
+} from '../../pipeline/contract/changes.ts';
+import { catalogDir, readCatalogFile } from './catalog.ts';
 
 export type { BlockChange, BlockRef, ChangeFeed, ChangeKind, FieldChange, SourceChange, UpstreamPin };
 
 // The names pipeline/feed/feed.ts writes (not imported: that module pulls in the schema validator).
 const CHANGES_JSON = 'changes.json';
 const CHANGES_ATOM = 'changes.atom';
-/** The format this site renders (CHANGES_FORMAT_VERSION in pipeline/feed/types.ts). */
-const FORMAT_VERSION = 1;
 
 /** The feed of the catalog in `dir` (default: the site's catalog); undefined when there is none. */
 export function changeFeed(dir: string = catalogDir()): ChangeFeed | undefined {
   const path = join(dir, CHANGES_JSON);
   if (!existsSync(path)) return undefined;
-  const feed = JSON.parse(readFileSync(path, 'utf8')) as ChangeFeed;
-  if (feed.formatVersion !== FORMAT_VERSION) {
+  // The version first: a feed of another format says so, rather than listing every field its schema refuses.
+  const { formatVersion } = JSON.parse(readFileSync(path, 'utf8')) as { formatVersion?: unknown };
+  if (formatVersion !== CHANGES_FORMAT_VERSION) {
     throw new Error(
-      `nnblocks site: ${path} has formatVersion ${String(feed.formatVersion)}, this site renders ${FORMAT_VERSION}. ` +
+      `nnblocks site: ${path} has formatVersion ${String(formatVersion)}, this site renders ${CHANGES_FORMAT_VERSION}. ` +
         "Hint: rewrite it with this version's `nnblocks changes --catalog DIR`, or delete it.",
     );
   }
-  return feed;
+  return readCatalogFile('changes', path);
 }
 
 /** The Atom feed's bytes, published unchanged at /changes.atom; undefined when there is none. */

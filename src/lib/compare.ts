@@ -1,7 +1,9 @@
 // What the comparison view (/compare/?a=…&b=…) shows of two blocks, as plain rows: the interface diff, composition
 // side by side, sizes, how de-duplication relates them, provenance. Pure functions over two BlockSpecs, shared by the
 // browser script (src/scripts/compare.ts, which renders the rows with textContent only) and the tests.
-import { SLUG_PATTERN, type BlockSpec, type ParamSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { ParamSpec } from '../../pipeline/contract/common.ts';
+import { SLUG_PATTERN } from '../../pipeline/contract/rules.ts';
 
 const SLUG = new RegExp(SLUG_PATTERN);
 

@@ -5,7 +5,8 @@
 //
 // Deterministic (same tree, same numbers) and bounded: at most DIAGRAM_LIMITS.rows rows and DIAGRAM_LIMITS.depth
 // levels; what does not fit is folded into a "+N more" row or the parent's "+N inside" note, never dropped silently.
-import { isShape, isTorchDtype, type ModuleTreeSpec } from '../../pipeline/catalog/contract.ts';
+import type { ModuleTreeSpec } from '../../pipeline/contract/block-facts.ts';
+import { isShape, isTorchDtype } from '../../pipeline/contract/rules.ts';
 
 export const DIAGRAM_LIMITS = { rows: 40, depth: 3 } as const;
 

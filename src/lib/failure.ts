@@ -2,14 +2,10 @@
 // "Failure classes"): "could not be built automatically: needs a `backbone`", "built, but no probe input ran
 // forward: ...". Never a bare "failed". The words come from the class; the names and messages in them come from a
 // sandboxed run (validation.reason, failureDetail) and are returned as parts the component renders as text.
-import {
-  capText,
-  isTypeName,
-  KNOWN_PARAM_ROLES,
-  RUN_LIMITS,
-  type BlockSpec,
-  type ParamSpec,
-} from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { ParamSpec } from '../../pipeline/contract/common.ts';
+import { capText, isTypeName } from '../../pipeline/contract/rules.ts';
+import { KNOWN_PARAM_ROLES, RUN_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 
 /** A piece of the sentence: plain words, or a name or message shown as code. Rendered as text, never HTML. */
 export interface Part {

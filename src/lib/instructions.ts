@@ -2,7 +2,7 @@
 // config the catalog was built from, the interpreter and torch to run with, the versions a requirement can be
 // installed at. Like usage-snippet.ts and replay.ts, a value becomes command text only when it passes its pattern;
 // one that fails gives words instead of a line.
-import { type BuildInfo } from '../../pipeline/catalog/contract.ts';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
 import { shellQuote } from './format.ts';
 
 /** A config as build-info.json records it: a relative posix path to a `.json` file, no `..`, no odd characters. */

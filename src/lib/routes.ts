@@ -1,6 +1,6 @@
 // Every internal URL is built here, so the base path (GitHub Pages project sites serve under /<repo>/) is
 // applied in one place. URLs end in `/` to match `trailingSlash: 'always'`.
-import type { Category } from '../../pipeline/catalog/contract.ts';
+import type { Category } from '../../pipeline/contract/vocabulary.ts';
 import type { Scope, Sort } from './catalog.ts';
 
 const BASE = import.meta.env.BASE_URL.replace(/\/+$/, '');

@@ -1,13 +1,13 @@
 // Values a sandboxed run reported (validation records, compositions from the built module), made ready to show as
 // text. They are as hostile as the code that ran: the schema and the catalog step already refuse or drop what breaks
-// the rules in contract.ts; these checks hold if either were bypassed. Rendered by Astro as escaped text, never HTML.
+// the rules in pipeline/contract/rules.ts; these checks hold if either were bypassed. Rendered by Astro as escaped text, never HTML.
+import type { Composition } from '../../pipeline/contract/block-facts.ts';
+import { isBoxesInput, isInputKeys, isInputLiteral, type InputSpec } from '../../pipeline/contract/inputs.ts';
+import type { ValidationRecipe } from '../../pipeline/contract/recipe.ts';
 import {
   capText,
   DEVICE_PATTERN,
-  isBoxesInput,
   isDistributionName,
-  isInputKeys,
-  isInputLiteral,
   isKwargName,
   isMacs,
   isModuleName,
@@ -15,13 +15,10 @@ import {
   isShape,
   isTorchDtype,
   isTypeName,
-  RUN_LIMITS,
   TORCH_VERSION_PATTERN,
-  type BlockedBy,
-  type Composition,
-  type InputSpec,
-  type ValidationRecipe,
-} from '../../pipeline/catalog/contract.ts';
+} from '../../pipeline/contract/rules.ts';
+import type { BlockedBy } from '../../pipeline/contract/validation.ts';
+import { RUN_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 import { compact, count, macs, shape } from './format.ts';
 import { literalSource, pyLiteral } from './replay.ts';
 

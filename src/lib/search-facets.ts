@@ -1,7 +1,7 @@
 // The search page's filters, drawn at build time: each value with the number of blocks that carry it, in a stable
 // order, and no value that no block carries (a "Status: unvalidated" with 0 blocks only invites an empty search).
 // Values are the strings block pages give Pagefind (data-pagefind-filter), so a ticked box matches exactly.
-import { CATEGORIES } from '../../pipeline/catalog/contract.ts';
+import { CATEGORIES } from '../../pipeline/contract/vocabulary.ts';
 import { categoryLabel, type BlockSummary } from './catalog.ts';
 
 export interface FacetValue {

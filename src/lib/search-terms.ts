@@ -1,8 +1,8 @@
 // What a block page hands Pagefind beyond its visible text (docs/site.md, "Search"): the names it is searched by
-// (its own name, whole, and the synonyms of pipeline/catalog/data/synonyms.json), the facts a result shows (module
+// (its own name, whole, and the synonyms of pipeline/util/data/synonyms.json), the facts a result shows (module
 // path, status, parameter count) and the sort keys. Pure, so the ranking inputs are testable without a build.
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
-import { blockSynonyms } from '../../pipeline/catalog/synonyms.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import { blockSynonyms } from '../../pipeline/util/synonyms.ts';
 
 export interface SearchRecord {
   /** Indexed at a high weight: the exact name (one word, however the heading breaks it) and its own synonyms. */

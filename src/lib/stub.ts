@@ -1,8 +1,9 @@
 // Python text generated from a block's spec: the interface stub shown on block pages (the replay script is replay.ts).
 // Generated from facts (names, annotation and default text, kinds), never copied from upstream source, so it
 // carries no bodies, docstrings or comments. Upstream fragments stay plain text; Shiki escapes them on render.
-import type { BlockSpec, ParamSpec } from '../../pipeline/catalog/contract.ts';
-import { paramList } from '../../pipeline/catalog/params-text.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { ParamSpec } from '../../pipeline/contract/common.ts';
+import { paramList } from '../../pipeline/util/params-text.ts';
 import { oneLine } from './format.ts';
 
 function def(name: string, params: ParamSpec[], returns: string | undefined): string[] {

@@ -3,13 +3,8 @@
 // first (module and class names are ASCII identifiers, not keywords; a distribution is a PEP 508 name; a version a
 // PEP 440 public version; a git URL plain https without credentials; a commit 40 hex digits). A value that fails
 // gives no line at all, never an escaped one; the page then says what to do in words.
-import {
-  isDistributionName,
-  isDottedModule,
-  isKwargName,
-  isPartPath,
-  type BlockSpec,
-} from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import { isDistributionName, isDottedModule, isKwargName, isPartPath } from '../../pipeline/contract/rules.ts';
 import { installableVersion } from './instructions.ts';
 import { pyLiteral, pyStr } from './replay.ts';
 

@@ -1,6 +1,8 @@
 // Text for a block's "Used by" entries: how the user builds it and the arguments it passes, as Python-like text
 // (rendered escaped, never as code to run). Only what the catalog holds: literal values and names of classes.
-import type { LiteralValue, UsedBy, UsedByArg, UsedByVia } from '../../pipeline/catalog/contract.ts';
+import type { LiteralValue } from '../../pipeline/contract/common.ts';
+import type { UsedBy, UsedByArg } from '../../pipeline/contract/used-by.ts';
+import type { UsedByVia } from '../../pipeline/contract/vocabulary.ts';
 
 const VIA: Record<UsedByVia, string> = {
   call: 'builds it',

@@ -1,7 +1,7 @@
 // Client side of /compare/?a=<slug>&b=<slug>: fetches the two blocks' JSON from the site's API and fills the tables.
 // Everything from the JSON goes in with textContent (never innerHTML), links only to checked slugs and http(s) URLs:
 // block specs hold upstream names and defaults, which are data, not markup. Row logic: src/lib/compare.ts.
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import {
   checkedSlug,
   compositionRows,
@@ -33,6 +33,8 @@ function el<K extends keyof HTMLElementTagNameMap>(
 async function load(slug: string): Promise<BlockSpec> {
   const res = await fetch(`${api}${slug}.json`);
   if (!res.ok) throw new Error(`no block “${slug}” (HTTP ${res.status})`);
+  // This site's own /api/blocks/ file: the site build read it through the checked loader (src/lib/catalog.ts)
+  // and published its bytes unchanged, so the browser does not carry a second copy of the validator.
   return (await res.json()) as BlockSpec;
 }
 

@@ -1,7 +1,7 @@
 // Re-ranking of the first page of search results, on top of Pagefind's relevance (which knows words, not names):
 // a block whose name (or one of its own synonyms) is the query comes first, and among blocks with the same name a
 // passed one always precedes one that failed, was blocked or never ran. Pure, so it is unit-tested without a browser.
-import { nameKey } from '../../pipeline/catalog/name-key.ts';
+import { nameKey } from '../../pipeline/util/name-key.ts';
 
 export interface RankedHit {
   title: string;

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { buildCatalog } from '../../pipeline/run/build.ts';
 import type { BuildSummary } from '../../pipeline/run/merge.ts';
 import { openRun } from '../../pipeline/run/prepare.ts';

@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BuildInfo, StatsFile } from '../../pipeline/catalog/contract.ts';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
+import type { StatsFile } from '../../pipeline/contract/stats.ts';
 import { prepare, openRun } from '../../pipeline/run/prepare.ts';
 import { percentile, round, type Figure } from './harness.ts';
 

@@ -2,7 +2,7 @@
 // precision/recall against the real Python's view of torchvision.
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { loadConfig } from '../../pipeline/config/load.ts';
 import { discoverBlocks } from '../../pipeline/discover/discover.ts';
 import { indexSources } from '../../pipeline/index/index.ts';

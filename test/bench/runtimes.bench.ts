@@ -5,7 +5,8 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockSpec, BuildInfo } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
 import { buildCatalog } from '../../pipeline/run/build.ts';
 import { openRun } from '../../pipeline/run/prepare.ts';
 import { classes } from './build.bench.ts';

@@ -4,7 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec, BuildInfo } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
 import { loadConfig } from '../../pipeline/config/load.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { writeConfig } from '../helpers/run.ts';

@@ -3,7 +3,7 @@
 // repository failed the catalog's schema check (exit 1, no site). Both are now warnings; the build goes on.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
-import type { Diagnostic } from '../../pipeline/diagnostics.ts';
+import type { Diagnostic } from '../../pipeline/contract/diagnostics.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { writeConfig } from '../helpers/run.ts';
 import { py, tempDir } from '../helpers/tree.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { openRun, prepare } from '../../pipeline/run/prepare.ts';
 import { layerClasses } from '../../pipeline/run/extract-step.ts';

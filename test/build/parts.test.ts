@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { partBuilders } from '../../pipeline/run/extract-step.ts';
 import { replayScript } from '../../src/lib/replay.ts';

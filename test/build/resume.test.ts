@@ -1,4 +1,4 @@
-// Resumability: a run killed with SIGKILL at a chosen point (NNBLOCKS_FAULT, pipeline/fault.ts, docs/testing.md),
+// Resumability: a run killed with SIGKILL at a chosen point (NNBLOCKS_FAULT, pipeline/util/fault.ts, docs/testing.md),
 // then run again, loses no finished work and corrupts nothing. Each kill is first checked to have landed where it
 // was aimed — the fault's marker on stderr, the phases that had finished (their progress lines) and the state on
 // disk — and then the re-run: SQLite integrity_check, the same index or catalog as an uninterrupted run, and
@@ -8,10 +8,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { lookupPython } from '../../pipeline/config/python.ts';
-import { FAULT_MARKER } from '../../pipeline/fault.ts';
+import { FAULT_MARKER } from '../../pipeline/util/fault.ts';
 import { bwrapAvailable } from '../../pipeline/sandbox/bwrap.ts';
 import { skipBecause } from '../helpers/skip.ts';
 import { tempDir, writeTree } from '../helpers/tree.ts';

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
-import type { BuildInfo, SandboxReport } from '../../pipeline/catalog/contract.ts';
+import type { BuildInfo, SandboxReport } from '../../pipeline/contract/build-info.ts';
 import type { PartialBuild } from '../../pipeline/run/partial.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';

@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { writeConfig } from '../helpers/run.ts';
 import { tempDir } from '../helpers/tree.ts';

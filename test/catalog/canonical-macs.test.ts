@@ -1,13 +1,15 @@
 // MACs at builder configurations (`validation.canonical[].macs`) from the catalog to the page: the block schema
-// refuses a forged figure (huge, negative, fractional, without its input), contract.ts and the schema state the same
-// rule, and the helpers the block page and the method table use format it ("4.1 GMACs at 224 px") and leave out
+// refuses a forged figure (huge, negative, fractional, without its input), the catalog's schema and the runner's
+// record state one rule (CANONICAL_MACS), and the helpers the block page and the method table use format it ("4.1 GMACs at 224 px") and leave out
 // what is not a figure. The runner's side is test/validate/macs.test.ts.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
-import { CANONICAL_MACS, isMacs, type BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import { isMacs } from '../../pipeline/contract/rules.ts';
+import { CANONICAL_MACS } from '../../pipeline/contract/validation.ts';
 import { macs } from '../../src/lib/format.ts';
 import { canonicalFigures, inputAt } from '../../src/lib/run-values.ts';
 import { makeCatalog } from '../site/fixtures/make-catalog.ts';
@@ -74,7 +76,7 @@ describe('figures at builder configurations as the pages show them', () => {
   });
 });
 
-describe('the block schema and contract.ts on MACs', () => {
+describe('the block schema on MACs', () => {
   const catalog = makeCatalog({ dir: join(work, 'catalog'), blocks: 20 });
   const built = (): BlockSpec =>
     JSON.parse(readFileSync(join(catalog.dir, 'blocks', `${catalog.built.slug}.json`), 'utf8')) as BlockSpec;
@@ -98,13 +100,15 @@ describe('the block schema and contract.ts on MACs', () => {
     expect(refused((c) => delete c.input)).toContain('/validation/canonical/1');
   });
 
-  it('states the rule contract.ts states (the runner-record check uses that one)', () => {
+  it('publishes the rule the runner record is held to (CANONICAL_MACS)', () => {
     const block = JSON.parse(readFileSync('schemas/catalog/block.schema.json', 'utf8'));
     const figure = block.properties.validation.properties.canonical.items;
     const { description, ...rule } = figure.properties.macs;
-    expect(rule).toEqual(CANONICAL_MACS);
+    expect(rule).toEqual({ type: 'integer', ...CANONICAL_MACS });
     expect(description).toMatch(/MACs, not FLOPs/);
     expect(figure.dependencies).toEqual({ macs: ['input'] });
+    const runner = JSON.parse(readFileSync('schemas/runner/record.schema.json', 'utf8'));
+    expect(runner.properties.canonical.items.properties.macs).toEqual(rule);
     for (const n of [0, 4_089_184_256, Number.MAX_SAFE_INTEGER]) expect(isMacs(n)).toBe(true);
     for (const n of [-1, 0.5, Number.MAX_SAFE_INTEGER + 1, '1']) expect(isMacs(n)).toBe(false);
   });

@@ -2,7 +2,9 @@
 // and a `@codefragment` beside the `@software` entry; the published module tree's caps and checks.
 import { describe, expect, it } from 'vitest';
 import { CITE_KEY_MAX, citationKey, citationOf, citedVersion, publicVersion } from '../../pipeline/catalog/citation.ts';
-import { CITE_KEY_PATTERN, MODULE_TREE_LIMITS, type Provenance } from '../../pipeline/catalog/contract.ts';
+import type { Provenance } from '../../pipeline/contract/provenance.ts';
+import { CITE_KEY_PATTERN } from '../../pipeline/contract/rules.ts';
+import { MODULE_TREE_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 import { publishedTree } from '../../pipeline/catalog/module-tree.ts';
 import type { ModuleTreeNode } from '../../pipeline/dedup/types.ts';
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
-import { RUN_LIMITS, type BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import { RUN_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 import { failureReason, neutralPath, neutralText, splitError } from '../../pipeline/catalog/failure-reason.ts';
 import { toCatalog } from '../../pipeline/run/validate-step.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
@@ -138,7 +139,7 @@ const RECIPE = {
   origin: 'inference' as const,
   kwargs: { dim: 16, norm_layer: 'torch.nn.LayerNorm' },
   refs: ['norm_layer'],
-  inputs: [{ shape: [2, 16], dtype: 'float32' }],
+  inputs: [{ shape: [2, 16], dtype: 'float32' as const }],
 };
 const CATALOG_RECIPE = {
   seed: 0,
@@ -309,7 +310,7 @@ describe('the block schema holds the reason to its types and caps', () => {
     );
   });
 
-  it('states the same cap as contract.ts', () => {
+  it('publishes the cap RUN_LIMITS states', () => {
     const block = JSON.parse(readFileSync('schemas/catalog/block.schema.json', 'utf8'));
     const reason = block.properties.validation.properties.reason.properties;
     expect(reason.message.maxLength).toBe(RUN_LIMITS.detailChars);

@@ -3,7 +3,8 @@
 // extracted counts, and the NN-RAG paper's count matched by repository URL only.
 import { describe, expect, it } from 'vitest';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
-import type { BlockSpec, BlockedBy, ValidationRecord } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { BlockedBy, ValidationRecord } from '../../pipeline/contract/validation.ts';
 import { repositoryKey } from '../../pipeline/catalog/paper.ts';
 import { wilsonProportion } from '../../pipeline/catalog/proportion.ts';
 import { sourcesFile, statsFile } from '../../pipeline/catalog/summary.ts';

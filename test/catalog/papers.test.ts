@@ -2,7 +2,7 @@
 // each a snippet and the ids expected, with the reason. Upstream text is hostile: nothing but a strictly valid id
 // may come out, and never the text around it.
 import { describe, expect, it } from 'vitest';
-import { isArxivId, isDoi } from '../../pipeline/catalog/contract.ts';
+import { isArxivId, isDoi } from '../../pipeline/contract/rules.ts';
 import { blockPapers, PAPER_LIMIT, paperIdsIn } from '../../pipeline/catalog/papers.ts';
 import { taxonomy } from '../../pipeline/catalog/taxonomy.ts';
 

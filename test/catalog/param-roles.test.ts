@@ -1,7 +1,8 @@
 // Table tests for the parameter-role rules: for every role, parameter names that get it and near misses that must
 // not, each with the reason. Names come from real signatures (torchvision, timm, torch.nn).
 import { describe, expect, it } from 'vitest';
-import { KNOWN_PARAM_ROLES, type LiteralValue } from '../../pipeline/catalog/contract.ts';
+import type { LiteralValue } from '../../pipeline/contract/common.ts';
+import { KNOWN_PARAM_ROLES } from '../../pipeline/contract/vocabulary.ts';
 import { PARAM_ROLE_RULES, roleOf } from '../../pipeline/catalog/param-roles.ts';
 
 const role = (name: string, defaultLiteral?: LiteralValue) => roleOf({ name, kind: 'positional', defaultLiteral });

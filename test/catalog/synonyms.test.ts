@@ -1,7 +1,7 @@
-// The search synonym table (pipeline/catalog/synonyms.ts over data/synonyms.json): which names a block gets.
+// The search synonym table (pipeline/util/synonyms.ts over data/synonyms.json): which names a block gets.
 import { describe, expect, it } from 'vitest';
-import { nameKey } from '../../pipeline/catalog/name-key.ts';
-import { blockSynonyms, synonymGroups } from '../../pipeline/catalog/synonyms.ts';
+import { nameKey } from '../../pipeline/util/name-key.ts';
+import { blockSynonyms, synonymGroups } from '../../pipeline/util/synonyms.ts';
 
 describe('search synonyms', () => {
   it('gives a block every term of the groups its name belongs to', () => {

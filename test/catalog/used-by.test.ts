@@ -2,7 +2,7 @@
 // stable order — and the block schema stating the same vocabulary and caps as the contract.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { USED_BY_LIMITS, USED_BY_VIA } from '../../pipeline/catalog/contract.ts';
+import { USED_BY_LIMITS, USED_BY_VIA } from '../../pipeline/contract/vocabulary.ts';
 import { usedByOf } from '../../pipeline/catalog/used-by.ts';
 import type { SourceSnapshot } from '../../pipeline/sources/types.ts';
 import type { BlockUsage, ConstructionSite, UsageArg } from '../../pipeline/usage/types.ts';

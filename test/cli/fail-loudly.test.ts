@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ValidationRecord } from '../../pipeline/catalog/contract.ts';
+import type { ValidationRecord } from '../../pipeline/contract/validation.ts';
 import { blockFailures } from '../../pipeline/catalog/failure-reason.ts';
 import { printFailures } from '../../pipeline/cli/commands/shared.ts';
 import type { CliIO } from '../../pipeline/cli/io.ts';

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NnblocksError } from '../../pipeline/diagnostics.ts';
+import { NnblocksError } from '../../pipeline/contract/diagnostics.ts';
 import { findPython, lookupPython } from '../../pipeline/config/python.ts';
 import { tempDir } from '../helpers/tree.ts';
 

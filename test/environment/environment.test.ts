@@ -10,7 +10,7 @@ import { ensureManagedBase, findManagedBase } from '../../pipeline/environment/b
 import { resolveEnvironment } from '../../pipeline/environment/environment.ts';
 import { environmentHome } from '../../pipeline/environment/home.ts';
 import type { Environment } from '../../pipeline/environment/types.ts';
-import { silentLogger } from '../../pipeline/context.ts';
+import { silentLogger } from '../../pipeline/contract/context.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { bwrapAvailable } from '../../pipeline/sandbox/bwrap.ts';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';

@@ -11,7 +11,7 @@ import { escapeXml, renderAtom } from '../../pipeline/feed/atom.ts';
 import { diffCatalogs, paramsText } from '../../pipeline/feed/diff.ts';
 import { checkChangeFeed, writeChangeFeed } from '../../pipeline/feed/feed.ts';
 import { readCurrentCatalog } from '../../pipeline/feed/read-snapshot.ts';
-import type { BlockChange, ChangeFeed } from '../../pipeline/feed/types.ts';
+import type { BlockChange, ChangeFeed } from '../../pipeline/contract/changes.ts';
 import { testPython } from '../helpers/python.ts';
 import { makeFeedFixture, type FeedFixture } from './fixtures.ts';
 

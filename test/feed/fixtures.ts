@@ -2,7 +2,9 @@
 // kind happens exactly where the tests expect it, plus a site-like copy (`api/catalog.json` + block files).
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CATALOG_FORMAT_VERSION, type BlockSpec, type SourcesFile } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { SourcesFile } from '../../pipeline/contract/sources.ts';
+import { CATALOG_FORMAT_VERSION } from '../../pipeline/contract/vocabulary.ts';
 import { makeCatalog, stableJson } from '../site/fixtures/make-catalog.ts';
 
 export interface FeedFixture {

@@ -1,7 +1,7 @@
 // Indexes an inline file tree through the real index stage (tree-sitter, SQLite) and returns the program and blocks.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { discoverBlocks } from '../../pipeline/discover/discover.ts';
 import { indexSources } from '../../pipeline/index/index.ts';
 import { Store } from '../../pipeline/index/store.ts';

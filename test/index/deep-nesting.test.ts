@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractBlocks } from '../../pipeline/assemble/extract.ts';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { indexSources } from '../../pipeline/index/index.ts';
 import { Store } from '../../pipeline/index/store.ts';
 import { folderSnapshot, indexFolders } from '../helpers/corpus.ts';

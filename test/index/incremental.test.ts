@@ -4,7 +4,7 @@
 import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { gitBlobSha1 } from '../../pipeline/index/hash.ts';
 import { indexSources } from '../../pipeline/index/index.ts';
 import { Store, TABLE_VERSIONS } from '../../pipeline/index/store.ts';

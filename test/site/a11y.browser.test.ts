@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import axe from 'axe-core';
-import type { MethodRecord, MethodsFile } from '../../pipeline/catalog/contract.ts';
+import type { MethodRecord, MethodsFile } from '../../pipeline/contract/methods.ts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip.ts';

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { skipBecause } from '../helpers/skip.ts';
 import { FORGED } from './fixtures/make-catalog.ts';
 import type { Browser } from './helpers/browser.ts';

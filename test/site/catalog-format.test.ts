@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, CATEGORIES, DEDUP_LEVELS } from '../../pipeline/catalog/contract.ts';
+import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, CATEGORIES, DEDUP_LEVELS } from '../../pipeline/contract/vocabulary.ts';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { wilsonProportion } from '../../pipeline/catalog/proportion.ts';
 import { makeCatalog } from './fixtures/make-catalog.ts';

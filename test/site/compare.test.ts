@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { checkedSlug, interfaceRows, safeHref, similarity } from '../../src/lib/compare.ts';
 import { skipBecause } from '../helpers/skip.ts';
 import { CHROMIUM, launchBrowser, type Browser } from './helpers/browser.ts';

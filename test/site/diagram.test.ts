@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec, ModuleTreeSpec } from '../../pipeline/catalog/contract.ts';
+import type { ModuleTreeSpec } from '../../pipeline/contract/block-facts.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { DIAGRAM_LIMITS, layoutDiagram, tensorLabel } from '../../src/lib/diagram.ts';
 import { ODD_LAYER_TYPES } from './fixtures/make-catalog.ts';
 import { parseHtml } from './helpers/html.ts';

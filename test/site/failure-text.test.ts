@@ -2,7 +2,9 @@
 // the constructor parameters a `needs-arguments` block lacks — those inference has no value for — from the messages
 // real torchvision blocks produce.
 import { describe, expect, it } from 'vitest';
-import type { BlockSpec, FailureReason, ParamSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { ParamSpec } from '../../pipeline/contract/common.ts';
+import type { FailureReason } from '../../pipeline/contract/validation.ts';
 import { failureSummary, missingArguments, type Part } from '../../src/lib/failure.ts';
 
 const param = (name: string, extra: Partial<ParamSpec> = {}): ParamSpec => ({ name, kind: 'positional', ...extra });

@@ -2,7 +2,7 @@
 // config the catalog was built from, the interpreter and torch are named, and requirement versions are ones a user
 // can install. Values that are not what they should be give no command text (src/lib/instructions.ts).
 import { describe, expect, it } from 'vitest';
-import type { BuildInfo, EnvironmentReport } from '../../pipeline/catalog/contract.ts';
+import type { BuildInfo, EnvironmentReport } from '../../pipeline/contract/build-info.ts';
 import {
   configOf,
   extractCommand,

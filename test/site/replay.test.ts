@@ -5,7 +5,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PYTHON_KEYWORDS, TORCH_DTYPES, type BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import { PYTHON_KEYWORDS, TORCH_DTYPES, type TorchDtype } from '../../pipeline/contract/vocabulary.ts';
 import { pyLiteral, pyStr, replayScript } from '../../src/lib/replay.ts';
 import { testPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tree.ts';
@@ -172,7 +173,11 @@ describe('replay script', () => {
         wrong.stdout,
       ),
     ) as [number[], string, number][];
-    spec.validation!.outputs = got.map(([shape, dtype, checksum]) => ({ shape, dtype, checksum: String(checksum) }));
+    spec.validation!.outputs = got.map(([shape, dtype, checksum]) => ({
+      shape,
+      dtype: dtype as TorchDtype,
+      checksum: String(checksum),
+    }));
     const right = run(spec);
     expect(right.stderr).toBe('');
     expect(right.status).toBe(0);

@@ -1,6 +1,6 @@
 // The search page's filter values (src/lib/search-facets.ts): counted per value, none without a block.
 import { describe, expect, it } from 'vitest';
-import type { BlockSummary } from '../../pipeline/catalog/contract.ts';
+import type { BlockSummary } from '../../pipeline/contract/summary.ts';
 import { searchFacets } from '../../src/lib/search-facets.ts';
 
 const block = (over: Partial<BlockSummary>): BlockSummary => ({

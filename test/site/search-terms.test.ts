@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { searchRecord } from '../../src/lib/search-terms.ts';
 import { tempDir } from '../helpers/tree.ts';
 import { makeCatalog } from './fixtures/make-catalog.ts';

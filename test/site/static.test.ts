@@ -6,9 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec, MethodsFile, StatsFile } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
+import type { MethodsFile } from '../../pipeline/contract/methods.ts';
+import type { StatsFile } from '../../pipeline/contract/stats.ts';
 import { testPython } from '../helpers/python.ts';
-import { TORCH_DTYPES } from '../../pipeline/catalog/contract.ts';
+import { TORCH_DTYPES } from '../../pipeline/contract/vocabulary.ts';
 import { macs } from '../../src/lib/format.ts';
 import {
   FIXTURE_SANDBOX,

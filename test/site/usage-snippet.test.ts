@@ -1,7 +1,7 @@
 // The usage snippet (issue 16): an install line and an import written only from checked values. A spec the schema
 // would refuse (a forged one) gets no line at all, never an escaped one: like replay.test.ts, for shell and Python.
 import { describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { installOf, usageOf } from '../../src/lib/usage-snippet.ts';
 
 const COMMIT = '4371edfd656a69603141084c5ca4b945840400f8';

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { parseHtml, type Page } from './helpers/html.ts';
 import { BASE, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
 

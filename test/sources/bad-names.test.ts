@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { discoverBlocks } from '../../pipeline/discover/discover.ts';
 import { indexSources } from '../../pipeline/index/index.ts';

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { markers } from '../helpers/markers.ts';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import type { SourceSnapshot } from '../../pipeline/sources/types.ts';

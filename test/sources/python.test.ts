@@ -1,7 +1,7 @@
 // python sources against the real Debian torchvision package: version, upstream repository and tag, files, license.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { normalizeRepoUrl, tagForVersion, upstreamRepository } from '../../pipeline/sources/python-dist.ts';

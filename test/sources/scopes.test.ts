@@ -2,7 +2,7 @@
 // includes mark the discovery scope.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { quietContext } from '../../pipeline/context.ts';
+import { quietContext } from '../../pipeline/contract/context.ts';
 import { resolveConfig } from '../../pipeline/config/load.ts';
 import { fetchSources } from '../../pipeline/sources/fetch.ts';
 import { testPython } from '../helpers/python.ts';

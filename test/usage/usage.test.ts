@@ -2,7 +2,7 @@
 // each case reads like a resolver case — the upstream line, what is mined from it, and why. Records are shown in a
 // compact text form (`path:line scope via callee(args) → assign`) so a case states the whole fact in one line.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LiteralValue } from '../../pipeline/catalog/contract.ts';
+import type { LiteralValue } from '../../pipeline/contract/common.ts';
 import type { BlockUsage, UsageArg, UsageValue } from '../../pipeline/usage/types.ts';
 import { buildUsageIndex, type UsageIndex } from '../../pipeline/usage/usage-index.ts';
 import { indexFolders, indexTree } from '../helpers/corpus.ts';

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../pipeline/cli/main.ts';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { testPython } from '../helpers/python.ts';
 import { writeConfig } from '../helpers/run.ts';
 import { skipBecause } from '../helpers/skip.ts';

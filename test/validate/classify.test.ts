@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_CLASSES, type FailureClass } from '../../pipeline/validate/types.ts';
+import { FAILURE_CLASSES, type FailureClass } from '../../pipeline/contract/runner-record.ts';
 import { testPython } from '../helpers/python.ts';
 import { writeTree } from '../helpers/tree.ts';
 

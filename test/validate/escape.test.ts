@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxReport } from '../../pipeline/catalog/contract.ts';
+import type { SandboxReport } from '../../pipeline/contract/build-info.ts';
 import { seccompSupported } from '../../pipeline/sandbox/seccomp.ts';
 import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateRun } from '../../pipeline/validate/validate.ts';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
-import type { BlockSpec } from '../../pipeline/catalog/contract.ts';
+import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import { debianPython, testPython } from '../helpers/python.ts';

@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import type { RegisterCommand } from '../env.ts';
 import { loadConfig } from '../../config/load.ts';
 import { defaultCatalogDir, defaultSiteDir } from '../../config/outputs.ts';
-import { NnblocksError } from '../../diagnostics.ts';
+import { NnblocksError } from '../../contract/diagnostics.ts';
 import { buildCatalog } from '../../run/build.ts';
 import { parseShard } from '../../run/shard.ts';
 import { buildSite } from '../../site/build-site.ts';

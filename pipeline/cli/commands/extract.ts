@@ -7,7 +7,7 @@ import { DEFAULT_PACKAGE } from '../../assemble/extract-package.ts';
 import { extractPackageToFolder, extractToFolder } from '../../run/extract-step.ts';
 import { prepare } from '../../run/prepare.ts';
 import { selectBlocks } from '../../run/select.ts';
-import { NnblocksError } from '../../diagnostics.ts';
+import { NnblocksError } from '../../contract/diagnostics.ts';
 import { renderTable } from '../table.ts';
 import { open, printDiagnostics, printJson, withCommonOptions } from './shared.ts';
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { openRun, type RunContext } from '../../run/prepare.ts';
 import type { CliIO } from '../io.ts';
 import type { BlockFailure } from '../../catalog/failure-reason.ts';
-import type { Diagnostic } from '../../diagnostics.ts';
+import type { Diagnostic } from '../../contract/diagnostics.ts';
 import { printable } from '../printable.ts';
 import { terminalContext } from '../terminal.ts';
 

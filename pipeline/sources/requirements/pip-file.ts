@@ -3,7 +3,7 @@
 // told apart. `-r other.txt` becomes an include for the caller to follow (or not); index options (`-i`,
 // `--extra-index-url`, `-f`), `-e`, `-c`, URLs and local paths become skipped entries with the reason — nnblocks
 // installs named requirements from its own index only, so a file cannot point it at another server.
-import type { Span } from '../../diagnostics.ts';
+import type { Span } from '../../contract/diagnostics.ts';
 
 export type PipEntry =
   | { kind: 'requirement'; text: string; line: number; span: Span }

@@ -4,7 +4,7 @@
 // `requirements.txt` → `requirements/base.txt` link is common and harmless).
 import { realpathSync, statSync } from 'node:fs';
 import { posix, sep } from 'node:path';
-import { NnblocksError } from '../../diagnostics.ts';
+import { NnblocksError } from '../../contract/diagnostics.ts';
 import { readUpstreamText } from '../read-upstream.ts';
 
 export type RootedText = { ok: true; text: string; real: string } | { ok: false; missing: boolean; reason: string };

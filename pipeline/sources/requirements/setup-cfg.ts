@@ -2,7 +2,7 @@
 // read it — continuation lines are indented, full-line `#`/`;` comments are dropped, a one-line value splits at
 // `;` (setuptools' own rule, which is why a marker there must go on its own line), and `file: a.txt, b.txt` names
 // requirements files.
-import type { Span } from '../../diagnostics.ts';
+import type { Span } from '../../contract/diagnostics.ts';
 import type { RequirementSink } from './types.ts';
 
 const FILE = 'setup.cfg';

@@ -13,7 +13,7 @@
 // the assignment are read the same way; `install_requires = choose(...)` in a loop is reported, not guessed.
 import type Parser from 'tree-sitter';
 import { posix } from 'node:path';
-import type { Span } from '../../diagnostics.ts';
+import type { Span } from '../../contract/diagnostics.ts';
 import { treeSitterParser } from '../../util/tree-sitter.ts';
 import type { RequirementSink } from './types.ts';
 

@@ -1,6 +1,6 @@
 // Records of the declared-requirements reader (pipeline/sources/requirements.ts): what one source says a user must
 // install to import and run its modules, read as data from its metadata and requirements files.
-import type { Diagnostic, Span } from '../../diagnostics.ts';
+import type { Diagnostic, Span } from '../../contract/diagnostics.ts';
 
 /** One distribution a source declares, after markers were evaluated; one record per (normalised) name. */
 export interface DeclaredRequirement {

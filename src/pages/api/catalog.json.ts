@@ -1,6 +1,6 @@
 // /api/catalog.json: every block's summary with links, plus the source and headline records.
 import type { APIRoute } from 'astro';
-import { CATALOG_FORMAT_VERSION } from '../../../pipeline/catalog/contract.ts';
+import { CATALOG_FORMAT_VERSION } from '../../../pipeline/contract/vocabulary.ts';
 import { blocks, sources, stats } from '../../lib/catalog.ts';
 import { blockHref, blockJsonHref } from '../../lib/routes.ts';
 

@@ -1,7 +1,7 @@
 // A parameter list as Python text, from published facts: the one renderer behind the site's interface stubs and
-// the change feed's interface diffs. A leaf like contract.ts (it imports only the contract's types), so the site may
+// the change feed's interface diffs. On the ground floor (it imports only the contract's types), so the site may
 // use it. Upstream annotation and default text pass through `clip` (the site keeps them to one short line).
-import type { ParamSpec } from './contract.ts';
+import type { ParamSpec } from '../contract/common.ts';
 
 /** `*args`, `**kwargs`, `name: int = 3`, or PEP 8's `name=3` when there is no annotation. */
 function paramText(p: ParamSpec, clip: (text: string) => string): string {

@@ -1,7 +1,7 @@
 // Deterministic fault injection for the resumability tests (docs/testing.md). With NNBLOCKS_FAULT=<point>:<n> set,
 // the process kills itself with SIGKILL when `fault(point)` has counted n: no exit handlers, no `finally`, no
 // flushing — what a power cut or the OOM killer does. Unset (always, outside tests) a call is one comparison.
-// A leaf: it imports node builtins only, so any stage may call it.
+// On the ground floor: it imports node builtins only, so any stage may call it.
 import { writeSync } from 'node:fs';
 
 /**

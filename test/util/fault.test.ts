@@ -1,6 +1,6 @@
-// NNBLOCKS_FAULT parsing (pipeline/fault.ts): a malformed value must stop the run, never run it without its fault.
+// NNBLOCKS_FAULT parsing (pipeline/util/fault.ts): a malformed value must stop the run, never run it without its fault.
 import { describe, expect, it } from 'vitest';
-import { parseFault } from '../pipeline/fault.ts';
+import { parseFault } from '../../pipeline/util/fault.ts';
 
 describe('NNBLOCKS_FAULT', () => {
   it('is off when unset or empty', () => {
