@@ -8,7 +8,6 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { skipBecause } from '../helpers/skip.ts';
-import { FORGED } from './fixtures/make-catalog.ts';
 import type { Browser } from './helpers/browser.ts';
 import type { SiteServer } from './helpers/serve.ts';
 import { SCREENSHOTS, type SiteFixture } from './helpers/site-fixture.ts';
@@ -111,7 +110,7 @@ describe('catalog site, in a browser', () => {
     expect((await page.locator('.excerpt').allTextContents()).join('\n')).toContain('<script>alert(1)</script>');
   });
 
-  it('lets a reader copy no forged code from a block page: not by selection, not by a copy button', async () => {
+  it('lets a reader copy no replay of a refused recipe: not by selection, not by a copy button', async () => {
     await browser!.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
       origin: new URL(server.url).origin,
     });
@@ -126,10 +125,7 @@ describe('catalog site, in a browser', () => {
       copyable.push(await page.evaluate(() => navigator.clipboard.readText()));
     }
     expect(copyable.length).toBeGreaterThan(5);
-    for (const text of copyable)
-      for (const bad of [...FORGED.code, ...FORGED.host, FORGED.dtype, FORGED.checksum])
-        expect(text).not.toContain(bad);
-    expect(await page.locator('main').innerText()).not.toContain('/etc/passwd');
+    for (const text of copyable) expect(text).not.toContain('manual_seed(');
   });
 
   // Last: the pages the tests above did not open, then everything every test saw.

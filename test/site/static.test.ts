@@ -15,7 +15,6 @@ import { macs } from '../../src/lib/format.ts';
 import {
   FIXTURE_SANDBOX,
   FIXTURE_SOURCE_ARXIV,
-  FORGED,
   HOSTILE_KWARG_VALUE,
   ODD_LAYER_TYPES,
 } from './fixtures/make-catalog.ts';
@@ -128,29 +127,19 @@ describe('catalog site, built files', () => {
     expect(readFileSync(join(site.dist, 'changes', 'index.html'), 'utf8')).not.toContain(REMOVED_NAME);
   });
 
-  it('shows a forged recipe as no script at all, and its run strings only as text', () => {
-    const path = `blocks/${site.catalog.forgeable.slug}/`;
-    const p = page(path);
-    // Nothing forged is in code a reader would copy: no <pre>, no <code>, no copy button's target.
+  it('shows a recipe the replay rules refuse as no script at all (a forged one never reaches a page)', () => {
+    // The schema passes this recipe; its reference names a kwarg holding a number, which only the replay rules
+    // (and checkCatalog) refuse. A record the schema refuses stops the site build (catalog-format.test.ts).
+    const p = page(`blocks/${site.catalog.forgeable.slug}/`);
+    expect(p.all('pre.replay')).toHaveLength(0);
+    expect(p.one('[data-replay-refused]').text()).toContain('No replay script');
     const copyable = [
       ...p.all('pre'),
       ...p.all('code'),
       ...p.all('button[data-copy]').map((b) => p.one(`#${b.attr('data-copy')}`)),
     ];
     expect(copyable.length).toBeGreaterThan(5);
-    for (const e of copyable)
-      for (const bad of [...FORGED.code, ...FORGED.host, FORGED.dtype, FORGED.checksum, FORGED.device])
-        expect(e.text(), `${e.tag} holds ${bad}`).not.toContain(bad);
-    expect(p.all('pre.replay')).toHaveLength(0);
-    expect(p.one('[data-replay-refused]').text()).toContain('No replay script');
-    // Host facts reported as a layer type appear nowhere; the failure detail is capped, its tail cut off.
-    const html = readFileSync(join(site.dist, path, 'index.html'), 'utf8');
-    for (const bad of FORGED.host) expect(html).not.toContain(bad);
-    const text = p.one('main').text();
-    expect(text).toContain(`RuntimeError: ${'A'.repeat(200)}`);
-    for (const bad of FORGED.code) expect(text, `the page shows ${bad}`).not.toContain(bad);
-    expect(html).not.toContain('alert(5)');
-    expect(p.all('script').map((s) => s.text())).not.toContainEqual(expect.stringContaining('alert('));
+    for (const e of copyable) expect(e.text(), `${e.tag} replays the block`).not.toContain('manual_seed(');
   });
 
   it('writes a hostile but valid recipe as Python literals only, and keeps dotted layer names', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { buildSite } from '../../../pipeline/site/build-site.ts';
 import { withLock } from '../../../pipeline/sources/lock.ts';
-import { forgeBlock, makeCatalog, type MadeCatalog } from '../fixtures/make-catalog.ts';
+import { makeCatalog, unreplayableBlock, type MadeCatalog } from '../fixtures/make-catalog.ts';
 import { makeChanges, type MadeChanges } from '../fixtures/make-changes.ts';
 import { SEARCH_BLOCKS } from '../fixtures/search-blocks.ts';
 
@@ -61,8 +61,9 @@ export async function siteFixture(): Promise<SiteFixture> {
         const catalog = makeCatalog({ dir: join(FIXTURE_DIR, 'catalog'), blocks: 60, named: SEARCH_BLOCKS });
         // The feed is written into the catalog with the real pipeline/feed code, as `nnblocks build` does.
         const changes = makeChanges(catalog.dir);
-        // Last, past every schema check: the site must hold up against a forged record the checks missed.
-        forgeBlock(catalog);
+        // Last, a record the schema passes but the replay rules refuse: the site must write no script for it. A record
+        // the schema refuses never reaches a page: the site's loader stops the build (test/site/catalog-format.test.ts).
+        unreplayableBlock(catalog);
         const dist = join(FIXTURE_DIR, 'dist');
         await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE, site: SITE });
         const built: Stamp = { runId, fixture: { dist, catalog, changes, buildMs: Date.now() - started } };
