@@ -145,7 +145,7 @@ describe('the prebuilt CLI', () => {
     expect(help.sources).toContain('pipeline/cli/main.ts');
     // The CLI's own frame and leaves (io, printable, diagnostics, small utilities): no command module, no stage.
     const light =
-      /^(bin\/\w+\.mjs|pipeline\/cli\/(main|io|env|printable)\.ts|pipeline\/cli\/commands\/index\.ts|pipeline\/(diagnostics|context)\.ts|pipeline\/util\/[\w-]+\.ts)$/;
+      /^(bin\/\w+\.mjs|pipeline\/cli\/(main|io|env|printable)\.ts|pipeline\/cli\/commands\/index\.ts|pipeline\/contract\/(diagnostics|context)\.ts|pipeline\/util\/[\w-]+\.ts)$/;
     expect([...help.sources].filter((s) => !light.test(s))).toEqual([]);
     // The hook sees what a command loads: `blocks --help` brings its module, the stages and SQLite.
     const blocks = loaded(['blocks', '--help']);
