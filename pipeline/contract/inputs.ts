@@ -2,6 +2,7 @@
 // and dtype (dict keys, literal values, boxes). One schema: the catalog's block schema and the runner-record check
 // are both built from `inputSpec` below; the site checks with the predicates before it renders a replay
 // (src/lib/replay.ts). The config schema (content/corpus.schema.json) states the same rules; a test compares them.
+import { common } from './common.ts';
 import { Type, Typed, type Static, type TSchema } from './schema.ts';
 import { isShape } from './rules.ts';
 import { RUN_LIMITS } from './vocabulary.ts';
@@ -83,10 +84,15 @@ export function inputSpec<S extends TSchema, D extends TSchema>(shape: S, dtype:
   );
 }
 
-/** A forward input with its shape and dtype as the schemas hold them. */
-export type InputSpec = Static<
-  ReturnType<typeof inputSpec<TSchema & { static: number[] }, TSchema & { static: string }>>
->;
+/** A forward input as the catalog publishes it (block.schema.json `validation.recipe.inputs`). */
+export const INPUT_SPEC = inputSpec(common.ref.shape(), common.ref.torchDtype());
+
+/**
+ * A forward input wherever one is written: the catalog's, the runner's, and a config override's. Its dtype is text
+ * here because a config's inputs are held to the config schema (content/corpus.schema.json), not to TORCH_DTYPES;
+ * the catalog's and the runner's schemas hold theirs to the enum.
+ */
+export type InputSpec = Omit<Static<typeof INPUT_SPEC>, 'dtype'> & { dtype: string };
 
 const INPUT_NAME_RE = new RegExp(INPUT_NAME_PATTERN);
 const isInputInt = (v: unknown): v is number =>

@@ -2,7 +2,7 @@
 // these kwargs and feed it these inputs). Part of a block's validation record, as the recipe that passed or the
 // one that was tried (block.schema.json `validation.recipe`, `validation.reason.recipeTried`).
 import { common } from './common.ts';
-import { inputSpec } from './inputs.ts';
+import { INPUT_SPEC } from './inputs.ts';
 import { DOTTED_MODULE_PATTERN, PART_PATH_PATTERN, REF_TARGET_PATTERN } from './rules.ts';
 import { Enum, Type, type Static } from './schema.ts';
 import { RECIPE_ORIGINS, RUN_LIMITS } from './vocabulary.ts';
@@ -94,7 +94,7 @@ export const RECIPE = Type.Object(
       }),
     ),
     /** Positional inputs to forward, in order. */
-    inputs: Type.Array(inputSpec(common.ref.shape(), common.ref.torchDtype()), { maxItems: ITEMS }),
+    inputs: Type.Array(INPUT_SPEC, { maxItems: ITEMS }),
   },
   {
     additionalProperties: false,
