@@ -14,7 +14,7 @@ from .shares import monotonic
 _deepcopy = copy.deepcopy  # taken before any block is imported (see measure.py)
 
 # An attribute path as `named_modules()` writes it: identifiers and ModuleList/Sequential indices
-# (`backbone.body.layer1.0`). The catalog holds a path to the same rule (pipeline/contract/rules.ts PART_PATH_PATTERN); a part
+# (`backbone.body.layer1.0`). The catalog holds a path to the same rule (contract.ts PART_PATH_PATTERN); a part
 # whose path is anything else (a ModuleDict key with spaces) is passed over for the next one.
 PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}(\.([A-Za-z_][A-Za-z0-9_]{0,99}|[0-9]{1,6})){0,31}")
 PATH_CHARS = 200
