@@ -67,6 +67,7 @@ class Scanner {
     if (this.dynamic !== 'any') this.dynamic = kind;
   }
 
+  // eslint-disable-next-line complexity -- one loop over characters: its branches are the kinds of token
   scan(start: number, end: number): void {
     const s = this.s;
     // What the last token was: a name read on its own ('head'), an attribute ('attr'), the `)` closing a

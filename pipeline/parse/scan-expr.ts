@@ -104,6 +104,7 @@ export function skipSpace(s: string, i: number, end: number): number {
  * Appends the reads of the expression `s[start, end)` to `out` and returns true; returns false (with `out`
  * possibly partly filled, for the caller to truncate) when the expression needs the tree.
  */
+// eslint-disable-next-line complexity -- one loop over characters: its branches are the kinds of token
 export function scanExpression(s: string, start: number, end: number, out: ScannedRead[]): boolean {
   let depth = 0;
   let chain: ScannedRead | null = null; // the read whose attribute chain the last token continued
