@@ -49,6 +49,29 @@ const fixtures = {
         def forward(self, x):
             return self.fast(x)
   `,
+  // A builder that looks for pretrained weights (detr's backbone: `pretrained=is_main_process()`) and falls back to
+  // random ones when the download fails. The lookup fails in Python, with no DNS query below the audit hook for
+  // the kernel to count: an ordinary unreachable host, not a sandbox violation.
+  weights: py`
+    import socket, urllib.request
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            try:
+                urllib.request.urlopen("https://download.pytorch.org/models/resnet50-0676ba61.pth", timeout=5)
+                print("downloaded", flush=True)
+            except OSError as e:
+                print("no weights", type(e).__name__, flush=True)
+            try:
+                socket.getaddrinfo("example.org", 443)
+            except OSError as e:
+                print("no lookup", type(e).__name__, flush=True)
+            print("host", socket.gethostname(), socket.gethostbyname(socket.gethostname()), flush=True)
+        def forward(self, x):
+            return self.lin(x)
+  `,
 };
 
 describe.runIf(bwrapAvailable().ok)('the sandbox answers what libraries ask at import', () => {
@@ -66,6 +89,17 @@ describe.runIf(bwrapAvailable().ok)('the sandbox answers what libraries ask at i
 
   it('gives the block a home with .config and .cache it may write', () => {
     expect(rec.configDir.status).toBe('passed');
+  });
+
+  it('lets a lookup for pretrained weights fail in Python, with no packet for the kernel to count', () => {
+    expect(rec.weights.failureClass).toBeNull();
+    expect(rec.weights.status).toBe('passed');
+    expect(rec.weights.stdoutTail).toContain('no weights URLError');
+    expect(rec.weights.stdoutTail).toContain('no lookup gaierror');
+  });
+
+  it('names itself, not the host, and resolves its own name without DNS', () => {
+    expect(rec.weights.stdoutTail).toContain('host nnblocks-sandbox 127.0.0.1');
   });
 
   it('runs torch.compile eagerly instead of starting a compiler the sandbox would refuse', () => {
