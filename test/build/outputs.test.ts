@@ -124,6 +124,13 @@ describe('no path of this machine is published', () => {
     expect(leaks(filesBelow(site))).toEqual([]);
   });
 
+  it('links no local: name as if it were a place: the page says the source has no public repository', () => {
+    const html = [...filesBelow(site)].filter(([name]) => name.endsWith('.html'));
+    expect(html.flatMap(([name, text]) => (/href="local:/.test(text) ? [name] : []))).toEqual([]);
+    const page = readFileSync(join(site, 'blocks', 'tiny.tinynet.blocks.attention', 'index.html'), 'utf8');
+    expect(page).toContain('has no public repository');
+  });
+
   it('names a local previous catalog of `nnblocks changes` without its folder, in the feed and its warnings', async () => {
     const previous = join(tempDir('nnb-prev-'), 'old catalog');
     cpSync(catalog, previous, { recursive: true });
