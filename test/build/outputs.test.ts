@@ -110,6 +110,8 @@ describe('no path of this machine is published', () => {
     const spec = JSON.parse(readFileSync(join(catalog, 'blocks', 'tiny.tinynet.blocks.attention.json'), 'utf8'));
     expect(spec.provenance.repository).toBe('local:tiny');
     expect(spec.provenance.permalink).toMatch(/^local:tiny@[0-9a-f]{40}\/tinynet\/blocks\.py#L\d+-L\d+$/);
+    // A SWHID's origin is a URL: a local source's has none, rather than `origin=local:tiny`.
+    expect(spec.provenance.swhidQualified).toMatch(/^swh:1:cnt:[0-9a-f]{40};anchor=swh:1:rev:[0-9a-f]{40};path=\//);
     // No URL to cite: the citation names the source's authors and leaves its URL fields out.
     expect(spec.citation.bibtex).toContain('author = {{tiny contributors}}');
     expect(spec.citation.bibtex).not.toContain('url = ');
