@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   accountBinds,
+  offlineNameBinds,
   hostIdentity,
   outermost,
   privilegeArgs,
@@ -27,6 +28,7 @@ import { configFileText, PIP_FLAGS, runLogged, type PipConfiguration, type PipOu
 
 /** What pip inside the sandbox needs of /etc besides the loader's files: name resolution and certificates. */
 const NETWORK_ETC = [
+  'nsswitch.conf',
   'resolv.conf',
   'hosts',
   'host.conf',
@@ -249,6 +251,7 @@ function buildArgs(common: string[], staging: Staging, partial: string, dir: str
     ...common,
     ...env({ PYTHONPATH: '/nnb/tools' }),
     ...systemBinds(),
+    ...offlineNameBinds(staging.root),
     // The layer as it is so far, read-only: a build may import what it needs, never change what is installed.
     '--ro-bind',
     partial,
