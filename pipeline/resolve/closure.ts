@@ -383,7 +383,7 @@ class ClosureBuilder {
   private addMembers(nsKey: BindingKey, sourceId: string, module: string, attrs: string[], from: IndexedModule) {
     let curKey = nsKey;
     let curModule = module;
-    for (const a of attrs) {
+    for (const [i, a] of attrs.entries()) {
       const t = this.lookup.attrs({ kind: 'module', sourceId, module: curModule }, [a], from.sourceId);
       const ns = this.c.namespaces.get(curKey)!;
       if (t.kind === 'module') {
@@ -395,7 +395,7 @@ class ClosureBuilder {
       }
       const member = this.provide(t, from, a);
       if (member) ns.members.set(a, member);
-      const next = attrs[attrs.indexOf(a) + 1];
+      const next = attrs[i + 1]; // by position: a chain may repeat a name (`pkg.m.m.f`)
       if (t.kind === 'def' && next !== undefined) this.methods.staticRead(t.mod, t.stmt, t.name, next);
       return;
     }
