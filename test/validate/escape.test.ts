@@ -11,10 +11,10 @@ import { seccompSupported } from '../../pipeline/sandbox/seccomp.ts';
 import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateRun } from '../../pipeline/validate/validate.ts';
 import { py, tempDir, writeTree } from '../helpers/tree.ts';
-import { baseOptions, fixtureItems, hostileBlock, processesMatching } from './helpers.ts';
+import { baseOptions, fixtureItems, hostileBlock, processesMatching, runProcessName } from './helpers.ts';
 
 const CANARY = `nnb-canary-${Date.now()}`;
-const STRAY = 'nnbzombie';
+const STRAY = runProcessName('nnbzomb'); // this run's own: another run's zombie test is not ours
 const TMP_BYTES = 16 << 20;
 
 /** Helpers every hostile block carries inline (a block sees no other module). */
