@@ -1,4 +1,4 @@
-# Checks extracted modules the way issue 4 asks: parse + compile every file; import each with the source's own
+# Checks that extracted modules stand alone: parse + compile every file; import each with the source's own
 # packages blocked by a meta-path finder; build with default arguments and count parameters. In 'original' mode it
 # imports the upstream classes instead (nothing blocked) and builds them the same way, for comparison.
 import ast, importlib, importlib.abc, json, sys, warnings

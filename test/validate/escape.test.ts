@@ -1,6 +1,7 @@
-// Escape attempts, as root (how CI and `npm run catalog` run): each hostile block tries one attack from issue 13
-// and reports what it got in its own error message, so the test reads the outcome from the record. Honest blocks
-// run between them on the same worker and must keep their own, correct records. Real bubblewrap, real torch.
+// Escape attempts, as root (how CI and `npm run catalog` run): each hostile block tries one attack (read, write,
+// signal, network, forge a record...) and reports what it got in its own error message, so the test reads the
+// outcome from the record. Honest blocks run between them on the same worker and must keep their own, correct
+// records. Real bubblewrap, real torch.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

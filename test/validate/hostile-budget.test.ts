@@ -1,6 +1,5 @@
-// Denial of service by time, as root (issue "Hostile code, round two", item 6): a block that sleeps, stops its
-// worker or kills it costs at most its budget on the first run and nothing on the next (its record is cached); a
-// timeout on a loaded machine is not cached; blocks past the run's budget are recorded as skipped, never dropped.
+// Denial of service by time, as root: a block that sleeps, stops its worker or kills it costs at most its budget on
+// the first run and nothing on the next (its record is cached); a timeout on a loaded machine is not cached; blocks past the run's budget are recorded as skipped, never dropped.
 // Real bubblewrap, real torch.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
