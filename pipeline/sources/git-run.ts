@@ -169,7 +169,6 @@ export async function runGit(args: string[], call: GitCall = {}): Promise<string
     stopped ??= why;
     abort.abort();
   };
-  const timer = setTimeout(() => stop('timeout'), timeoutMs);
   const git = simpleGit({
     baseDir: call.cwd ?? '/',
     config: HARDENED_CONFIG,
@@ -200,6 +199,9 @@ export async function runGit(args: string[], call: GitCall = {}): Promise<string
       }
     });
   const repo = [`--git-dir=${call.gitDir ?? '/dev/null'}`, ...(call.workTree ? [`--work-tree=${call.workTree}`] : [])];
+  // Started only now: simpleGit() throws at once for a working directory that does not exist, and a timer left
+  // behind would hold the process open for the whole limit.
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
   try {
     // simple-git waits 50 ms more after a call that wrote nothing (its completion plugin, no switch for it).
     return (await git.raw([...repo, ...HARDENED_FLAGS, ...args])).trim();

@@ -32,6 +32,10 @@ describe('runGit', () => {
     expect(err).toMatchObject({ exitCode: 1, stderr: '' });
   });
 
+  it('rejects a working directory that does not exist, before git starts', async () => {
+    await expect(runGit(['status'], { cwd: join(tempDir('nnb-gone-'), 'gone') })).rejects.toThrow(/does not exist/);
+  });
+
   it('keeps git’s fatal line as the failure, credentials removed', async () => {
     const err = await runGit(['ls-remote', '--', 'https://u:tok@127.0.0.1:9/none'], { timeoutMs: 30_000 }).catch(
       (e: unknown) => e,
@@ -42,7 +46,7 @@ describe('runGit', () => {
   it('stops a call at its wall-clock limit, even while git waits in silence', async () => {
     // The user's own GIT_SSH_COMMAND is passed through: here, an "ssh" that never answers.
     const ssh = join(tempDir('nnb-ssh-'), 'ssh.sh');
-    writeFileSync(ssh, '#!/bin/sh\nexec sleep 20\n');
+    writeFileSync(ssh, '#!/bin/sh\nexec sleep 5\n');
     chmodSync(ssh, 0o755);
     process.env.GIT_SSH_COMMAND = ssh;
     const started = Date.now();
