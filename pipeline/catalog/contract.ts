@@ -820,7 +820,7 @@ export interface Provenance {
   sha256: string;
   /** `swh:1:cnt:<blobSha1>`. */
   swhid: string;
-  /** `<swhid>;origin=<repository>[;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>`. */
+  /** `<swhid>[;origin=<repository URL>][;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>` (no origin for a local source). */
   swhidQualified: string;
   /** Permalink pinned to the commit (or tag) with a line anchor. */
   permalink: string;

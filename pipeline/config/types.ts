@@ -53,6 +53,8 @@ export interface PathSourceFile extends SourceCommonFile {
   kind: 'path';
   /** Folder, relative to the project root or absolute. */
   path: string;
+  /** The public https URL the folder is a checkout of; default: its git origin remote when that is a forge URL. */
+  repository?: string;
 }
 
 export type SourceFile = GitSourceFile | PythonSourceFile | PathSourceFile;
@@ -158,6 +160,7 @@ export interface PathSource extends ResolvedCommon {
   kind: 'path';
   /** Absolute folder. */
   path: string;
+  repository?: string;
 }
 export type SourceConfig = GitSource | PythonSource | PathSource;
 

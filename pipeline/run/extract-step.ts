@@ -48,7 +48,9 @@ export function runExtraction(
   if (opts.versionsFrom !== undefined)
     attachRequirementVersions(opts.versionsFrom, extracted, versionMemo(ctx, opts.environmentKey));
   const reused = extracted.filter((e) => e.reused).length;
-  progress.done(`${extracted.length} blocks${reused ? `, ${reused} unchanged since the last run` : ''}`);
+  progress.done(
+    `${extracted.length} block${extracted.length === 1 ? '' : 's'}${reused ? `, ${reused} unchanged since the last run` : ''}`,
+  );
   return extracted;
 }
 

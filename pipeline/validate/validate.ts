@@ -15,6 +15,7 @@ import {
   pythonPrefixes,
   runnerArgs,
   SANDBOX_INBOX,
+  SANDBOX_WALLS,
   SANDBOX_WORK_ROOT,
   sandboxCommand,
 } from './sandbox.ts';
@@ -412,6 +413,7 @@ function keyed(
     timeoutMs: run.timeoutMs,
     memoryBytes: run.memoryBytes,
     sandbox: opts.sandbox,
+    ...(opts.sandbox ? { walls: SANDBOX_WALLS } : {}),
     corpus: run.corpus,
     nativeLibraries: hello.nativeLibraries,
     environment: opts.environmentKey,

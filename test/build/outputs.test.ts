@@ -110,6 +110,8 @@ describe('no path of this machine is published', () => {
     const spec = JSON.parse(readFileSync(join(catalog, 'blocks', 'tiny.tinynet.blocks.attention.json'), 'utf8'));
     expect(spec.provenance.repository).toBe('local:tiny');
     expect(spec.provenance.permalink).toMatch(/^local:tiny@[0-9a-f]{40}\/tinynet\/blocks\.py#L\d+-L\d+$/);
+    // A SWHID's origin is a URL: a local source's has none, rather than `origin=local:tiny`.
+    expect(spec.provenance.swhidQualified).toMatch(/^swh:1:cnt:[0-9a-f]{40};anchor=swh:1:rev:[0-9a-f]{40};path=\//);
     // No URL to cite: the citation names the source's authors and leaves its URL fields out.
     expect(spec.citation.bibtex).toContain('author = {{tiny contributors}}');
     expect(spec.citation.bibtex).not.toContain('url = ');
@@ -122,6 +124,13 @@ describe('no path of this machine is published', () => {
     expect(leaks(filesBelow(catalog))).toEqual([]);
     expect(existsSync(join(site, 'changes', 'index.html'))).toBe(true);
     expect(leaks(filesBelow(site))).toEqual([]);
+  });
+
+  it('links no local: name as if it were a place: the page says the source has no public repository', () => {
+    const html = [...filesBelow(site)].filter(([name]) => name.endsWith('.html'));
+    expect(html.flatMap(([name, text]) => (/href="local:/.test(text) ? [name] : []))).toEqual([]);
+    const page = readFileSync(join(site, 'blocks', 'tiny.tinynet.blocks.attention', 'index.html'), 'utf8');
+    expect(page).toContain('has no public repository');
   });
 
   it('names a local previous catalog of `nnblocks changes` without its folder, in the feed and its warnings', async () => {

@@ -79,9 +79,15 @@ def net_sends():
 def listing(work):
     """{path: (kind, size, mtime)} of entries under ROOTS, at most MAX_ENTRIES: files by size and time, folders by
     their existence (a folder's time changes with its entries, which show themselves). Left out: the block's folder
-    `work` with everything below it, and the folders above it (the child makes them when a wipe removed them)."""
+    `work` with everything below it, the folders above it (the child makes them when a wipe removed them), and
+    what another file system holds: the read-only binds of sources and interpreters that live under the host's
+    /tmp, whose files the build itself may change meanwhile (the index's SQLite journal in a source's folder)."""
     out = {}
     for root in ROOTS:
+        try:
+            device = os.stat(root).st_dev
+        except OSError:
+            continue
         stack = [root]
         while stack and len(out) < MAX_ENTRIES:
             top = stack.pop()
@@ -97,6 +103,8 @@ def listing(work):
                     st = os.lstat(path)
                 except OSError:
                     continue
+                if st.st_dev != device:
+                    continue  # a read-only bind below the tmpfs (a source under the host's /tmp): not the block's to write
                 if stat.S_ISDIR(st.st_mode):
                     stack.append(path)
                     if not work.startswith(path + os.sep):
