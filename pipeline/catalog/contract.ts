@@ -1,4 +1,4 @@
-// The published catalog's data contract: the JSON files under `content/catalog/` (issue 7), read by the site.
+// The published catalog's data contract: the JSON files under `content/catalog/`, read by the site.
 //
 // Files: `blocks/<slug>.json` (one BlockSpec each), `sources.json`, `clusters.json`, `stats.json`,
 // `build-info.json`. JSON Schemas for each live in `schemas/catalog/`; `check-catalog.ts` validates a directory.
@@ -142,7 +142,7 @@ export type DedupLevel = (typeof DEDUP_LEVELS)[number];
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9._-]{0,199}$';
 
 // ---------------------------------------------------------------------------------------------------------
-// What a sandboxed run may put in the catalog (issue 13). Everything a validation run reports is as hostile as the
+// What a sandboxed run may put in the catalog. Everything a validation run reports is as hostile as the
 // upstream code that ran: these rules are what the schemas enforce (schemas/catalog/block.schema.json; a test keeps
 // them in step) and what the catalog step and the site check again before using a value. The site builds Python
 // text only from values that pass them (src/lib/replay.ts); anything else is refused, never escaped into code.
@@ -964,7 +964,7 @@ export interface StatsFile {
   failureCauses: FailureCount[];
   /** NN-RAG table-4 layout: one row per level, cumulative from strictest to loosest. Empty without dedup. */
   dedupTable: DedupTableRow[];
-  /** Per-repository figures, one row per source, sorted by source id (issue 14). */
+  /** Per-repository figures, one row per source, sorted by source id. */
   perSource: SourceFigures[];
   /** Distributions that would unblock blocked blocks, most blocks first, then by name. Empty when none is blocked. */
   unblock: UnblockRow[];
@@ -1100,7 +1100,7 @@ export function blockSummary(spec: BlockSpec): BlockSummary {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Blocked blocks and per-repository figures (issue 14)
+// Blocked blocks and per-repository figures
 
 /**
  * A top-level module a blocked block imports (from the runner's `missing-dependency` record, so hostile text):
@@ -1175,7 +1175,7 @@ export interface SourceFigures {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Used by (issue 15): where the corpus builds a block, as neutral facts (names, paths, lines, literal values)
+// Used by: where the corpus builds a block, as neutral facts (names, paths, lines, literal values)
 
 /** Entries per block (the first by source, path and line), and arguments per entry. */
 export const USED_BY_LIMITS = { entries: 50, args: 16 } as const;
@@ -1232,7 +1232,7 @@ export interface UsedByArg {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// methods.json (issue 16): the taxonomy's methods with the blocks that implement them, and the papers they cite.
+// methods.json: the taxonomy's methods with the blocks that implement them, and the papers they cite.
 
 export interface MethodsFile {
   formatVersion: typeof CATALOG_FORMAT_VERSION;

@@ -2,7 +2,7 @@
 // for `segment_anything.modeling.transformer.TwoWayTransformer` — fails the block's build with ModuleNotFoundError,
 // which the runner classes as a distribution that is not installed: the block would be `blocked`, and the stats
 // page would suggest installing a package called `transformer`. The mistake is the config's, so it is reported as
-// one (issue 22): the block fails `unresolved-name` naming the ref, and an error diagnostic names the override field.
+// one: the block fails `unresolved-name` naming the ref, and an error diagnostic names the override field.
 import type { ValidateOverride } from '../config/types.ts';
 import type { Diagnostic } from '../diagnostics.ts';
 import type { ValidationRecord } from '../validate/index.ts';

@@ -31,7 +31,7 @@ export interface ValidateItem {
   original?: { importRoot: string; module: string; className: string };
 }
 
-/** A cache the lead backs with SQLite; values are JSON records. */
+/** The validation cache (run/ backs it with the SQLite index); values are JSON records. */
 export interface ValidateCache {
   get(key: string): string | undefined;
   put(key: string, value: string): void;

@@ -1,6 +1,7 @@
 // The import graph of pipeline/ and src/: stages import only downward, the site sees only leaf modules of the
 // pipeline, and no files import each other in a circle (type-only imports and worker URLs count as edges).
-// Issue 12 item 1 and STYLE.md habit 11 ("stages import only downward").
+// STYLE.md habit 11 ("stages import only downward"): a stage that imports a later one can no longer be run or
+// tested without it, and a circle makes the order in which modules load decide what they see.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';

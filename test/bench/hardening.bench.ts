@@ -1,4 +1,4 @@
-// Issue 21 (hostile code, round two): what the hardening costs validation on torchvision. There is no switch that
+// What the round-two hardening against hostile code costs validation on torchvision. There is no switch that
 // turns the round-two walls off (seccomp argument rules, the worker as pid 1, git masks, the reduced host view, the
 // kernel witness, per-block budgets, the stopped-worker watch), so two trees are compared: the validate stage of
 // BEFORE (default 5101907, the last commit without them, checked out as a temporary git worktree) and of AFTER (by

@@ -1,4 +1,4 @@
-// Where a build's outputs go (issue 22): beside the config, never into the project's own tree; the change feed
+// Where a build's outputs go: beside the config, never into the project's own tree; the change feed
 // compares a catalog only with the same corpus's previous one; no path of this machine in any catalog or site file;
 // output folders checked before any work (exit 2 naming the option, nothing fetched or built).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

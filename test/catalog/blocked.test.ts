@@ -1,4 +1,4 @@
-// A blocked block in the catalog (issue 14): status `blocked`, class `missing-dependency`, and `blockedBy` naming
+// A blocked block in the catalog: status `blocked`, class `missing-dependency`, and `blockedBy` naming
 // what to install. The schema holds the three together, and holds the names to names: they come from a sandboxed
 // run (hostile) and the site shows them ("blocked: needs opencv-python").
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

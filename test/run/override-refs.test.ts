@@ -1,4 +1,4 @@
-// A mistyped ref in a config override (issue 22): `"transformer": "transformer.TwoWayTransformer"` fails the build
+// A mistyped ref in a config override: `"transformer": "transformer.TwoWayTransformer"` fails the build
 // with `No module named 'transformer'`, which the runner classes as a missing distribution. checkOverrideRefs makes
 // it the config problem it is: the block fails `unresolved-name`, and an error names the override field. Records
 // here are the runner's shape, as a build of a config with that override gets them (test/build/override-refs.test.ts

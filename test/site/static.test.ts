@@ -422,7 +422,7 @@ print(json.dumps({'root': d.documentElement.namespaceURI + ' ' + d.documentEleme
   });
 });
 
-describe('method pages and papers (issue 16)', () => {
+describe('method pages and papers', () => {
   const methodsJson = (): MethodsFile =>
     JSON.parse(readFileSync(join(site.catalog.dir, 'methods.json'), 'utf8')) as MethodsFile;
   const sourceOf = (id: string) => id.split(':')[0];

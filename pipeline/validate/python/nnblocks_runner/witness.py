@@ -41,16 +41,16 @@ class Seen:
         out = []
         sent = net_sends()
         if self.sent is not None and sent is not None and sent > self.sent:
-            out.append(("network", f"the kernel counted {sent - self.sent} packet(s) sent or unroutable from the sandbox's "
-                                   "network namespace, an attempt the audit hook did not refuse"))
+            out.append(("network", (f"the kernel counted {sent - self.sent} packet(s) sent or unroutable from the "
+                                    "sandbox's network namespace, an attempt the audit hook did not refuse")))
         now = listing(self.work) if self.sandboxed else {}
         changed = sorted(p for p in set(now) | set(self.entries) if now.get(p) != self.entries.get(p))
         if changed:
             shown = ", ".join(changed[:SHOWN]) + (f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else "")
             out.append(("filesystem", f"the block wrote outside its folder ({shown}), a write the audit hook did not refuse"))
         if faults:
-            out.append(("process", f"the block started and waited for process(es) the audit hook did not refuse (the "
-                                   f"kernel counted {faults} page fault(s) of them)"))
+            out.append(("process", ("the block started and waited for process(es) the audit hook did not refuse (the "
+                                    f"kernel counted {faults} page fault(s) of them)")))
         return out
 
 
