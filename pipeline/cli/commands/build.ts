@@ -49,7 +49,11 @@ export const registerBuild: RegisterCommand = (program, env) => {
         const io = env.io(Boolean(opts.json));
         if (!opts.sandbox && opts.validate) warnNoSandbox(io);
         const shard = opts.shard ? parseShard(opts.shard) : undefined;
-        const { outDir, siteDir } = buildOutputs(opts.config, { ...opts, shard: Boolean(opts.shard) });
+        const { outDir, siteDir } = buildOutputs(opts.config, {
+          out: opts.out,
+          site: opts.site,
+          shard: Boolean(opts.shard),
+        });
         const run = open(io, opts.config);
         try {
           const s = await buildCatalog(run, {
