@@ -1,5 +1,6 @@
 // Corpus config types: the JSON file as written (`CorpusConfigFile`) and the resolved form every stage reads.
 import type { InputSpec } from '../catalog/contract.ts';
+import type { Device } from './device.ts';
 
 export type SourceKind = 'git' | 'python' | 'path';
 export type Priority = 1 | 2;
@@ -89,7 +90,8 @@ export interface ValidateOverride {
 }
 
 export interface ValidateConfig {
-  device?: 'auto' | 'cpu' | 'cuda';
+  /** Where blocks run (default `auto`); `--device` overrides it. */
+  device?: Device;
   /** Each block's time budget, wall clock: all its candidates, canonical counts and fidelity (default 60 s). */
   blockBudgetMs?: number;
   /** The run's time budget, wall clock (default 90 minutes): past it, the blocks left are skipped. */

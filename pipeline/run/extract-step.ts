@@ -10,6 +10,8 @@ import type { ValidateOverride } from '../config/types.ts';
 import type { BuilderFn, PartBuilder } from '../usage/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
+export { DEFAULT_PACKAGE } from '../assemble/extract-package.ts';
+
 /** The kv namespace of assembled modules (pipeline/assemble/cache.ts). */
 const ASSEMBLED = 'assembled';
 /** The kv namespace of the installed versions of an environment's distributions (requirements.ts). */

@@ -2,7 +2,7 @@
 // the catalog files (schema-checked) and the change feed against the catalog they replace. Merging the N partials
 // of a sharded build gives a catalog byte-identical to an unsharded build (test/build/build.test.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
 import {
   CATALOG_FORMAT_VERSION,
@@ -22,8 +22,11 @@ import { diffCatalogs } from '../feed/diff.ts';
 import { PREVIOUS_BUILD, writeFeedFiles } from '../feed/feed.ts';
 import { readCurrentCatalog } from '../feed/read-snapshot.ts';
 import type { CatalogSnapshot } from '../feed/types.ts';
+import { writableDir } from '../util/output-dir.ts';
 import { packageVersion } from '../util/package-version.ts';
 import type { PartialBuild } from './partial.ts';
+
+export type { BlockFailure } from '../catalog/failure-reason.ts';
 
 export interface BuildSummary {
   catalogDir: string;
@@ -38,6 +41,15 @@ export interface BuildSummary {
   failedSources: string[];
   /** Blocks that failed or are blocked, each with its one-line reason (failed first, by class, then id). */
   failures: BlockFailure[];
+}
+
+/**
+ * `nnblocks merge`: the partials of a sharded build (folders `build --shard K/N --out` wrote, or their partial.json
+ * files) finished into one catalog in `out`, checked writable before anything is read.
+ */
+export async function mergePartials(parts: string[], out: string): Promise<BuildSummary> {
+  const outDir = writableDir(out, '--out', 'merge');
+  return finishCatalog(readPartials(parts.map((p) => resolve(p))), outDir);
 }
 
 /**

@@ -1,13 +1,13 @@
 // Cache keys of validation results: a pure function of everything that can change a block's record.
 import { createHash } from 'node:crypto';
-import type { ValidateItem } from './types.ts';
+import type { RunDevice, ValidateItem } from './types.ts';
 
 export interface CacheKeyParts {
   /** A hash of the runner's Python files (runner.py, nnblocks_runner/): a new runner re-validates everything. */
   runnerVersion: string;
   torchVersion: string;
-  /** The resolved device (cpu or cuda), not `auto`. */
-  device: string;
+  /** The resolved device, never `auto`: `auto` on a machine with a GPU and without one are different runs. */
+  device: RunDevice;
   timeoutMs: number;
   memoryBytes: number;
   sandbox: boolean;

@@ -21,7 +21,7 @@ import {
   RUN_LIMITS,
   TORCH_DTYPES,
 } from '../catalog/contract.ts';
-import { FAILURE_CLASSES, STAGES, type ModuleTree, type RunnerRecord } from './types.ts';
+import { FAILURE_CLASSES, RUN_DEVICES, STAGES, type ModuleTree, type RunnerRecord } from './types.ts';
 
 // The recipe's limits are the catalog's (contract.ts RUN_LIMITS): a record the catalog would refuse must fail
 // here, as this block's protocol-error, and not later as a schema error that stops the whole build.
@@ -224,7 +224,7 @@ const SCHEMA = {
     },
     stdoutTail: TEXT(4200),
     stderrTail: TEXT(4200),
-    device: { enum: ['cpu', 'cuda'] },
+    device: { enum: [...RUN_DEVICES] },
     gpuName: { anyOf: [{ type: 'null' }, TEXT(200)] },
     torchVersion: { anyOf: [{ type: 'null' }, TEXT(64)] },
   },

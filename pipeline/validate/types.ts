@@ -1,9 +1,23 @@
 // Types of the validate stage: what it receives per block, its options, and the JSON-serializable record it returns.
 
 import type { InputSpec, RecipeOriginName } from '../catalog/contract.ts';
+import type { Device } from '../config/device.ts';
 import type { ValidateOverride } from '../config/types.ts';
 
-export type { InputSpec, ValidateOverride };
+export type { Device, InputSpec, ValidateOverride };
+
+/**
+ * The devices a run resolves a request (`Device`) to, as runner.py reports them in its hello and in every record:
+ * `auto` became one of these before any block ran. The one list the record check and the hello's reading use.
+ */
+export const RUN_DEVICES = ['cpu', 'cuda'] as const;
+
+export type RunDevice = (typeof RUN_DEVICES)[number];
+
+/** A reported device as a `RunDevice`, or null for anything else (a runner never reports another). */
+export function runDevice(reported: unknown): RunDevice | null {
+  return RUN_DEVICES.find((d) => d === reported) ?? null;
+}
 
 /** One assembled block to validate (produced by the assemble stage). */
 export interface ValidateItem {
@@ -61,7 +75,7 @@ export interface ValidateOptions {
    * key, so records of one environment are never served for another.
    */
   environmentKey?: string;
-  device: 'auto' | 'cpu' | 'cuda';
+  device: Device;
   /** false only with the user's --no-sandbox. */
   sandbox: boolean;
   /**
@@ -263,7 +277,8 @@ export interface ValidationRecord {
   gradients: { withGrad: number; without: number; mode?: 'train' | 'eval'; trainError?: string } | null;
   /** CPU: peak RSS the block added over the worker's; CUDA: torch.cuda.max_memory_allocated(). */
   peakMemoryBytes: number | null;
-  device: string;
+  /** Where it ran; `none` when it never reached a worker (skipped before any started). */
+  device: RunDevice | 'none';
   gpuName: string | null;
   torchVersion: string | null;
   moduleTree: ModuleTree | null;

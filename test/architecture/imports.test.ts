@@ -117,6 +117,15 @@ function layeringProblem({ from, to }: Edge): string | null {
   return rb < ra ? null : `${a} imports ${b}, a higher stage`;
 }
 
+/**
+ * Why a CLI edge goes around the orchestrator, or null: the CLI parses arguments, calls run/ and prints, so it
+ * imports run/, util/ and the leaf records only, never a stage.
+ */
+function cliProblem({ from, to }: Edge): string | null {
+  if (stageOf(from) !== 'cli' || LEAVES.has(to) || ['cli', 'run', 'util'].includes(stageOf(to))) return null;
+  return `the CLI imports ${stageOf(to)}, a stage (call it through run/)`;
+}
+
 /** Tarjan's strongly connected components; returns those with a cycle (2+ files, or a file importing itself). */
 function cycles(files: string[], edges: Edge[]): string[][] {
   const next = new Map<string, string[]>(files.map((f) => [f, []]));
@@ -176,6 +185,14 @@ describe('import graph of pipeline/ and src/', () => {
     expect(bad, `imports against the stage order:\n${bad.join('\n')}`).toEqual([]);
   });
 
+  it('the CLI reaches the stages only through run/', () => {
+    const bad = graph.edges.flatMap((e) => {
+      const why = cliProblem(e);
+      return why ? [`${e.from} -> ${e.to}  (${why})`] : [];
+    });
+    expect(bad, `CLI imports past the orchestrator:\n${bad.join('\n')}`).toEqual([]);
+  });
+
   it('no import cycle between files', () => {
     const found = cycles(graph.files, graph.edges).map((scc) => {
       const inside = new Set(scc);
@@ -196,6 +213,14 @@ describe('the checks themselves', () => {
     expect(layeringProblem({ from: 'src/lib/catalog.ts', to: 'pipeline/catalog/contract.ts' })).toBeNull();
     expect(layeringProblem({ from: 'pipeline/catalog/contract.ts', to: 'pipeline/parse/facts.ts' })).toMatch(/leaf/);
     expect(layeringProblem({ from: 'pipeline/newstage/x.ts', to: 'pipeline/util/glob.ts' })).toMatch(/no rank/);
+  });
+
+  it('flag the CLI importing a stage, not run/, util/ or a leaf', () => {
+    expect(cliProblem({ from: 'pipeline/cli/commands/build.ts', to: 'pipeline/site/build-site.ts' })).toMatch(/site/);
+    expect(cliProblem({ from: 'pipeline/cli/commands/build.ts', to: 'pipeline/run/build.ts' })).toBeNull();
+    expect(cliProblem({ from: 'pipeline/cli/main.ts', to: 'pipeline/util/package-version.ts' })).toBeNull();
+    expect(cliProblem({ from: 'pipeline/cli/main.ts', to: 'pipeline/diagnostics.ts' })).toBeNull();
+    expect(cliProblem({ from: 'pipeline/run/build.ts', to: 'pipeline/site/build-site.ts' })).toBeNull();
   });
 
   it('find a cycle, including a file importing itself, and not a diamond', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blockSummary, type BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
-import { toCatalog } from '../../pipeline/run/validate-step.ts';
+import { toCatalog } from '../../pipeline/catalog/validation-record.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { makeCatalog } from '../site/fixtures/make-catalog.ts';
 

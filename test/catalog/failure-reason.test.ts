@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
 import { RUN_LIMITS, type BlockSpec } from '../../pipeline/catalog/contract.ts';
 import { failureReason, neutralPath, neutralText, splitError } from '../../pipeline/catalog/failure-reason.ts';
-import { toCatalog } from '../../pipeline/run/validate-step.ts';
+import { toCatalog } from '../../pipeline/catalog/validation-record.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { FORGED, makeCatalog } from '../site/fixtures/make-catalog.ts';
 

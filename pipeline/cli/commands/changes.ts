@@ -2,8 +2,7 @@
 // (changes.json and changes.atom). An unreachable previous catalog is a warning, never a failure.
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../env.ts';
-import { writeChangeFeed } from '../../feed/feed.ts';
-import { writableDir } from '../output-dir.ts';
+import { writeChanges } from '../../run/changes-step.ts';
 import { diagnosticText, printable } from '../printable.ts';
 import { printJson } from './shared.ts';
 
@@ -39,12 +38,11 @@ export const registerChanges: RegisterCommand = (program, env) => {
         json?: boolean;
       }) => {
         const io = env.io(Boolean(opts.json));
-        const outDir = opts.out === undefined ? undefined : writableDir(opts.out, '--out', 'changes');
-        const { feed, files, errors } = await writeChangeFeed({
+        const { feed, files, errors } = await writeChanges({
           catalogDir: opts.catalog,
           previous: opts.previous,
           siteUrl: opts.siteUrl,
-          outDir,
+          out: opts.out,
           read: { timeoutMs: opts.timeout },
         });
         if (errors.length) env.setExitCode(1);

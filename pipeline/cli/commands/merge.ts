@@ -1,9 +1,7 @@
 // `nnblocks merge PARTS... --out DIR`: finishes the partials of a sharded build (de-duplication across all blocks,
 // summaries) into a catalog byte-identical to an unsharded build of the same inputs.
-import { resolve } from 'node:path';
 import type { RegisterCommand } from '../env.ts';
-import { finishCatalog, readPartials } from '../../run/merge.ts';
-import { writableDir } from '../output-dir.ts';
+import { mergePartials } from '../../run/merge.ts';
 import { printable } from '../printable.ts';
 import { printJson } from './shared.ts';
 
@@ -16,8 +14,7 @@ export const registerMerge: RegisterCommand = (program, env) => {
     .option('--json', 'print one JSON document on stdout for machines')
     .action(async (parts: string[], opts: { out: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const out = writableDir(opts.out, '--out', 'merge');
-      const s = await finishCatalog(readPartials(parts.map((p) => resolve(p))), out);
+      const s = await mergePartials(parts, opts.out);
       if (s.errors.length) env.setExitCode(1);
       if (opts.json) return printJson(io, s);
       io.out(`${s.blocks} blocks from ${parts.length} partials; catalog: ${s.catalogDir}\n`);

@@ -5,12 +5,28 @@
 // one: the block fails `unresolved-name` naming the ref, and an error diagnostic names the override field.
 import type { ValidateOverride } from '../config/types.ts';
 import type { Diagnostic } from '../diagnostics.ts';
-import type { ValidationRecord } from '../validate/index.ts';
+import type { ValidateItem, ValidationRecord } from './types.ts';
 
 interface OverrideOf {
   /** The key the config wrote the override under (a block id, name or `module.qualname`). */
   key: string;
   override: ValidateOverride;
+}
+
+/**
+ * The config override each item was built with and the key the config wrote it under (`overrides` is the config's
+ * `validate.overrides`; an item holds the override object itself): what `checkOverrideRefs` asks of a record.
+ */
+export function overrideOf(
+  items: ValidateItem[],
+  overrides: Record<string, ValidateOverride>,
+): (id: string) => OverrideOf | undefined {
+  const withOverride = new Map(items.flatMap((i) => (i.overrides ? [[i.id, i.overrides] as const] : [])));
+  return (id) => {
+    const override = withOverride.get(id);
+    const key = override && Object.keys(overrides).find((k) => overrides[k] === override);
+    return override && key !== undefined ? { key, override } : undefined;
+  };
 }
 
 /** The missing modules of a `missing-dependency` record (the runner's comma-separated top-level names). */

@@ -5,7 +5,7 @@
 // runs one end to end).
 import { describe, expect, it } from 'vitest';
 import type { ValidateOverride } from '../../pipeline/config/types.ts';
-import { checkOverrideRefs } from '../../pipeline/run/override-refs.ts';
+import { checkOverrideRefs } from '../../pipeline/validate/override-refs.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 
 const ID = 'sam:segment_anything.modeling.mask_decoder.MaskDecoder';
