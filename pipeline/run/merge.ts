@@ -17,6 +17,8 @@ import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
+import { loadConfig } from '../config/load.ts';
+import { defaultCatalogDir } from '../config/outputs.ts';
 import { NnblocksError, type Diagnostic } from '../diagnostics.ts';
 import { diffCatalogs } from '../feed/diff.ts';
 import { PREVIOUS_BUILD, writeFeedFiles } from '../feed/feed.ts';
@@ -47,8 +49,13 @@ export interface BuildSummary {
  * `nnblocks merge`: the partials of a sharded build (folders `build --shard K/N --out` wrote, or their partial.json
  * files) finished into one catalog in `out`, checked writable before anything is read.
  */
-export async function mergePartials(parts: string[], out: string): Promise<BuildSummary> {
-  const outDir = writableDir(out, '--out', 'merge');
+/** `out` absent: the catalog folder `nnblocks build` writes for the config at `configPath`. */
+export async function mergePartials(
+  parts: string[],
+  out: string | undefined,
+  configPath: string,
+): Promise<BuildSummary> {
+  const outDir = writableDir(out ?? defaultCatalogDir(loadConfig(configPath)), '--out', 'merge');
   return finishCatalog(readPartials(parts.map((p) => resolve(p))), outDir);
 }
 

@@ -201,4 +201,17 @@ describe('output folders are checked before any work', () => {
     expect(merge.code).toBe(2);
     expect(merge.err).toContain(`--out ${file}: is a file, not a folder`);
   });
+
+  it('`changes` and `merge` find the catalog of `--config` without --catalog or --out', async () => {
+    const { config } = fixtureCorpus();
+    const shard = join(tempDir('nnb-shard-'), 'partial-1');
+    expect((await cli(['build', '--config', config, '--no-validate', '--shard', '1/1', '--out', shard])).code).toBe(0);
+    const merged = await cli(['merge', shard, '--config', config, '--json']);
+    expect(merged.code, merged.err).toBe(0);
+    const catalog = join(config, '..', 'catalog');
+    expect(JSON.parse(merged.out).catalogDir).toBe(catalog);
+    const feed = await cli(['changes', '--config', config, '--json']);
+    expect(feed.code, feed.err).toBe(0);
+    expect(JSON.parse(feed.out).files).toEqual([join(catalog, 'changes.json'), join(catalog, 'changes.atom')]);
+  });
 });

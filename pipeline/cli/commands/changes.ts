@@ -4,7 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../env.ts';
 import { writeChanges } from '../../run/changes-step.ts';
 import { diagnosticText, printable } from '../printable.ts';
-import { printJson } from './shared.ts';
+import { DEFAULT_CONFIG, printJson } from './shared.ts';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -16,7 +16,8 @@ export const registerChanges: RegisterCommand = (program, env) => {
   program
     .command('changes')
     .description('write the change feed (changes.json, changes.atom) against the previous published catalog')
-    .option('--catalog <dir>', 'the catalog just built', 'content/catalog')
+    .option('-c, --config <file>', 'corpus config whose catalog folder is the default of --catalog', DEFAULT_CONFIG)
+    .option('--catalog <dir>', 'the catalog just built (default: where `nnblocks build` writes it for --config)')
     .option(
       '--previous <url|file|dir>',
       'previous catalog: site URL, /api/catalog.json URL or file, built site or catalog directory',
@@ -30,7 +31,8 @@ export const registerChanges: RegisterCommand = (program, env) => {
     .option('--json', 'print one JSON document on stdout for machines')
     .action(
       async (opts: {
-        catalog: string;
+        config: string;
+        catalog?: string;
         previous?: string;
         siteUrl?: string;
         out?: string;
@@ -40,6 +42,7 @@ export const registerChanges: RegisterCommand = (program, env) => {
         const io = env.io(Boolean(opts.json));
         const { feed, files, errors } = await writeChanges({
           catalogDir: opts.catalog,
+          configPath: opts.config,
           previous: opts.previous,
           siteUrl: opts.siteUrl,
           out: opts.out,
