@@ -1,4 +1,4 @@
-// Astro configuration for the catalog site (issue 8): static output from the catalog JSON in content/catalog/.
+// Astro configuration for the catalog site: static output from the catalog JSON in content/catalog/.
 // Everything environment-specific comes from variables so that `astro build` alone, `buildSite()` and the tests
 // share this one file:
 //   NNBLOCKS_CATALOG   catalog directory (default content/catalog)

@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // Dependency-free setup, run before `npm run catalog`, `npm test` and `npm run bench`: installs what is missing
-// (npm dependencies; as root on Debian, the system packages) so both Quick start commands work on a fresh clone.
+// (npm dependencies; as root on Debian, the system packages; with `--for test`, ruff) so both Quick start commands
+// work on a fresh clone.
 // It is plain JavaScript on purpose: it must run before any npm dependency (tsx, TypeScript) exists.
 // Second runs are fast: each check is a file stamp or a `dpkg-query`, and nothing installed is installed again.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
+/** `--for test` (npm test): the tools only the test suite needs are installed too. */
+const forTest = process.argv.includes('--for') && process.argv[process.argv.indexOf('--for') + 1] === 'test';
 const log = (msg) => {
   if (!quiet) process.stderr.write(`setup: ${msg}\n`);
 };
@@ -116,6 +119,33 @@ function ensureBundle() {
 }
 
 /**
+ * ruff, the linter `npm run check` runs on the repository's own Python (ruff.toml): a pinned PyPI wheel in a venv of
+ * its own under node_modules/ (per checkout like the npm tools, and npm leaves dot-folders there alone), linked into
+ * node_modules/.bin so npm scripts find it by name. A venv, not pip on its own: Debian's python3 has no pip and
+ * refuses installs outside one (PEP 668); python3-venv, installed above, brings pip into the venv.
+ */
+const RUFF = '0.17.5';
+function ensureRuff() {
+  const tools = join(root, 'node_modules', '.nnblocks-tools');
+  const ruff = join(tools, 'bin', 'ruff');
+  const link = join(root, 'node_modules', '.bin', 'ruff');
+  const version = spawnSync(ruff, ['--version'], { encoding: 'utf8' }).stdout?.trim();
+  if (version !== `ruff ${RUFF}`) {
+    log(`installing ruff ${RUFF} from PyPI into node_modules/.nnblocks-tools (the Python linter of npm run check)`);
+    rmSync(tools, { recursive: true, force: true });
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    if (run(python, ['-m', 'venv', tools]) !== 0) fail(`${python} -m venv failed: install python3-venv`);
+    const pip = [join(tools, 'bin', 'python'), '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check'];
+    if (run(pip[0], [...pip.slice(1), `ruff==${RUFF}`]) !== 0) fail(`ruff ${RUFF} could not be installed from PyPI`);
+  }
+  if (!existsSync(link)) {
+    mkdirSync(dirname(link), { recursive: true });
+    rmSync(link, { force: true }); // a dangling link (its venv removed) is not found by existsSync
+    symlinkSync(join('..', '.nnblocks-tools', 'bin', 'ruff'), link);
+  }
+}
+
+/**
  * The managed validation environment of the default corpus (torch 2.14.1 + torchvision 0.29.1 from pip, ~5.5 GB,
  * made once per machine and found by its stamp in milliseconds after): `nnblocks environment` makes it, so the build
  * and the tests start with it. Without network and without it, the command says what to do and setup stops.
@@ -139,5 +169,6 @@ function ensureEnvironment() {
 
 ensureAptPackages();
 ensureNodeModules();
+if (forTest) ensureRuff();
 ensureBundle();
 ensureEnvironment();

@@ -49,7 +49,8 @@ pinned=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(pro
 cat "$work/plan.json" >&2
 skip "cache restore/save (actions/cache): the local .nnblocks is the cache"
 
-# The sharded build and the merge are the lead's part of issue 9: say clearly when they are not there yet.
+# The steps below need sharded builds, the merge and the change feed: an nnblocks without them (an older checkout)
+# is said plainly here, not found out halfway through.
 missing=()
 if ! nnblocks build --help 2>/dev/null | grep -q -- '--shard'; then missing+=("nnblocks build --shard K/N"); fi
 commands=$(nnblocks --help 2>/dev/null || true)
@@ -57,7 +58,7 @@ for cmd in merge changes; do
   if ! grep -qE "^  $cmd( |$)" <<<"$commands"; then missing+=("nnblocks $cmd"); fi
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
-  printf '\ndry run INCOMPLETE: not implemented yet: %s\n' "$(IFS=,; echo "${missing[*]}")" >&2
+  printf '\ndry run INCOMPLETE: this nnblocks lacks %s\n' "$(IFS=,; echo "${missing[*]}")" >&2
   echo "  the shard, merge and site steps need them; everything before this point ran." >&2
   exit 2
 fi

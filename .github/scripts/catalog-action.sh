@@ -10,7 +10,9 @@ out=${OUT:-nnblocks-catalog}
 site=${SITE:-}
 base=${BASE:-}
 
-args=(build --config "$config" --out "$out" --device "${DEVICE:-auto}")
+args=(build --config "$config" --out "$out")
+# No --device unless one was asked for: the config's validate.device applies otherwise.
+if [[ -n ${DEVICE:-} ]]; then args+=(--device "$DEVICE"); fi
 if [[ ${VALIDATE:-true} == false ]]; then args+=(--no-validate); fi
 if [[ -n $site ]]; then
   if [[ -z $base ]]; then

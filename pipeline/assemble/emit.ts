@@ -4,7 +4,7 @@
 // names (which can't work without the repository) turned into assignments to the emitted definitions.
 import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { Binding, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
+import type { Binding, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure-record.ts';
 import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';

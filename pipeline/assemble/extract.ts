@@ -7,7 +7,8 @@ import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { Block } from '../discover/discover.ts';
 import { gitBlobSha1, sha256 } from '../index/hash.ts';
 import type { IndexedModule } from '../index/types.ts';
-import { computeClosure, type Closure } from '../resolve/closure.ts';
+import type { Closure } from '../resolve/closure-record.ts';
+import { computeClosure } from '../resolve/closure.ts';
 import { AssemblyCache, type AssemblyCacheStore } from './cache.ts';
 import { Lookup, type Reach } from '../resolve/lookup.ts';
 import type { Program } from '../resolve/program.ts';
@@ -162,8 +163,6 @@ export function assembly(program: Program, opts: ExtractOptions): Assembly {
     }
     return lookup;
   };
-  const byKey = new Map<string, IndexedModule>();
-  for (const m of program.modules) byKey.set(`${m.sourceId}\0${m.path}`, m);
   const texts = new Map<string, Buffer>();
   const readText = (mod: IndexedModule): Buffer => {
     let buf = texts.get(mod.absPath);
@@ -190,13 +189,13 @@ export function assembly(program: Program, opts: ExtractOptions): Assembly {
     });
     // A part's builder lives in another module of the block's source (`faster_rcnn.py` for `rpn.py`'s block).
     const partRoots = (opts.parts?.(block) ?? []).flatMap(({ path, name }) => {
-      const home = byKey.get(`${block.sourceId}\0${path}`);
+      const home = program.moduleAt(block.sourceId, path);
       const fn = home?.facts.functions.find((f) => f.qualname === name);
       return home && fn ? [{ stmt: fn.statementIndex, name, mod: home }] : [];
     });
     // A class a config override builds an instance of (`.TwoWayTransformer` for SAM's MaskDecoder).
     const instanceRoots = (opts.instances?.(block) ?? []).flatMap(({ path, name }) => {
-      const home = byKey.get(`${block.sourceId}\0${path}`);
+      const home = program.moduleAt(block.sourceId, path);
       const cls = home?.facts.classes.find((c) => c.qualname === name);
       return home && cls ? [{ stmt: cls.statementIndex, name, mod: home }] : [];
     });
@@ -207,7 +206,7 @@ export function assembly(program: Program, opts: ExtractOptions): Assembly {
       parts: partRoots,
     };
   };
-  return { lookupFor, module: (sourceId, path) => byKey.get(`${sourceId}\0${path}`), readText, roots };
+  return { lookupFor, module: (sourceId, path) => program.moduleAt(sourceId, path), readText, roots };
 }
 
 /** A block's assembly, as cached: everything but where it is written (which depends on the selection). */

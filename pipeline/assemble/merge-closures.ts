@@ -1,6 +1,6 @@
 // The closures of several blocks as one: every statement any of them needs, each once, with what all of them
 // read through it. What a package of blocks extracted together holds (package.ts).
-import type { Closure, IncludedStmt } from '../resolve/closure.ts';
+import type { Closure, IncludedStmt } from '../resolve/closure-record.ts';
 
 /**
  * One closure holding every statement, binding and namespace member of `closures`. A statement two closures

@@ -1,7 +1,7 @@
 // Chooses the name each needed binding gets in the emitted module. Upstream names are kept; when two different
 // bindings want one name (class `Block` in two modules), the later one gets a suffix and every reference to it
 // is rewritten at its exact bytes, so neither definition is dropped and each reference reaches the right one.
-import type { Binding, BindingKey, Closure } from '../resolve/closure.ts';
+import type { Binding, BindingKey, Closure } from '../resolve/closure-record.ts';
 
 export interface NamePlan {
   /** Binding key → emitted name. */

@@ -3,7 +3,7 @@
 // in any order: a module's imports of the others always sit at its top.
 import { sha256 } from '../index/hash.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { BindingKey, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
+import type { BindingKey, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure-record.ts';
 
 export interface PackageFile {
   /** Path inside the package folder: `torchvision/ops/misc.py`, `torchvision/ops/__init__.py`. */

@@ -5,7 +5,7 @@
 // `isinstance(vit.blocks[0], Block)` holds. See docs/resolve.md ("Several blocks: one package").
 import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { BindingKey, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure.ts';
+import type { BindingKey, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure-record.ts';
 import {
   FUTURE_ANNOTATIONS,
   importedModules,

@@ -1,4 +1,4 @@
-// Per-repository figures and the unblock table of stats.json (issue 14): per source, from files indexed to blocks
+// Per-repository figures and the unblock table of stats.json: per source, from files indexed to blocks
 // passing, with blocked blocks (a distribution not installed) kept apart from failed ones, the pass rate over
 // attempts only, and the NN-RAG paper's count for the same repository beside ours.
 import type { BlockSpec } from '../contract/block.ts';

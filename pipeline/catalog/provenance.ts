@@ -55,6 +55,9 @@ export function provenanceOf(p: ProvenanceInput): Provenance {
   const [a, b] = p.lines;
   const swhid = `swh:1:cnt:${p.blobSha1}`;
   const anchor = s.commit ? `;anchor=swh:1:rev:${s.commit}` : '';
+  // A SWHID's origin is the URL of a software origin; a local source (`local:<id>`) has none, so it gets no origin
+  // qualifier rather than one that no archive or resolver knows.
+  const origin = /^https?:\/\//i.test(repository) ? `;origin=${repository}` : '';
   const permalink = permalinkOf(s, p.path, `L${a}-L${b}`);
   const prov: Provenance = {
     sourceId: s.id,
@@ -64,7 +67,7 @@ export function provenanceOf(p: ProvenanceInput): Provenance {
     blobSha1: p.blobSha1,
     sha256: p.sha256,
     swhid,
-    swhidQualified: `${swhid};origin=${repository}${anchor};path=/${p.path};lines=${a}-${b}`,
+    swhidQualified: `${swhid}${origin}${anchor};path=/${p.path};lines=${a}-${b}`,
     permalink,
     license: licenseOf(s),
   };

@@ -111,7 +111,7 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
         distribution: s.distribution,
         ...(s.releaseDate !== undefined ? { releaseDate: s.releaseDate } : {}),
       };
-    return { ...common, kind: 'path', path: abs(s.path) };
+    return { ...common, kind: 'path', path: abs(s.path), ...(s.repository ? { repository: s.repository } : {}) };
   });
   return {
     name: file.name,

@@ -1,5 +1,6 @@
 // Corpus config types: the JSON file as written (`CorpusConfigFile`) and the resolved form every stage reads.
 import type { InputSpec } from '../contract/inputs.ts';
+import type { Device } from './device.ts';
 
 export type SourceKind = 'git' | 'python' | 'path';
 export type Priority = 1 | 2;
@@ -53,6 +54,8 @@ export interface PathSourceFile extends SourceCommonFile {
   kind: 'path';
   /** Folder, relative to the project root or absolute. */
   path: string;
+  /** The public https URL the folder is a checkout of; default: its git origin remote when that is a forge URL. */
+  repository?: string;
 }
 
 export type SourceFile = GitSourceFile | PythonSourceFile | PathSourceFile;
@@ -87,7 +90,8 @@ export interface ValidateOverride {
 }
 
 export interface ValidateConfig {
-  device?: 'auto' | 'cpu' | 'cuda';
+  /** Where blocks run (default `auto`); `--device` overrides it. */
+  device?: Device;
   /** Each block's time budget, wall clock: all its candidates, canonical counts and fidelity (default 60 s). */
   blockBudgetMs?: number;
   /** The run's time budget, wall clock (default 90 minutes): past it, the blocks left are skipped. */
@@ -158,6 +162,7 @@ export interface PathSource extends ResolvedCommon {
   kind: 'path';
   /** Absolute folder. */
   path: string;
+  repository?: string;
 }
 export type SourceConfig = GitSource | PythonSource | PathSource;
 

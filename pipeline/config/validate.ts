@@ -165,13 +165,13 @@ function translate(e: ErrorObject, parents: Map<object, Json>): ConfigProblem | 
   }
 }
 
-const KIND_FIELDS: Record<string, string> = {
-  url: 'git',
-  ref: 'git',
-  repository: 'git',
-  distribution: 'python',
-  releaseDate: 'python',
-  path: 'path',
+const KIND_FIELDS: Record<string, string[]> = {
+  url: ['git'],
+  ref: ['git'],
+  repository: ['git', 'path'],
+  distribution: ['python'],
+  releaseDate: ['python'],
+  path: ['path'],
 };
 
 /** Checks ajv can't do: unique ids, globs that can never match, fields of another kind, folders that don't exist. */
@@ -209,12 +209,12 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
       else seen.set(s.id, i);
     }
     if (typeof s.kind === 'string') {
-      for (const [field, kind] of Object.entries(KIND_FIELDS)) {
-        if (field in s && kind !== s.kind)
+      for (const [field, kinds] of Object.entries(KIND_FIELDS)) {
+        if (field in s && !kinds.includes(s.kind))
           problems.push({
             path: at(field),
-            message: `only applies to ${kind} sources, but this source is kind "${s.kind}"`,
-            fix: `remove "${field}", or set "kind": "${kind}"`,
+            message: `only applies to ${kinds.join(' and ')} sources, but this source is kind "${s.kind}"`,
+            fix: `remove "${field}", or set "kind": "${kinds[0]}"`,
           });
       }
     }

@@ -32,9 +32,10 @@ export const PROVENANCE = Type.Object(
     sha256: common.ref.sha256(),
     /** `swh:1:cnt:<blobSha1>`. */
     swhid: Type.String({ pattern: '^swh:1:cnt:[0-9a-f]{40}$' }),
-    /** `<swhid>;origin=<repository>[;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>`. */
+    /** `<swhid>[;origin=<repository URL>][;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>` (no origin for a local source). */
     swhidQualified: Type.String({
-      pattern: '^swh:1:cnt:[0-9a-f]{40};origin=[^;]+(;anchor=swh:1:rev:[0-9a-f]{40})?;path=/[^;]+;lines=[0-9]+-[0-9]+$',
+      pattern:
+        '^swh:1:cnt:[0-9a-f]{40}(;origin=[^;]+)?(;anchor=swh:1:rev:[0-9a-f]{40})?;path=/[^;]+;lines=[0-9]+-[0-9]+$',
     }),
     /** Permalink pinned to the commit (or tag) with a line anchor. */
     permalink: address(),

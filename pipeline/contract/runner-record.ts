@@ -32,8 +32,11 @@ export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 export const STAGES = ['parse', 'compile', 'import', 'build', 'forward', 'backward'] as const;
 
-/** The devices a worker reports it ran on (`auto` resolved). */
-export const RUNNER_DEVICES = ['cpu', 'cuda'] as const;
+/**
+ * The devices a run resolves a request (`Device`) to, as runner.py reports them in its hello and in every record:
+ * `auto` became one of these before any block ran. The one list the record check and the hello's reading use.
+ */
+export const RUN_DEVICES = ['cpu', 'cuda'] as const;
 
 const TEXT = (max: number) => Type.String({ maxLength: max });
 const COUNT = () => Type.Integer({ minimum: 0 });
@@ -223,7 +226,7 @@ const record = Type.Object(
     fidelity,
     stdoutTail: TEXT(4200),
     stderrTail: TEXT(4200),
-    device: Enum(RUNNER_DEVICES),
+    device: Enum(RUN_DEVICES),
     gpuName: orNull(TEXT(200)),
     torchVersion: orNull(TEXT(64)),
   },

@@ -13,7 +13,6 @@ def visit(modname):
     for attr, obj in vars(mod).items():
         if inspect.isclass(obj) and issubclass(obj, nn.Module):
             has_forward = any('forward' in vars(k) for k in obj.__mro__ if k is not nn.Module and k is not object)
-            fwd = getattr(obj, 'forward', None)
             names[f'{modname}.{attr}'] = has_forward
 for m in ['torch.nn', 'torch.nn.modules', 'torch.nn.parallel', 'torch.nn.utils.parametrize', 'torch.nn.quantized', 'torch.nn.intrinsic', 'torch.nn.qat']:
     visit(m)
@@ -22,5 +21,6 @@ for info in pkgutil.iter_modules(nn.modules.__path__, 'torch.nn.modules.'):
 names.pop('torch.nn.Module', None)
 out = {'torchVersion': torch.__version__, 'root': ['torch.nn.Module', 'torch.nn.modules.Module', 'torch.nn.modules.module.Module'],
        'classes': {k: {'forward': v} for k, v in sorted(names.items()) if not k.endswith('.Module')}}
-json.dump(out, open(sys.argv[1] if len(sys.argv) > 1 else 'pipeline/discover/torch-nn.json', 'w'), indent=1, sort_keys=True)
+with open(sys.argv[1] if len(sys.argv) > 1 else 'pipeline/discover/torch-nn.json', 'w') as f:
+    json.dump(out, f, indent=1, sort_keys=True)
 print(len(out['classes']))

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   accountBinds,
+  offlineNameBinds,
   hostIdentity,
   outermost,
   privilegeArgs,
@@ -27,6 +28,7 @@ import { configFileText, PIP_FLAGS, runLogged, type PipConfiguration, type PipOu
 
 /** What pip inside the sandbox needs of /etc besides the loader's files: name resolution and certificates. */
 const NETWORK_ETC = [
+  'nsswitch.conf',
   'resolv.conf',
   'hosts',
   'host.conf',
@@ -80,75 +82,21 @@ export function installSandboxes(opts: {
   logFile: string;
 }): InstallSandboxes {
   const { base, dir, partial, pip, logFile } = opts;
-  // World-readable: bubblewrap runs as the sandbox's uid when nnblocks is root, and binds from here.
-  const staging = mkdtempSync(join(tmpdir(), 'nnblocks-install-'));
-  chmodSync(staging, 0o755);
-  const wheelhouse = join(staging, 'wheelhouse');
-  const downloads = join(staging, 'downloads');
-  const tools = join(staging, 'tools');
-  for (const d of [wheelhouse, downloads, tools]) {
-    mkdirSync(d, { mode: 0o777 });
-    chmodSync(d, 0o777); // the sandbox's uid writes the built wheels and tools here
-  }
-  writeFileSync(join(staging, 'pip.conf'), configFileText(pip), { mode: 0o644 });
-  writeFileSync(join(staging, 'constraints.txt'), constraintsText(base), { mode: 0o644 });
-  const roots = outermost([base.facts.prefix, base.facts.basePrefix, ...base.sites, ...base.roots]).filter(
-    (p) => !underUsr(p),
-  );
-  const env = (vars: Record<string, string>) => Object.entries(vars).flatMap(([k, v]) => ['--setenv', k, v]);
-  const empty = emptyMasks(staging);
-  const common = [
-    // pip (or the build) is pid 1: no bubblewrap init for a build's setup.py to write into (/proc/1/mem).
-    '--as-pid-1',
-    '--clearenv',
-    ...sandboxEnv(),
-    ...env({ PIP_NO_CACHE_DIR: '1', CC: '/bin/false', CXX: '/bin/false', LDSHARED: '/bin/false' }),
-    ...accountBinds(staging),
-    // The validate sandbox's view of the host: no kernel command line, /sys reduced to the CPU topology.
-    ...procArgs(empty.file),
-    ...sysArgs(false),
-    '--dev',
-    '/dev',
-    '--tmpfs',
-    '/tmp',
-    ...roots.flatMap((r) => ['--ro-bind', r, r]),
-    '--chdir',
-    '/tmp',
-  ];
-  const run = async (args: string[]) => {
-    const fds = seccompFds(staging);
-    try {
-      return await runLogged('bwrap', args, {
-        logFile,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        ...hostIdentity(),
-        fds,
-      });
-    } finally {
-      for (const fd of fds) closeSync(fd);
-    }
-  };
-  const online = (ro: [string, string][], rw: [string, string][], argv: string[]) => [
-    ...privilegeArgs({ network: true }),
-    ...common,
-    // The user's pip configuration (indexes, find-links, credentials in URLs) and its local folders: pip needs them.
-    ...env({ ...pip.env, PIP_CONFIG_FILE: '/nnb/pip/pip.conf', PIP_KEYRING_PROVIDER: 'disabled' }),
-    ...systemBinds(NETWORK_ETC),
-    ...pip.localPaths.flatMap((p) => ['--ro-bind', p, p]),
-    ...ro.flatMap(([a, b]) => ['--ro-bind', a, b]),
-    ...rw.flatMap(([a, b]) => ['--bind', a, b]),
-    ...argv,
-  ];
+  const staging = makeStaging(base, pip);
+  const common = commonArgs(base, staging.root);
+  const run = sandboxRunner(staging.root, logFile);
+  const online = (ro: [string, string][], rw: [string, string][], argv: string[]) =>
+    onlineArgs(common, pip, ro, rw, argv);
   let toolsReady = false;
   return {
-    downloads,
+    downloads: staging.downloads,
     install: (specs) =>
       run(
         online(
           [
-            [join(staging, 'pip.conf'), '/nnb/pip/pip.conf'],
-            [join(staging, 'constraints.txt'), '/nnb/pip/constraints.txt'],
-            [wheelhouse, '/nnb/wheelhouse'],
+            [staging.pipConf, '/nnb/pip/pip.conf'],
+            [staging.constraints, '/nnb/pip/constraints.txt'],
+            [staging.wheelhouse, '/nnb/wheelhouse'],
           ],
           [[partial, dir]],
           bareConfinedPip(base, dir, [
@@ -171,10 +119,10 @@ export function installSandboxes(opts: {
         await run(
           online(
             [
-              [join(staging, 'pip.conf'), '/nnb/pip/pip.conf'],
+              [staging.pipConf, '/nnb/pip/pip.conf'],
               [partial, dir],
             ],
-            [[tools, '/nnb/tools']],
+            [[staging.tools, '/nnb/tools']],
             bareConfinedPip(base, dir, [
               'install',
               ...PIP_FLAGS,
@@ -188,37 +136,145 @@ export function installSandboxes(opts: {
         );
         toolsReady = true;
       }
-      return run([
-        ...privilegeArgs(),
-        ...common,
-        ...env({ PYTHONPATH: '/nnb/tools' }),
-        ...systemBinds(),
-        // The layer as it is so far, read-only: a build may import what it needs, never change what is installed.
-        '--ro-bind',
-        partial,
-        dir,
-        '--ro-bind',
-        tools,
-        '/nnb/tools',
-        '--ro-bind',
-        downloads,
-        '/nnb/downloads',
-        '--bind',
-        wheelhouse,
-        '/nnb/wheelhouse',
-        join(dir, 'bin', 'python'),
-        '-m',
-        'pip',
-        'wheel',
-        ...PIP_FLAGS.filter((f) => f !== '--no-warn-script-location'), // install's flag, unknown to `pip wheel`
-        '--no-deps',
-        '--no-build-isolation',
-        '--no-index',
-        '--wheel-dir',
-        '/nnb/wheelhouse',
-        join('/nnb/downloads', basename(file)),
-      ]);
+      return run(buildArgs(common, staging, partial, dir, file));
     },
-    close: () => rmSync(staging, { recursive: true, force: true }),
+    close: () => rmSync(staging.root, { recursive: true, force: true }),
   };
+}
+
+/** The host folder the sandboxes bind from, and what is in it. */
+interface Staging {
+  root: string;
+  /** Wheels built from source distributions, which `install` finds. */
+  wheelhouse: string;
+  /** Source distributions the host downloaded, for `build`. */
+  downloads: string;
+  /** The build backends (BUILD_TOOLS). */
+  tools: string;
+  pipConf: string;
+  constraints: string;
+}
+
+function makeStaging(base: BaseEnvironment, pip: PipConfiguration): Staging {
+  // World-readable: bubblewrap runs as the sandbox's uid when nnblocks is root, and binds from here.
+  const root = mkdtempSync(join(tmpdir(), 'nnblocks-install-'));
+  chmodSync(root, 0o755);
+  const staging: Staging = {
+    root,
+    wheelhouse: join(root, 'wheelhouse'),
+    downloads: join(root, 'downloads'),
+    tools: join(root, 'tools'),
+    pipConf: join(root, 'pip.conf'),
+    constraints: join(root, 'constraints.txt'),
+  };
+  for (const d of [staging.wheelhouse, staging.downloads, staging.tools]) {
+    mkdirSync(d, { mode: 0o777 });
+    chmodSync(d, 0o777); // the sandbox's uid writes the built wheels and tools here
+  }
+  writeFileSync(staging.pipConf, configFileText(pip), { mode: 0o644 });
+  writeFileSync(staging.constraints, constraintsText(base), { mode: 0o644 });
+  return staging;
+}
+
+function env(vars: Record<string, string>): string[] {
+  return Object.entries(vars).flatMap(([k, v]) => ['--setenv', k, v]);
+}
+
+/** What both sandboxes are: the validate sandbox's view of the host, compilers off, the base read-only. */
+function commonArgs(base: BaseEnvironment, staging: string): string[] {
+  const roots = outermost([base.facts.prefix, base.facts.basePrefix, ...base.sites, ...base.roots]).filter(
+    (p) => !underUsr(p),
+  );
+  const empty = emptyMasks(staging);
+  return [
+    // pip (or the build) is pid 1: no bubblewrap init for a build's setup.py to write into (/proc/1/mem).
+    '--as-pid-1',
+    '--clearenv',
+    ...sandboxEnv(),
+    ...env({ PIP_NO_CACHE_DIR: '1', CC: '/bin/false', CXX: '/bin/false', LDSHARED: '/bin/false' }),
+    ...accountBinds(staging),
+    // The validate sandbox's view of the host: no kernel command line, /sys reduced to the CPU topology.
+    ...procArgs(empty.file),
+    ...sysArgs(false),
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    ...roots.flatMap((r) => ['--ro-bind', r, r]),
+    '--chdir',
+    '/tmp',
+  ];
+}
+
+/** Runs bubblewrap with these arguments under a fresh seccomp filter, its output into the log. */
+function sandboxRunner(staging: string, logFile: string): (args: string[]) => Promise<PipOutcome> {
+  return async (args) => {
+    const fds = seccompFds(staging);
+    try {
+      return await runLogged('bwrap', args, {
+        logFile,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        ...hostIdentity(),
+        fds,
+      });
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+  };
+}
+
+/** The `install` sandbox: the network, pip's configuration, `ro` read-only and `rw` writable, then `argv`. */
+function onlineArgs(
+  common: string[],
+  pip: PipConfiguration,
+  ro: [string, string][],
+  rw: [string, string][],
+  argv: string[],
+): string[] {
+  return [
+    ...privilegeArgs({ network: true }),
+    ...common,
+    // The user's pip configuration (indexes, find-links, credentials in URLs) and its local folders: pip needs them.
+    ...env({ ...pip.env, PIP_CONFIG_FILE: '/nnb/pip/pip.conf', PIP_KEYRING_PROVIDER: 'disabled' }),
+    ...systemBinds(NETWORK_ETC),
+    ...pip.localPaths.flatMap((p) => ['--ro-bind', p, p]),
+    ...ro.flatMap(([a, b]) => ['--ro-bind', a, b]),
+    ...rw.flatMap(([a, b]) => ['--bind', a, b]),
+    ...argv,
+  ];
+}
+
+/** The `build` sandbox, offline: `pip wheel` of the downloaded `file` into the wheelhouse. */
+function buildArgs(common: string[], staging: Staging, partial: string, dir: string, file: string): string[] {
+  return [
+    ...privilegeArgs(),
+    ...common,
+    ...env({ PYTHONPATH: '/nnb/tools' }),
+    ...systemBinds(),
+    ...offlineNameBinds(staging.root),
+    // The layer as it is so far, read-only: a build may import what it needs, never change what is installed.
+    '--ro-bind',
+    partial,
+    dir,
+    '--ro-bind',
+    staging.tools,
+    '/nnb/tools',
+    '--ro-bind',
+    staging.downloads,
+    '/nnb/downloads',
+    '--bind',
+    staging.wheelhouse,
+    '/nnb/wheelhouse',
+    join(dir, 'bin', 'python'),
+    '-m',
+    'pip',
+    'wheel',
+    ...PIP_FLAGS.filter((f) => f !== '--no-warn-script-location'), // install's flag, unknown to `pip wheel`
+    '--no-deps',
+    '--no-build-isolation',
+    '--no-index',
+    '--wheel-dir',
+    '/nnb/wheelhouse',
+    join('/nnb/downloads', basename(file)),
+  ];
 }

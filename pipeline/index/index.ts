@@ -24,6 +24,22 @@ function revisionOf(s: SourceSnapshot): string {
   return s.commit ?? s.version ?? '';
 }
 
+/** The rows of each source's files, and the bytes of the blobs read on the way that may need parsing. */
+interface Hashed {
+  rowsBySource: Map<string, FileRow[]>;
+  toParse: Map<string, { bytes: Uint8Array; size: number }>;
+  bytesTotal: number;
+}
+
+/** What the parse of the blobs not seen before gave, by blob. */
+interface Parsed {
+  facts: Map<string, ModuleFacts>;
+  json: Map<string, string>;
+  /** The parser's error, for the blobs it failed on. */
+  crashed: Map<string, string>;
+  threads: number;
+}
+
 export async function indexSources(
   snapshots: SourceSnapshot[],
   store: Store,
@@ -32,11 +48,43 @@ export async function indexSources(
 ): Promise<IndexResult> {
   const t0 = performance.now();
   const diagnostics: Diagnostic[] = [];
+  const hashed = hashFiles(snapshots, store, diagnostics);
+  const missing = blobsToParse(snapshots, store, hashed);
+  const parsed = await parseBlobs(missing, hashed.toParse, store, ctx, opts);
+  const modules: IndexedModule[] = [];
   const perSource: SourceIndexStats[] = [];
-  const rowsBySource = new Map<string, FileRow[]>();
-  const toParse = new Map<string, { bytes: Uint8Array; size: number }>();
-  let bytesTotal = 0;
+  for (const snap of snapshots) {
+    const rows = hashed.rowsBySource.get(snap.id);
+    if (!rows) continue;
+    perSource.push(collectModules(snap, rows, parsed, store, modules, diagnostics));
+  }
+  store.pruneBlobs();
+  const ms = performance.now() - t0;
+  const parsedCount = perSource.reduce((n, s) => n + s.parsed, 0);
+  const reused = perSource.reduce((n, s) => n + s.reused, 0);
+  const bytesTotal = hashed.bytesTotal;
+  return {
+    modules,
+    stats: {
+      files: parsedCount + reused,
+      bytes: bytesTotal,
+      parsed: parsedCount,
+      reused,
+      ms,
+      mbPerSec: bytesTotal / 1e6 / (ms / 1000),
+      threads: parsed.threads,
+      perSource,
+    },
+    diagnostics,
+  };
+}
 
+/**
+ * The file rows of every source that did not fail: a file with the size, mtime and revision of its stored row is
+ * trusted without reading it; any other is read and hashed, and its bytes kept for the parse.
+ */
+function hashFiles(snapshots: SourceSnapshot[], store: Store, diagnostics: Diagnostic[]): Hashed {
+  const hashed: Hashed = { rowsBySource: new Map(), toParse: new Map(), bytesTotal: 0 };
   for (const snap of snapshots) {
     if (snap.status === 'failed') continue;
     const previous = store.filesOf(snap.id);
@@ -60,7 +108,7 @@ export async function indexSources(
       }
       const mtimeMs = Math.floor(st.mtimeMs);
       const prev = previous.get(f.path);
-      bytesTotal += st.size;
+      hashed.bytesTotal += st.size;
       // Same size and mtime as last time: trust the stored hashes and skip reading the file.
       if (prev && prev.size === st.size && prev.mtimeMs === mtimeMs && prev.revision === revision) {
         rows.push(prev);
@@ -69,25 +117,39 @@ export async function indexSources(
       const bytes = readFileSync(abs);
       const blob = gitBlobSha1(bytes);
       rows.push({ source: snap.id, revision, path: f.path, blob, size: bytes.length, sha256: sha256(bytes), mtimeMs });
-      toParse.set(blob, { bytes, size: bytes.length });
+      hashed.toParse.set(blob, { bytes, size: bytes.length });
     }
-    rowsBySource.set(snap.id, rows);
+    hashed.rowsBySource.set(snap.id, rows);
   }
+  return hashed;
+}
 
+/** The blobs this parser version has no facts for, in order; the bytes of each are in `hashed.toParse` after. */
+function blobsToParse(snapshots: SourceSnapshot[], store: Store, hashed: Hashed): string[] {
   // Blobs already parsed by this parser version (in any source or commit) are reused.
-  const allBlobs = [...new Set([...rowsBySource.values()].flatMap((rs) => rs.map((r) => r.blob)))];
+  const allBlobs = [...new Set([...hashed.rowsBySource.values()].flatMap((rs) => rs.map((r) => r.blob)))];
   const known = store.knownBlobs(allBlobs, PARSER_VERSION);
-  const missing = allBlobs.filter((b) => !known.has(b));
   // Rows trusted by mtime whose blob facts are stale (parser bump) must be read again.
-  for (const rows of rowsBySource.values()) {
+  for (const rows of hashed.rowsBySource.values()) {
     for (const r of rows) {
-      if (!known.has(r.blob) && !toParse.has(r.blob)) {
+      if (!known.has(r.blob) && !hashed.toParse.has(r.blob)) {
         const snap = snapshots.find((s) => s.id === r.source)!;
         const bytes = readFileSync(join(snap.root, r.path));
-        toParse.set(r.blob, { bytes, size: bytes.length });
+        hashed.toParse.set(r.blob, { bytes, size: bytes.length });
       }
     }
   }
+  return allBlobs.filter((b) => !known.has(b));
+}
+
+/** Parses the missing blobs (in parallel: parse-pool.ts) and stores their facts, in one transaction. */
+async function parseBlobs(
+  missing: string[],
+  toParse: Hashed['toParse'],
+  store: Store,
+  ctx: StageContext,
+  opts: IndexOptions,
+): Promise<Parsed> {
   const jobs = missing.map((blob, id) => ({ id, bytes: toParse.get(blob)!.bytes }));
   const progress = ctx.progress('parse', jobs.length);
   const threads = jobs.length ? parseThreads(jobs, opts.threads) : 0;
@@ -99,112 +161,113 @@ export async function indexSources(
     },
   });
   progress.done(`${jobs.length} files parsed`);
-  const parsedFacts = new Map<string, ModuleFacts>();
-  const parsedJson = new Map<string, string>();
-  const crashed = new Map<string, string>();
+  const parsed: Parsed = { facts: new Map(), json: new Map(), crashed: new Map(), threads };
   for (const o of outcomes) {
     const blob = missing[o.id];
     if ('facts' in o) {
-      parsedFacts.set(blob, o.facts);
-      if (o.json) parsedJson.set(blob, o.json);
-    } else crashed.set(blob, o.error);
+      parsed.facts.set(blob, o.facts);
+      if (o.json) parsed.json.set(blob, o.json);
+    } else parsed.crashed.set(blob, o.error);
   }
   store.putFacts(
-    [...parsedFacts].map(([sha1, facts]) => ({
+    [...parsed.facts].map(([sha1, facts]) => ({
       sha1,
       size: toParse.get(sha1)!.size,
       facts,
-      json: parsedJson.get(sha1),
+      json: parsed.json.get(sha1),
     })),
   );
+  return parsed;
+}
 
-  const modules: IndexedModule[] = [];
-  for (const snap of snapshots) {
-    const rows = rowsBySource.get(snap.id);
-    if (!rows) continue;
-    const good = rows.filter((r) => !crashed.has(r.blob));
-    store.replaceFiles(snap.id, good);
-    // The discovery scope; the rest of the rows are there for resolution only (docs/config.md, "Two scopes").
-    const resolveOnly = new Set(snap.files.filter((f) => f.discover === false).map((f) => f.path));
-    const stats: SourceIndexStats = {
-      id: snap.id,
-      files: rows.length,
-      discover: rows.length - resolveOnly.size,
-      bytes: 0,
-      parsed: 0,
-      reused: 0,
-      diagnostics: 0,
-    };
-    for (const r of rows) {
-      stats.bytes += r.size;
-      const discover = !resolveOnly.has(r.path);
-      const crash = crashed.get(r.blob);
-      if (crash) {
-        diagnostics.push({
-          code: 'parse-crashed',
-          severity: 'error',
-          stage: 'index',
-          source: snap.id,
-          path: r.path,
-          message: `the parser failed on this file: ${crash.split('\n')[0]}`,
-          hint: 'this is a bug in nnblocks; the file is left out and everything else proceeds',
-        });
-        continue;
-      }
-      if (parsedFacts.has(r.blob)) stats.parsed++;
-      else stats.reused++;
-      const facts = parsedFacts.get(r.blob) ?? store.getFacts(r.blob)!;
-      const { name, why } = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
-      // Problems of a file outside the discovery scope are reported only if a block needs its code: a closure
-      // that includes a statement with a syntax error says so (`syntax-error-included`).
-      if (why && discover) {
-        // The sources stage already skips files whose own name can't be a module; a folder name is only known to
-        // matter here, below the import root (`my-scripts/x.py` above it is simply not importable by design).
-        diagnostics.push({
-          code: 'no-module-name',
-          severity: 'info',
-          stage: 'index',
-          source: snap.id,
-          path: r.path,
-          message: `not importable by name: ${why}; its classes are not discovered`,
-          hint: 'see docs/index.md ("Which files are indexed")',
-        });
-      }
-      for (const d of discover ? facts.diagnostics : []) {
-        diagnostics.push({ ...d, source: snap.id, path: r.path });
-        stats.diagnostics++;
-      }
-      modules.push({
-        sourceId: snap.id,
-        path: r.path,
-        absPath: join(snap.root, r.path),
-        module: name?.module ?? null,
-        isPackage: name?.isPackage ?? false,
-        discover,
-        blob: r.blob,
-        sha256: r.sha256,
-        size: r.size,
-        facts,
-      });
-    }
-    perSource.push(stats);
-  }
-  store.pruneBlobs();
-  const ms = performance.now() - t0;
-  const parsed = perSource.reduce((n, s) => n + s.parsed, 0);
-  const reused = perSource.reduce((n, s) => n + s.reused, 0);
-  return {
-    modules,
-    stats: {
-      files: parsed + reused,
-      bytes: bytesTotal,
-      parsed,
-      reused,
-      ms,
-      mbPerSec: bytesTotal / 1e6 / (ms / 1000),
-      threads,
-      perSource,
-    },
-    diagnostics,
+/**
+ * One source's modules, appended to `modules`, with its figures: its rows replace the stored ones (those the parser
+ * failed on left out), and each file's facts come from this parse or from the store.
+ */
+function collectModules(
+  snap: SourceSnapshot,
+  rows: FileRow[],
+  parsed: Parsed,
+  store: Store,
+  modules: IndexedModule[],
+  diagnostics: Diagnostic[],
+): SourceIndexStats {
+  const good = rows.filter((r) => !parsed.crashed.has(r.blob));
+  store.replaceFiles(snap.id, good);
+  // The discovery scope; the rest of the rows are there for resolution only (docs/config.md, "Two scopes").
+  const resolveOnly = new Set(snap.files.filter((f) => f.discover === false).map((f) => f.path));
+  const stats: SourceIndexStats = {
+    id: snap.id,
+    files: rows.length,
+    discover: rows.length - resolveOnly.size,
+    bytes: 0,
+    parsed: 0,
+    reused: 0,
+    diagnostics: 0,
   };
+  for (const r of rows) {
+    stats.bytes += r.size;
+    const crash = parsed.crashed.get(r.blob);
+    if (crash) {
+      diagnostics.push({
+        code: 'parse-crashed',
+        severity: 'error',
+        stage: 'index',
+        source: snap.id,
+        path: r.path,
+        message: `the parser failed on this file: ${crash.split('\n')[0]}`,
+        hint: 'this is a bug in nnblocks; the file is left out and everything else proceeds',
+      });
+      continue;
+    }
+    if (parsed.facts.has(r.blob)) stats.parsed++;
+    else stats.reused++;
+    const facts = parsed.facts.get(r.blob) ?? store.getFacts(r.blob)!;
+    const discover = !resolveOnly.has(r.path);
+    const { name, why } = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
+    // Problems of a file outside the discovery scope are reported only if a block needs its code: a closure
+    // that includes a statement with a syntax error says so (`syntax-error-included`).
+    if (discover) stats.diagnostics += fileDiagnostics(snap.id, r.path, why, facts, diagnostics);
+    modules.push({
+      sourceId: snap.id,
+      path: r.path,
+      absPath: join(snap.root, r.path),
+      module: name?.module ?? null,
+      isPackage: name?.isPackage ?? false,
+      discover,
+      blob: r.blob,
+      sha256: r.sha256,
+      size: r.size,
+      facts,
+    });
+  }
+  return stats;
+}
+
+/**
+ * The diagnostics of a file in the discovery scope, into `diagnostics`: its parse's, and `why` it has no module
+ * name; returns how many of its parse's there were.
+ */
+function fileDiagnostics(
+  source: string,
+  path: string,
+  why: string | null,
+  facts: ModuleFacts,
+  diagnostics: Diagnostic[],
+): number {
+  if (why) {
+    // The sources stage already skips files whose own name can't be a module; a folder name is only known to
+    // matter here, below the import root (`my-scripts/x.py` above it is simply not importable by design).
+    diagnostics.push({
+      code: 'no-module-name',
+      severity: 'info',
+      stage: 'index',
+      source,
+      path,
+      message: `not importable by name: ${why}; its classes are not discovered`,
+      hint: 'see docs/index.md ("Which files are indexed")',
+    });
+  }
+  for (const d of facts.diagnostics) diagnostics.push({ ...d, source, path });
+  return facts.diagnostics.length;
 }

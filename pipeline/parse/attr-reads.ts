@@ -13,6 +13,7 @@
 // which makes no instance of them (NameOccurrence.typeOnly).
 import type { AttrReads } from './facts.ts';
 import { identPart, identStart, skipSpace } from './scan-expr.ts';
+import { isStringPrefix, skipString } from './strings.ts';
 
 /**
  * Names whose use reads attributes by a name computed at run time. `eval`/`exec` of a string are not among them:
@@ -33,27 +34,6 @@ export interface AttrScanOptions {
   selfName?: string;
   /** Also count bare names (a class body: `run = _impl` makes method `_impl` callable as `run`). */
   identifiers?: boolean;
-}
-
-/** End of the string literal whose quote is at `i` (or `end` when it doesn't close in range). */
-function stringEnd(s: string, i: number, end: number): number {
-  const q = s.charCodeAt(i);
-  const triple = s.charCodeAt(i + 1) === q && s.charCodeAt(i + 2) === q;
-  let j = triple ? i + 3 : i + 1;
-  while (j < end) {
-    const ch = s.charCodeAt(j);
-    if (ch === 92) j += 2;
-    else if (ch === q && (!triple || (s.charCodeAt(j + 1) === q && s.charCodeAt(j + 2) === q)))
-      return j + (triple ? 3 : 1);
-    else if (ch === 10 && !triple) return j;
-    else j++;
-  }
-  return end;
-}
-
-/** A string prefix (`r`, `b`, `f`, `rb`...) directly before a quote at `j`. */
-function isPrefix(word: string, q: number): boolean {
-  return (q === 39 || q === 34) && word.length <= 2 && /^[rRbBuUfF]+$/.test(word);
 }
 
 /** A dynamic read off a named object: its dotted name and where it starts (UTF-16). */
@@ -87,6 +67,7 @@ class Scanner {
     if (this.dynamic !== 'any') this.dynamic = kind;
   }
 
+  // eslint-disable-next-line complexity -- one loop over characters: its branches are the kinds of token
   scan(start: number, end: number): void {
     const s = this.s;
     // What the last token was: a name read on its own ('head'), an attribute ('attr'), the `)` closing a
@@ -103,9 +84,8 @@ class Scanner {
         let j = i + 1;
         while (j < end && identPart(s.charCodeAt(j))) j++;
         const word = s.slice(i, j);
-        const q = s.charCodeAt(j);
-        if (isPrefix(word, q)) {
-          const e = stringEnd(s, j, end);
+        if (isStringPrefix(s, i, j)) {
+          const e = skipString(s, j, end);
           if (/[fF]/.test(word)) this.scan(j + 1, e - 1); // an f-string's {expressions}
           i = e;
           last = 'other';
@@ -135,7 +115,7 @@ class Scanner {
         continue;
       }
       if (ch === 39 || ch === 34) {
-        i = stringEnd(s, i, end);
+        i = skipString(s, i, end);
         last = 'other';
         continue;
       }
@@ -182,7 +162,7 @@ class Scanner {
     while (j < end && /[rRuU]/.test(s[j])) j++;
     const q = s.charCodeAt(j);
     if (q === 39 || q === 34) {
-      const e = stringEnd(s, j, end);
+      const e = skipString(s, j, end);
       const after = skipSpace(s, e, end);
       const name = s.slice(j + 1, e - 1);
       const close = s.charCodeAt(after);
@@ -254,7 +234,7 @@ function topLevelComma(s: string, i: number, end: number, orClose = false, close
   while (i < end) {
     const ch = s.charCodeAt(i);
     if (ch === 39 || ch === 34) {
-      i = stringEnd(s, i, end);
+      i = skipString(s, i, end);
       continue;
     }
     if (ch === 40 || ch === 91 || ch === 123) depth++;

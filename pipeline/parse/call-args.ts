@@ -9,6 +9,7 @@ import { pyName } from '../util/identifier.ts';
 import type { ArgFact, NameHead, ValueFact } from './facts.ts';
 import { literalValue } from './literals.ts';
 import { skipSpace } from './scan-expr.ts';
+import { skipString } from './strings.ts';
 
 /** Caps: calls per file, arguments per call, characters of an `expr` value, and of a literal string. */
 export const USAGE_LIMITS = { calls: 20_000, args: 64, exprChars: 80, stringChars: 200, items: 64, depth: 4 } as const;
@@ -120,7 +121,7 @@ export function splitList(text: string, start: number, end: number): [number, nu
     }
     if (pieceStart < 0) pieceStart = i;
     if (ch === 39 || ch === 34) {
-      i = skipQuoted(text, i, end);
+      i = skipString(text, i, end);
       last = i - 1;
       continue;
     }
@@ -139,7 +140,7 @@ function topLevel(text: string, s: number, e: number, ch: number): number {
   for (let i = s; i < e;) {
     const c = text.charCodeAt(i);
     if (c === 39 || c === 34) {
-      i = skipQuoted(text, i, e);
+      i = skipString(text, i, e);
       continue;
     }
     if (c === 40 || c === 91 || c === 123) depth++;
@@ -148,21 +149,6 @@ function topLevel(text: string, s: number, e: number, ch: number): number {
     i++;
   }
   return -1;
-}
-
-/** Index just past the string literal whose opening quote is at `i` (single or triple quoted), at most `end`. */
-export function skipQuoted(s: string, i: number, end: number): number {
-  const q = s.charCodeAt(i);
-  const triple = s.charCodeAt(i + 1) === q && s.charCodeAt(i + 2) === q;
-  let j = triple ? i + 3 : i + 1;
-  while (j < end) {
-    const ch = s.charCodeAt(j);
-    if (ch === 92) j += 2;
-    else if (ch === q && (!triple || (s.charCodeAt(j + 1) === q && s.charCodeAt(j + 2) === q)))
-      return j + (triple ? 3 : 1);
-    else j++;
-  }
-  return end;
 }
 
 /** Whether a literal is within the caps (strings, items, nesting): larger ones are kept as text. */

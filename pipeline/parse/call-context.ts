@@ -8,7 +8,7 @@
 // Text, not the tree: one pass in JavaScript costs a fraction of a cursor walk over every statement node. A
 // compound statement's header or a one-line body (`if x: y = f()`) is no simple statement here.
 import { assignmentSplit } from './scan-expr.ts';
-import { skipQuoted } from './call-args.ts';
+import { skipString } from './strings.ts';
 
 export interface SimpleStatement {
   kind: 'assign' | 'return' | 'expr';
@@ -64,7 +64,7 @@ export function logicalLines(text: string): Int32Array {
     }
     if (start < 0) start = i;
     if (ch === 39 || ch === 34) {
-      i = skipQuoted(text, i, n);
+      i = skipString(text, i, n);
       last = i - 1;
       continue;
     }
@@ -182,7 +182,7 @@ export class StatementIndex {
     for (let i = s; i < e;) {
       const ch = this.text.charCodeAt(i);
       if (ch === 39 || ch === 34) {
-        i = skipQuoted(this.text, i, e);
+        i = skipString(this.text, i, e);
         continue;
       }
       if (ch === 40 || ch === 91 || ch === 123) depth++;
@@ -202,7 +202,7 @@ export class StatementIndex {
     for (let i = s; i < e;) {
       const ch = text.charCodeAt(i);
       if (ch === 39 || ch === 34) {
-        i = skipQuoted(text, i, e);
+        i = skipString(text, i, e);
         continue;
       }
       if (ch === 40 || ch === 91 || ch === 123) depth++;

@@ -10,17 +10,9 @@
 //       layers.append(block(self.inplanes, planes))   # block(...): head param; `layers.append` (local) is not kept
 import { literalValue } from './literals.ts';
 import { isIdentifier, pyName } from '../util/identifier.ts';
-import {
-  cap,
-  isDotted,
-  readArgs,
-  readPairs,
-  readValue,
-  skipQuoted,
-  USAGE_LIMITS,
-  type ArgContext,
-} from './call-args.ts';
+import { cap, isDotted, readArgs, readPairs, readValue, USAGE_LIMITS, type ArgContext } from './call-args.ts';
 import { StatementIndex, type SimpleStatement } from './call-context.ts';
+import { skipString } from './strings.ts';
 import type { ArgFact, CallFact, FunctionFact, LinkFact, NameHead, UsageFacts, ValueFact } from './facts.ts';
 import { namedId, type TsNode, type TsTree } from './grammar.ts';
 import type { TextMap } from './text-map.ts';
@@ -355,7 +347,7 @@ function matching(s: string, i: number): number {
   for (let j = i; j < s.length;) {
     const ch = s.charCodeAt(j);
     if (ch === 39 || ch === 34) {
-      j = skipQuoted(s, j, s.length);
+      j = skipString(s, j, s.length);
       continue;
     }
     if (ch === 40 || ch === 91 || ch === 123) depth++;

@@ -6,6 +6,7 @@
 // f-string, an `__all__` operation, text that doesn't tokenize — makes the scan give up, and the caller walks
 // the nodes instead.
 //   f(x, key=K).y[a.b.c] + 1e-5    # reads f, x, K, a (attrs b, c); `key` is a keyword, `e` part of a number
+import { closedStringEnd, isStringPrefix } from './strings.ts';
 
 /** A read found by the scan. */
 export interface ScannedRead {
@@ -60,23 +61,6 @@ function digit(ch: number): boolean {
   return ch >= 48 && ch <= 57;
 }
 
-/** Index just past the string literal whose quote is at `i`, or -1 if it doesn't end before `end`. */
-function skipString(s: string, i: number, end: number): number {
-  const q = s.charCodeAt(i);
-  const triple = s.charCodeAt(i + 1) === q && s.charCodeAt(i + 2) === q;
-  let j = triple ? i + 3 : i + 1;
-  while (j < end) {
-    const ch = s.charCodeAt(j);
-    if (ch === 92)
-      j += 2; // a backslash escapes the next char, even in raw strings as far as the end is concerned
-    else if (ch === q && (!triple || (s.charCodeAt(j + 1) === q && s.charCodeAt(j + 2) === q)))
-      return j + (triple ? 3 : 1);
-    else if (ch === 10 && !triple) return -1;
-    else j++;
-  }
-  return -1;
-}
-
 /** Index just past the number literal at `i`: `0x1F`, `1_000`, `1.5e-3`, `.5`, `2j` (never eats a following `if`). */
 function skipNumber(s: string, i: number): number {
   let j = i;
@@ -120,6 +104,7 @@ export function skipSpace(s: string, i: number, end: number): number {
  * Appends the reads of the expression `s[start, end)` to `out` and returns true; returns false (with `out`
  * possibly partly filled, for the caller to truncate) when the expression needs the tree.
  */
+// eslint-disable-next-line complexity -- one loop over characters: its branches are the kinds of token
 export function scanExpression(s: string, start: number, end: number, out: ScannedRead[]): boolean {
   let depth = 0;
   let chain: ScannedRead | null = null; // the read whose attribute chain the last token continued
@@ -132,10 +117,9 @@ export function scanExpression(s: string, start: number, end: number, out: Scann
     if (identStart(ch)) {
       let j = i + 1;
       while (j < end && identPart(s.charCodeAt(j))) j++;
-      const q = s.charCodeAt(j);
-      if ((q === 39 || q === 34) && j - i <= 2 && /^[rRbBuUfF]+$/.test(s.slice(i, j))) {
+      if (isStringPrefix(s, i, j)) {
         if (/[fF]/.test(s.slice(i, j))) return false; // f-string: its {expressions} need the tree
-        i = skipString(s, j, end);
+        i = closedStringEnd(s, j, end);
         if (i < 0) return false;
         chain = null;
         dot = false;
@@ -178,7 +162,7 @@ export function scanExpression(s: string, start: number, end: number, out: Scann
       continue;
     }
     if (ch === 39 || ch === 34) {
-      i = skipString(s, i, end);
+      i = closedStringEnd(s, i, end);
       if (i < 0) return false;
       chain = null;
       dot = false;
@@ -223,15 +207,14 @@ export function assignmentSplit(s: string, start: number, end: number): number {
     if (i >= end) break;
     const ch = s.charCodeAt(i);
     if (ch === 39 || ch === 34) {
-      i = skipString(s, i, end);
+      i = closedStringEnd(s, i, end);
       if (i < 0) return -2;
       continue;
     }
     if (identStart(ch)) {
       let j = i + 1;
       while (j < end && identPart(s.charCodeAt(j))) j++;
-      const q = s.charCodeAt(j);
-      i = (q === 39 || q === 34) && j - i <= 2 ? skipString(s, j, end) : j; // a prefixed string: r'...', b"..."
+      i = isStringPrefix(s, i, j) ? closedStringEnd(s, j, end) : j; // a prefixed string: r'...', b"..."
       if (i < 0) return -2;
       continue;
     }
@@ -282,7 +265,7 @@ export function targetShape(s: string, start: number, end: number): 'name' | 'ch
   while (i < end) {
     const ch = s.charCodeAt(i);
     if (ch === 39 || ch === 34) {
-      i = skipString(s, i, end);
+      i = closedStringEnd(s, i, end);
       if (i < 0) return null;
       continue;
     }
@@ -302,7 +285,7 @@ export function callsInTarget(s: string, start: number, end: number): boolean {
   for (let i = start; i < end;) {
     const ch = s.charCodeAt(i);
     if (ch === 39 || ch === 34) {
-      i = skipString(s, i, end);
+      i = closedStringEnd(s, i, end);
       if (i < 0) return true;
       continue;
     }

@@ -38,5 +38,6 @@ for k in classes:
 public = {n for n in vars(nn.Module) if not n.startswith('_')}
 names = sorted(((read & defined) | public | {'symbolic'}) - {n for n in defined if n.startswith('__') and n.endswith('__')})
 out = {'torchVersion': torch.__version__, 'names': names}
-json.dump(out, open(sys.argv[1] if len(sys.argv) > 1 else 'pipeline/resolve/torch-calls.json', 'w'), indent=1)
+with open(sys.argv[1] if len(sys.argv) > 1 else 'pipeline/resolve/torch-calls.json', 'w') as f:
+    json.dump(out, f, indent=1)
 print(len(names))

@@ -3,20 +3,10 @@
 // learns why a NameError comes (docs/resolve.md, "Methods").
 //   # nnblocks: not followed (only methods never reached from import, construction or forward use them): print_log
 //   # nnblocks: those methods: init_weights
-import type { IndexedModule } from '../index/types.ts';
-import type { ImportFact } from '../parse/facts.ts';
+import type { IncludedStmt } from './closure-record.ts';
 import type { Lookup, Target } from './lookup.ts';
 import { inBody, type Method } from './methods.ts';
 import type { Program } from './program.ts';
-
-/** What this needs of a closure's statements (closure.ts `IncludedStmt`, which imports this file). */
-interface Stmt {
-  mod: IndexedModule;
-  stmt: number;
-  refs: Map<string, string>;
-  importRewrites: { imp: ImportFact; binds: { bound: string; binding: string }[]; absolute?: string }[];
-  unfollowed?: { names: string[]; methods: string[] };
-}
 
 /**
  * Sets `unfollowed` on the statements of the unreached methods. A name the closure provides for other code all
@@ -24,7 +14,7 @@ interface Stmt {
  * such a method becomes absolute all the same (nothing relative is left in an emitted module).
  */
 export function leaveOut(
-  c: { stmts: Map<string, Stmt> },
+  c: { stmts: Map<string, IncludedStmt> },
   unreached: Method[],
   lookup: Lookup,
   program: Program,

@@ -1,7 +1,7 @@
 // The whole indexed corpus as Python would see it on sys.path: modules by dotted name, per source, with the
 // import-time bindings of each module precomputed (which top-level statement last binds each name).
 import type { IndexedModule } from '../index/types.ts';
-import type { ImportFact } from '../parse/facts.ts';
+import type { ClassFact, ImportFact } from '../parse/facts.ts';
 
 export interface SourceInfo {
   id: string;
@@ -29,6 +29,10 @@ export class Program {
   private readonly order: string[];
   private readonly bindingCache = new WeakMap<IndexedModule, ModuleBindings>();
   private readonly importsByStmt = new WeakMap<IndexedModule, Map<number, ImportFact[]>>();
+  /** `<sourceId>\0<path>` → module, made on first use. */
+  private byPath?: Map<string, IndexedModule>;
+  /** `<module>.<qualname>` → class, made on first use. */
+  private byQualified?: Map<string, ClassFact>;
 
   constructor(
     readonly modules: IndexedModule[],
@@ -63,6 +67,26 @@ export class Program {
       if (m) return m;
     }
     return undefined;
+  }
+
+  /** The module file at `path` of a source, or undefined when it was not indexed. */
+  moduleAt(sourceId: string, path: string): IndexedModule | undefined {
+    this.byPath ??= new Map(this.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
+    return this.byPath.get(`${sourceId}\0${path}`);
+  }
+
+  /**
+   * The class a qualified name (`torchvision.ops.misc.Conv2dNormActivation`, as a block's base chain names its
+   * bases) names, or undefined. A name two sources both define is the last indexed source's: base chains carry no
+   * source, and every caller reads the same one.
+   */
+  classNamed(qualified: string): ClassFact | undefined {
+    if (!this.byQualified) {
+      this.byQualified = new Map();
+      for (const m of this.modules)
+        if (m.module) for (const c of m.facts.classes) this.byQualified.set(`${m.module}.${c.qualname}`, c);
+    }
+    return this.byQualified.get(qualified);
   }
 
   /** The source that provides module or package `name` (a file or a namespace-package folder), if any. */

@@ -17,11 +17,13 @@ import { classAt } from '../discover/discover.ts';
 import { sha256 } from '../index/hash.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { dedupItemOf } from './dedup-items.ts';
+import type { Device } from './device.ts';
 import { runExtraction } from './extract-step.ts';
 import { finishCatalog, PARTIAL_FILE, type BuildSummary } from './merge.ts';
 import type { PartialBuild } from './partial.ts';
 import { prepare, type RunContext } from './prepare.ts';
 import { selectBlocks } from './select.ts';
+import { siteAddress } from './site-address.ts';
 import { runValidation } from './validate-step.ts';
 
 export interface BuildOptions {
@@ -30,7 +32,8 @@ export interface BuildOptions {
   noValidate?: boolean;
   /** Allow running upstream code without bubblewrap. */
   noSandbox?: boolean;
-  device?: 'auto' | 'cpu' | 'cuda';
+  /** The device asked for on the command line; absent, the config's (device.ts). */
+  device?: Device;
   /** Process only shard K of N (1-based): a deterministic 1/N of the blocks; writes a partial, merged later. */
   shard?: { k: number; n: number };
 }
@@ -72,16 +75,12 @@ export async function buildPartial(
     p.discovered.blocks.filter((b) => !b.abstract).map((b) => b.id),
     sha256,
   );
-  const modules = new Map(p.index.modules.map((m) => [`${m.sourceId}\0${m.path}`, m]));
-  const classIndex = new Map<string, ClassFact>();
-  for (const m of p.index.modules)
-    for (const c of m.facts.classes) if (m.module) classIndex.set(`${m.module}.${c.qualname}`, c);
   const specs: BlockSpec[] = [];
   const dedupItems: DedupItem[] = [];
   for (const b of blocks) {
-    const mod = modules.get(`${b.sourceId}\0${b.path}`)!;
+    const mod = p.program.moduleAt(b.sourceId, b.path)!;
     const own = classAt(mod, b.stmt, b.name) ?? mod.facts.classes.find((c) => c.qualname === b.qualname)!;
-    const classes = [own, ...b.baseChain.map((q) => classIndex.get(q)).filter((c): c is ClassFact => Boolean(c))];
+    const classes = [own, ...b.baseChain.map((q) => p.program.classNamed(q)).filter((c): c is ClassFact => Boolean(c))];
     const ex = byId.get(b.id);
     const validation = v?.records.get(b.id);
     const tree = v?.trees.get(b.id);
@@ -118,6 +117,8 @@ export async function buildPartial(
     { name: 'node', version: process.version },
     ...(env?.ok ? [{ name: 'torch', version: env.environment.report.torch }] : []),
   ];
+  // The feed's Atom links point where the site is published: the site's own URL, whoever set it.
+  const siteUrl = siteAddress(ctx.config).url;
   const partial: PartialBuild = {
     formatVersion: 1,
     shard,
@@ -125,7 +126,7 @@ export async function buildPartial(
     specs,
     dedupItems,
     dedupParams: ctx.config.dedup ?? {},
-    ...(ctx.config.site?.url ? { siteUrl: ctx.config.site.url } : {}),
+    ...(siteUrl ? { siteUrl } : {}),
     // Relative to the project root (never a path of this machine): the page's extract command passes it back.
     config: relative(ctx.config.projectRoot, ctx.config.configPath).split(sep).join('/'),
     corpusName: ctx.config.name,

@@ -10,6 +10,8 @@ import type { ValidateOverride } from '../config/types.ts';
 import type { BuilderFn, PartBuilder } from '../usage/types.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
+export { DEFAULT_PACKAGE } from '../assemble/extract-package.ts';
+
 /** The kv namespace of assembled modules (pipeline/assemble/cache.ts). */
 const ASSEMBLED = 'assembled';
 /** The kv namespace of the installed versions of an environment's distributions (requirements.ts). */
@@ -48,7 +50,9 @@ export function runExtraction(
   if (opts.versionsFrom !== undefined)
     attachRequirementVersions(opts.versionsFrom, extracted, versionMemo(ctx, opts.environmentKey));
   const reused = extracted.filter((e) => e.reused).length;
-  progress.done(`${extracted.length} blocks${reused ? `, ${reused} unchanged since the last run` : ''}`);
+  progress.done(
+    `${extracted.length} block${extracted.length === 1 ? '' : 's'}${reused ? `, ${reused} unchanged since the last run` : ''}`,
+  );
   return extracted;
 }
 

@@ -2,7 +2,7 @@
 // the catalog files (schema-checked) and the change feed against the catalog they replace. Merging the N partials
 // of a sharded build gives a catalog byte-identical to an unsharded build (test/build/build.test.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { dedupRecord } from '../catalog/block-spec.ts';
 import type { BuildInfo, EnvironmentReport, SandboxReport } from '../contract/build-info.ts';
 import { CATALOG_FORMAT_VERSION } from '../contract/vocabulary.ts';
@@ -13,13 +13,18 @@ import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
+import { loadConfig } from '../config/load.ts';
+import { defaultCatalogDir } from '../config/outputs.ts';
 import { NnblocksError, type Diagnostic } from '../contract/diagnostics.ts';
 import { diffCatalogs } from '../feed/diff.ts';
 import { PREVIOUS_BUILD, writeFeedFiles } from '../feed/feed.ts';
 import { readCurrentCatalog } from '../feed/read-snapshot.ts';
 import type { CatalogSnapshot } from '../feed/types.ts';
+import { writableDir } from '../util/output-dir.ts';
 import { packageVersion } from '../util/package-version.ts';
 import type { PartialBuild } from './partial.ts';
+
+export type { BlockFailure } from '../catalog/failure-reason.ts';
 
 export interface BuildSummary {
   catalogDir: string;
@@ -34,6 +39,20 @@ export interface BuildSummary {
   failedSources: string[];
   /** Blocks that failed or are blocked, each with its one-line reason (failed first, by class, then id). */
   failures: BlockFailure[];
+}
+
+/**
+ * `nnblocks merge`: the partials of a sharded build (folders `build --shard K/N --out` wrote, or their partial.json
+ * files) finished into one catalog in `out`, checked writable before anything is read.
+ */
+/** `out` absent: the catalog folder `nnblocks build` writes for the config at `configPath`. */
+export async function mergePartials(
+  parts: string[],
+  out: string | undefined,
+  configPath: string,
+): Promise<BuildSummary> {
+  const outDir = writableDir(out ?? defaultCatalogDir(loadConfig(configPath)), '--out', 'merge');
+  return finishCatalog(readPartials(parts.map((p) => resolve(p))), outDir);
 }
 
 /**

@@ -1,12 +1,15 @@
 // The sources step with the validation environment wired in: python sources are located with the environment's
 // interpreter, which is resolved (created, the first time on a machine) from what the other sources declare.
 // `prepare` and `nnblocks sources` / `nnblocks environment` share it, so every command sees the same interpreter.
+import { loadConfig } from '../config/load.ts';
 import { resolveEnvironment } from '../environment/environment.ts';
 import type { EnvironmentResult } from '../environment/types.ts';
 import type { CorpusConfig } from '../config/types.ts';
 import type { StageContext } from '../contract/context.ts';
 import { fetchSources } from '../sources/fetch.ts';
 import type { SourcesResult, SourceSnapshot } from '../sources/types.ts';
+
+export type { SourceSnapshot };
 
 export interface CorpusSources {
   sources: SourcesResult;
@@ -39,4 +42,16 @@ export async function fetchCorpusSources(
   });
   fetched = sources.snapshots;
   return { sources, environment: () => environment(fetched) };
+}
+
+/**
+ * `nnblocks sources` and `nnblocks environment`: the config at `configPath` loaded and its sources fetched, with the
+ * environment on demand. No index is opened: these commands load no later stage.
+ */
+export async function corpusSources(
+  configPath: string,
+  stage: StageContext,
+): Promise<CorpusSources & { config: CorpusConfig }> {
+  const config = loadConfig(configPath);
+  return { config, ...(await fetchCorpusSources({ ...stage, config })) };
 }

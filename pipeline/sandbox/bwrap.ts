@@ -22,6 +22,8 @@ import { seccompProgram, seccompSupported } from './seccomp.ts';
 
 /** The uid and gid upstream code runs as inside the sandbox (and on the host, when nnblocks runs as root). */
 export const SANDBOX_UID = 65534;
+/** The host name inside an offline sandbox (its own UTS namespace): the host's own shows in no record. */
+export const SANDBOX_HOSTNAME = 'nnblocks-sandbox';
 
 /** The fd bubblewrap reads the seccomp program from (stdio index 4 of the spawned process). */
 export const SECCOMP_FD = 4;
@@ -102,6 +104,7 @@ export function bwrapAvailable(): { ok: boolean; error?: string } {
  * System folders, read-only. Merged-/usr systems have /bin, /lib... as symlinks into /usr: recreate them as such.
  * From /etc only what the dynamic loader, Python and BLAS need (Debian's libblas goes through /etc/alternatives),
  * plus `etc` extra names: not /etc as a whole, whose contents a block could otherwise print into its record.
+ * Name resolution is the caller's: `offlineNameBinds` without a network, the host's files with one.
  */
 export function systemBinds(etcExtra: string[] = []): string[] {
   const args: string[] = ['--ro-bind', '/usr', '/usr'];
@@ -110,7 +113,7 @@ export function systemBinds(etcExtra: string[] = []): string[] {
     if (lstatSync(top).isSymbolicLink()) args.push('--symlink', readlinkSync(top), top);
     else args.push('--ro-bind', top, top);
   }
-  const etc = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'localtime', 'nsswitch.conf', ...etcExtra];
+  const etc = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'localtime', ...etcExtra];
   if (existsSync('/etc')) etc.push(...readdirSync('/etc').filter((n) => n.startsWith('python')));
   for (const name of [...new Set(etc)]) args.push('--ro-bind-try', join('/etc', name), join('/etc', name));
   return args;
@@ -132,6 +135,35 @@ export function accountBinds(dir: string): string[] {
     );
   if (!existsSync(group)) writeFileSync(group, `root:x:0:\nnogroup:x:${SANDBOX_UID}:\n`, { mode: 0o644 });
   return ['--ro-bind', passwd, '/etc/passwd', '--ro-bind', group, '/etc/group'];
+}
+
+/**
+ * Name resolution without a network: only /etc/hosts (localhost and the sandbox's own host name), never DNS. With
+ * the host's nsswitch.conf (`hosts: files dns`) and no resolv.conf, glibc's resolver sends its queries to
+ * 127.0.0.1:53 itself, below the audit hook, and the kernel counts those packets as a network attempt: upstream
+ * code that only looks for its pretrained weights (`resnet50(pretrained=True)` in a builder) became a
+ * sandbox violation. Without DNS the lookup fails in Python like any unreachable host, with no packet sent.
+ * The host name is fixed too, so the host's own name shows nowhere in a record.
+ */
+export function offlineNameBinds(dir: string): string[] {
+  const nsswitch = join(dir, 'nsswitch.conf');
+  const hosts = join(dir, 'hosts');
+  if (!existsSync(nsswitch))
+    writeFileSync(nsswitch, 'passwd: files\ngroup: files\nhosts: files\nnetworks: files\n', { mode: 0o644 });
+  if (!existsSync(hosts))
+    writeFileSync(hosts, `127.0.0.1\tlocalhost ${SANDBOX_HOSTNAME}\n::1\tlocalhost ${SANDBOX_HOSTNAME}\n`, {
+      mode: 0o644,
+    });
+  return [
+    '--hostname',
+    SANDBOX_HOSTNAME,
+    '--ro-bind',
+    nsswitch,
+    '/etc/nsswitch.conf',
+    '--ro-bind',
+    hosts,
+    '/etc/hosts',
+  ];
 }
 
 /**

@@ -196,7 +196,12 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
   const origin = info?.origin ? stripCredentials(info.origin) : null;
   // The checkout's config is upstream's: a forge URL with anything after `owner/repo` is refused (see python-dist).
   const parsed = origin ? parseRepoUrl(origin.url) : null;
-  const repository = parsed && 'repository' in parsed ? parsed.repository : null;
+  // The config's `repository` first: a folder cloned from a local mirror has no forge URL as its origin.
+  const repository = src.repository
+    ? (normalizeRepoUrl(src.repository) ?? src.repository)
+    : parsed && 'repository' in parsed
+      ? parsed.repository
+      : null;
   const scan = licenseFromFiles(src.path);
   return {
     status: 'fetched', // decided after listing files (see fetchOne)

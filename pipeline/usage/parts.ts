@@ -22,17 +22,13 @@ const MAX_NODES = 400;
 type Node = string;
 
 export class PartBuilders {
-  private readonly modules = new Map<string, IndexedModule>();
-
   constructor(
     private readonly corpus: UsageCorpus,
     private readonly flow: Flow,
     private readonly usageOf: (blockId: string) => BlockUsage,
     /** Zero-argument module-level builders by function key, with the (first) model class each builds. */
     private readonly zeroArg: ReadonlyMap<string, BuilderFn>,
-  ) {
-    for (const m of corpus.program.modules) this.modules.set(`${m.sourceId}\0${m.path}`, m);
-  }
+  ) {}
 
   /**
    * Zero-argument builders of the block's own source whose model may hold it, nearest first (fewest levels up,
@@ -72,7 +68,7 @@ export class PartBuilders {
     if (cls?.block) {
       for (const s of this.usageOf(cls.key).constructions) {
         if (isBlock && s.via === 'super') continue;
-        const mod = this.modules.get(`${s.sourceId}\0${s.path}`);
+        const mod = this.corpus.program.moduleAt(s.sourceId, s.path);
         const owner = mod && this.owner(mod, s.scope);
         if (owner) out.push(owner);
       }

@@ -5,7 +5,7 @@
 // worker again. A run that starts a worker anyway remembers what that worker said.
 import { createHash } from 'node:crypto';
 import { sandboxHostUid } from '../sandbox/bwrap.ts';
-import type { ValidateCache } from './types.ts';
+import type { Device, ValidateCache } from './types.ts';
 import { readHello, type WorkerHello } from './worker.ts';
 
 export interface HelloInputs {
@@ -14,7 +14,8 @@ export interface HelloInputs {
   sites: string[];
   runtimeRoots: string[];
   environment: string | undefined;
-  device: string;
+  /** The device asked for: what the worker resolves it to is what is remembered. */
+  device: Device;
   gpu: boolean;
   sandbox: boolean;
   nativeLibraries: string[];

@@ -4,7 +4,7 @@
 // asked. The worker is the sandbox's pid 1 (`--as-pid-1`). See docs/validate.md ("Sandbox").
 import { readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { accountBinds, outermost, privilegeArgs, sandboxEnv, systemBinds } from '../sandbox/bwrap.ts';
+import { accountBinds, offlineNameBinds, outermost, privilegeArgs, sandboxEnv, systemBinds } from '../sandbox/bwrap.ts';
 import { gitMaskArgs } from '../sandbox/git-masks.ts';
 import { emptyMasks, procArgs, sysArgs } from '../sandbox/host-view.ts';
 
@@ -50,6 +50,13 @@ export function pythonPrefixes(python: string): string[] {
   return [dirname(dirname(resolve(python))), dirname(dirname(python))].filter((p) => !p.startsWith('/usr'));
 }
 
+/**
+ * The version of the walls below, part of every sandboxed result's cache key: change it with any wall that changes
+ * what a block sees or may do, so that results found behind the old walls are found again. (2: name resolution
+ * without DNS, offlineNameBinds.)
+ */
+export const SANDBOX_WALLS = 'walls/2';
+
 /** The command line running the worker inside bubblewrap. */
 export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[] } {
   const roots = outermost([...spec.readOnly, ...pythonPrefixes(spec.python), ...(spec.pythonRoots ?? [])]).filter(
@@ -74,6 +81,7 @@ export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[
     '1',
     ...systemBinds(),
     ...accountBinds(spec.accountsDir),
+    ...offlineNameBinds(spec.accountsDir),
     ...sysArgs(spec.gpu),
     ...procArgs(empty.file),
     '--dev',

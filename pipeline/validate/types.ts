@@ -1,10 +1,19 @@
 // Types of the validate stage: what it receives per block, its options, and the JSON-serializable record it returns.
 
 import type { InputSpec } from '../contract/inputs.ts';
-import type { FailureClass, Fidelity, RunnerRecord } from '../contract/runner-record.ts';
+import { RUN_DEVICES, type FailureClass, type Fidelity, type RunnerRecord } from '../contract/runner-record.ts';
+import type { Device } from '../config/device.ts';
 import type { ValidateOverride } from '../config/types.ts';
 
-export type { InputSpec, ValidateOverride };
+export type { Device, InputSpec, ValidateOverride };
+
+/** The devices a run resolves a request (`Device`) to: RUN_DEVICES, the runner record's (contract/runner-record.ts). */
+export type RunDevice = (typeof RUN_DEVICES)[number];
+
+/** A reported device as a `RunDevice`, or null for anything else (a runner never reports another). */
+export function runDevice(reported: unknown): RunDevice | null {
+  return RUN_DEVICES.find((d) => d === reported) ?? null;
+}
 
 /** One assembled block to validate (produced by the assemble stage). */
 export interface ValidateItem {
@@ -32,7 +41,7 @@ export interface ValidateItem {
   original?: { importRoot: string; module: string; className: string };
 }
 
-/** A cache the lead backs with SQLite; values are JSON records. */
+/** The validation cache (run/ backs it with the SQLite index); values are JSON records. */
 export interface ValidateCache {
   get(key: string): string | undefined;
   put(key: string, value: string): void;
@@ -62,7 +71,7 @@ export interface ValidateOptions {
    * key, so records of one environment are never served for another.
    */
   environmentKey?: string;
-  device: 'auto' | 'cpu' | 'cuda';
+  device: Device;
   /** false only with the user's --no-sandbox. */
   sandbox: boolean;
   /**
@@ -139,8 +148,8 @@ export interface RecipeCandidate {
 export interface ValidationRecord extends Omit<RunnerRecord, 'status' | 'device'> {
   id: string;
   status: ValidationStatus;
-  /** The worker's device; `none` when no worker ran the block (skipped, or every worker failed to start). */
-  device: string;
+  /** Where it ran; `none` when it never reached a worker (skipped before any started). */
+  device: RunDevice | 'none';
   cached: boolean;
 }
 

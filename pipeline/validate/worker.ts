@@ -6,7 +6,14 @@ import { execa } from 'execa';
 import { NnblocksError } from '../contract/diagnostics.ts';
 import { checkRunnerRecord } from './record-check.ts';
 import type { RunnerRecord } from '../contract/runner-record.ts';
-import type { InputSpec, RecipeCandidate, ValidateItem, ValidateOverride } from './types.ts';
+import {
+  runDevice,
+  type InputSpec,
+  type RecipeCandidate,
+  type RunDevice,
+  type ValidateItem,
+  type ValidateOverride,
+} from './types.ts';
 import { hostPid, isStopped } from './watch.ts';
 
 /** Who the worker runs as, measured by itself from /proc/self/status. */
@@ -22,7 +29,7 @@ export interface WorkerIdentity {
 
 export interface WorkerHello {
   /** Resolved device: cuda when `auto` found one. */
-  device: string;
+  device: RunDevice;
   gpuName: string | null;
   torchVersion: string;
   python: string;
@@ -335,10 +342,11 @@ export class RunnerWorker {
 export function readHello(msg: Record<string, unknown>): WorkerHello | null {
   const id = msg.identity as Record<string, unknown> | undefined;
   const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : null);
-  if (typeof msg.device !== 'string' || typeof msg.torchVersion !== 'string' || !id) return null;
+  const device = runDevice(msg.device);
+  if (!device || typeof msg.torchVersion !== 'string' || !id) return null;
   if (typeof id.uid !== 'number' || typeof id.gid !== 'number') return null;
   return {
-    device: msg.device.slice(0, 16),
+    device,
     gpuName: str(msg.gpuName),
     torchVersion: msg.torchVersion.slice(0, 64),
     python: str(msg.python) ?? 'unknown',

@@ -1,6 +1,7 @@
 // What the comparison view (/compare/?a=…&b=…) shows of two blocks, as plain rows: the interface diff, composition
 // side by side, sizes, how de-duplication relates them, provenance. Pure functions over two BlockSpecs, shared by the
 // browser script (src/scripts/compare.ts, which renders the rows with textContent only) and the tests.
+export { safeHref } from './safe-href.ts';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import type { ParamSpec } from '../../pipeline/contract/common.ts';
 import { SLUG_PATTERN } from '../../pipeline/contract/rules.ts';
@@ -10,11 +11,6 @@ const SLUG = new RegExp(SLUG_PATTERN);
 /** A slug from the query string, or null: only a slug may become part of a fetched URL or a link. */
 export function checkedSlug(v: string | null): string | null {
   return v !== null && SLUG.test(v) ? v : null;
-}
-
-/** An `http(s)` URL to link to, or null (a `javascript:` or odd value from a JSON file never becomes an href). */
-export function safeHref(v: unknown): string | null {
-  return typeof v === 'string' && /^https?:\/\/[^\s"'<>]+$/.test(v) ? v : null;
 }
 
 /** One row of the side-by-side tables: a label and each block's value (null: the block has none). */

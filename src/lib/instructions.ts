@@ -1,4 +1,4 @@
-// What a block page tells a reader to run, from the catalog's facts (issue 22): the extract command with the corpus
+// What a block page tells a reader to run, from the catalog's facts: the extract command with the corpus
 // config the catalog was built from, the interpreter and torch to run with, the versions a requirement can be
 // installed at. Like usage-snippet.ts and replay.ts, a value becomes command text only when it passes its pattern;
 // one that fails gives words instead of a line.

@@ -11,6 +11,20 @@ export interface Implementation {
   duplicates: { level: 'exact' | 'lexical' | 'structural'; names: { slug: string; label: string }[] }[];
 }
 
+/** What a taxonomy rule label (`name#0`, `composition#1`, `cluster:exact`) says, in words: the label is the record's. */
+export function ruleText(rule: string): string {
+  const kind = rule.split(/[#:]/)[0];
+  if (kind === 'cluster')
+    return `being ${rule.endsWith(':exact') ? 'an exact' : 'a near'} copy of another implementation`;
+  const words: Record<string, string> = {
+    name: 'its name',
+    base: 'its base class',
+    composition: 'its composition',
+    module: 'its module',
+  };
+  return words[kind] ?? rule;
+}
+
 /** A member's label that tells same-named blocks apart: `InvertedResidual (mobilenetv3)`. */
 export function memberLabel(spec: BlockSpec, all: BlockSpec[]): string {
   const same = all.filter((s) => s.name === spec.name).length > 1;

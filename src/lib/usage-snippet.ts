@@ -1,5 +1,5 @@
-// "Use it": the install line and the plain import of a block from its upstream package, shown first on a block page
-// (issue 16). Same defence as replay.ts: every value that becomes shell or Python text is checked against a pattern
+// "Use it": the install line and the plain import of a block from its upstream package, shown first on a block page.
+// Same defence as replay.ts: every value that becomes shell or Python text is checked against a pattern
 // first (module and class names are ASCII identifiers, not keywords; a distribution is a PEP 508 name; a version a
 // PEP 440 public version; a git URL plain https without credentials; a commit 40 hex digits). A value that fails
 // gives no line at all, never an escaped one; the page then says what to do in words.

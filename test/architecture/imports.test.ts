@@ -1,8 +1,9 @@
 // The import graph of pipeline/ and src/: stages import only downward, everything may import the ground floor
 // (`contract/`, the published records and the stage contract; `util/`, pure helpers), the site imports nothing of
 // the pipeline but that floor, and no files import each other in a circle (type-only imports and worker URLs count
-// as edges). STYLE.md habits 11 and 12. There is no list of exempt files: a module every stage needs belongs on the
-// floor.
+// as edges). STYLE.md habits 11 and 12: a stage that imports a later one can no longer be run or tested without it,
+// and a circle makes the order in which modules load decide what they see. There is no list of exempt files: a
+// module every stage needs belongs on the floor.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -107,6 +108,15 @@ function layeringProblem({ from, to }: Edge): string | null {
   return rb < ra ? null : `${a} imports ${b}, a higher stage`;
 }
 
+/**
+ * Why a CLI edge goes around the orchestrator, or null: the CLI parses arguments, calls run/ and prints, so it
+ * imports run/ and the ground floor only, never a stage.
+ */
+function cliProblem({ from, to }: Edge): string | null {
+  if (stageOf(from) !== 'cli' || FLOOR.has(stageOf(to)) || ['cli', 'run'].includes(stageOf(to))) return null;
+  return `the CLI imports ${stageOf(to)}, a stage (call it through run/)`;
+}
+
 /** Tarjan's strongly connected components; returns those with a cycle (2+ files, or a file importing itself). */
 function cycles(files: string[], edges: Edge[]): string[][] {
   const next = new Map<string, string[]>(files.map((f) => [f, []]));
@@ -166,6 +176,14 @@ describe('import graph of pipeline/ and src/', () => {
     expect(bad, `imports against the stage order:\n${bad.join('\n')}`).toEqual([]);
   });
 
+  it('the CLI reaches the stages only through run/', () => {
+    const bad = graph.edges.flatMap((e) => {
+      const why = cliProblem(e);
+      return why ? [`${e.from} -> ${e.to}  (${why})`] : [];
+    });
+    expect(bad, `CLI imports past the orchestrator:\n${bad.join('\n')}`).toEqual([]);
+  });
+
   it('no import cycle between files', () => {
     const found = cycles(graph.files, graph.edges).map((scc) => {
       const inside = new Set(scc);
@@ -190,6 +208,14 @@ describe('the checks themselves', () => {
     expect(layeringProblem({ from: 'pipeline/util/glob.ts', to: 'pipeline/config/load.ts' })).toMatch(/higher/);
     expect(layeringProblem({ from: 'pipeline/contract/block.ts', to: 'pipeline/util/glob.ts' })).toMatch(/higher/);
     expect(layeringProblem({ from: 'pipeline/newstage/x.ts', to: 'pipeline/util/glob.ts' })).toMatch(/no rank/);
+  });
+
+  it('flag the CLI importing a stage, not run/ or the floor', () => {
+    expect(cliProblem({ from: 'pipeline/cli/commands/build.ts', to: 'pipeline/site/build-site.ts' })).toMatch(/site/);
+    expect(cliProblem({ from: 'pipeline/cli/commands/build.ts', to: 'pipeline/run/build.ts' })).toBeNull();
+    expect(cliProblem({ from: 'pipeline/cli/main.ts', to: 'pipeline/util/package-version.ts' })).toBeNull();
+    expect(cliProblem({ from: 'pipeline/cli/main.ts', to: 'pipeline/contract/diagnostics.ts' })).toBeNull();
+    expect(cliProblem({ from: 'pipeline/run/build.ts', to: 'pipeline/site/build-site.ts' })).toBeNull();
   });
 
   it('find a cycle, including a file importing itself, and not a diamond', () => {

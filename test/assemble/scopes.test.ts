@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExtraction } from '../../pipeline/run/extract-step.ts';
 import type { Prepared, RunContext } from '../../pipeline/run/prepare.ts';
-import { corpusPackages } from '../../pipeline/run/validate-step.ts';
+import { corpusPackages } from '../../pipeline/validate/blocked-packages.ts';
 import { importInFreshPython } from '../helpers/python.ts';
 import { prepareRun, writeConfig } from '../helpers/run.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';

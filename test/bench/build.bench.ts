@@ -1,7 +1,7 @@
 // Issues 7 and 9: end-to-end `nnblocks build` of the default corpus (torchvision 0.29.1 on torch 2.14.1, the managed
 // environment), cold (empty cache) and warm (nothing changed), with each stage's share of the time, block count, pass
-// rate and uniqueness; issue 15: where passing recipes came from, fidelity, published reasons and validation
-// throughput; issue 20: blocks of kind `block` passed, failures the sandbox or environment caused, unresolved names.
+// rate and uniqueness; where passing recipes came from, fidelity, published reasons and validation throughput;
+// blocks of kind `block` passed, failures the sandbox or environment caused, unresolved names.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

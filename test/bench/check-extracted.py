@@ -1,17 +1,18 @@
-# Checks extracted modules the way issue 4 asks: parse + compile every file; import each with the source's own
+# Checks that extracted modules stand alone: parse + compile every file; import each with the source's own
 # packages blocked by a meta-path finder; build with default arguments and count parameters. In 'original' mode it
 # imports the upstream classes instead (nothing blocked) and builds them the same way, for comparison.
 import ast, importlib, importlib.abc, json, sys, warnings
 
 warnings.simplefilter('ignore')
 mode, manifest_path, blocked = sys.argv[1], sys.argv[2], set(sys.argv[3].split(',')) if len(sys.argv) > 3 else set()
-entries = json.load(open(manifest_path))['blocks']
+with open(manifest_path) as f:
+    entries = json.load(f)['blocks']
 
 class Refuse(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
+        # Any other name falls through (None): the next finder decides.
         if name.split('.')[0] in blocked:
             raise ImportError(f'import of {name} is blocked')
-        return None
 
 if mode == 'extracted':
     sys.meta_path.insert(0, Refuse())
@@ -33,7 +34,8 @@ for e in entries:
     r = {}
     try:
         if mode == 'extracted':
-            src = open(e['file'], encoding='utf-8').read()
+            with open(e['file'], encoding='utf-8') as f:
+                src = f.read()
             ast.parse(src)
             r['parse'] = 'ok'
             compile(src, e['file'], 'exec')

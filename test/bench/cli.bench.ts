@@ -1,4 +1,4 @@
-// Issue 22: how fast `nnblocks` starts. Wall and CPU time of `nnblocks --help` and `--version` from the prebuilt
+// How fast `nnblocks` starts. Wall and CPU time of `nnblocks --help` and `--version` from the prebuilt
 // bundle, each run paired with a `node -e 0` in the same round (alternating, so both see the same machine load);
 // medians of the rounds. For comparison: `--help` before (NNBLOCKS_BENCH_BEFORE, default 934cf5e: every command
 // compiled through tsx at each start; a temporary git worktree), `--help` from this checkout's sources through tsx

@@ -1,4 +1,4 @@
-// Issue 6 figures: dedup precision/recall per level on the labelled fixture, time for 1k/5k/10k synthetic
+// Dedup figures: precision/recall per level on the labelled fixture, time for 1k/5k/10k synthetic
 // blocks (in this thread and with worker threads), and the uniqueness table for the installed torchvision.
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 14: the development corpus (content/corpus.mirrors.example.json: eight pinned local git mirrors of NN-RAG
+// The development corpus (content/corpus.mirrors.example.json: eight pinned local git mirrors of NN-RAG
 // repositories plus the installed torchvision), built cold in a fresh cache and again warm, through the CLI as a
 // child process so its whole process tree (validate workers included) is measured. Reports per repository and
 // overall: blocks, import OK, passed, blocked (by distribution), failed by class; missing-module of a corpus package;
@@ -116,7 +116,8 @@ export async function run(): Promise<Figure[]> {
     }
     let corpusMissing = 0;
     let native = 0;
-    // Issue 20: blocks still blocked by a distribution their own source declares (the environment installs those).
+    // Blocks still blocked by a distribution their own source declares: there should be none, since the environment
+    // installs those.
     const env = (JSON.parse(readFileSync(join(out, 'build-info.json'), 'utf8')) as BuildInfo).environment;
     const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
     const declared = new Set(
@@ -124,7 +125,7 @@ export async function run(): Promise<Figure[]> {
     );
     const blockedDeclared = new Map<string, number>();
     const corpusMissingNames = new Map<string, number>();
-    // Issue 15: where each repository's passing recipes came from (builder, usage, override, inference).
+    // Where each repository's passing recipes came from (builder, usage, override, inference).
     const origins = new Map<string, Map<string, number>>();
     const blocksDir = join(out, 'blocks');
     for (const f of readdirSync(blocksDir)) {

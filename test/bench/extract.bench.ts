@@ -1,4 +1,4 @@
-// Issue 4 figures: every non-abstract torchvision block extracted, parsed, compiled, imported with torchvision
+// Extraction figures: every non-abstract torchvision block extracted, parsed, compiled, imported with torchvision
 // blocked, built with default arguments (parameter count equal to the original's); extraction time per block.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

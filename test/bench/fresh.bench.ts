@@ -1,4 +1,4 @@
-// Issue 20: the README's two commands on a fresh clone, timed, with the size of what they install. A fresh clone of
+// The README's two commands on a fresh clone, timed, with the size of what they install. A fresh clone of
 // this checkout's commit in a temporary folder, with an empty npm cache and an empty home for the validation
 // environment (NNBLOCKS_ENV_HOME), so npm packages come from the registry and torch is installed again; the Debian
 // packages setup asks for are this machine's (installed once per machine: their size is reported, not their time).

@@ -1,4 +1,4 @@
-// Issue 21 (hostile code, round two): what the hardening costs validation on torchvision. There is no switch that
+// What the round-two hardening against hostile code costs validation on torchvision. There is no switch that
 // turns the round-two walls off (seccomp argument rules, the worker as pid 1, git masks, the reduced host view, the
 // kernel witness, per-block budgets, the stopped-worker watch), so two trees are compared: the validate stage of
 // BEFORE (default 5101907, the last commit without them, checked out as a temporary git worktree) and of AFTER (by
@@ -19,10 +19,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bwrapAvailable } from '../../pipeline/sandbox/bwrap.ts';
 import { runExtraction } from '../../pipeline/run/extract-step.ts';
-import { nativeLibraries } from '../../pipeline/run/native-libraries.ts';
+import { nativeLibraries } from '../../pipeline/validate/native-libraries.ts';
 import { openRun, prepare } from '../../pipeline/run/prepare.ts';
 import { selectBlocks } from '../../pipeline/run/select.ts';
-import { corpusPackages, validateItems } from '../../pipeline/run/validate-step.ts';
+import { validateItems } from '../../pipeline/run/validate-step.ts';
+import { corpusPackages } from '../../pipeline/validate/blocked-packages.ts';
 import { DEFAULT_TIMEOUT_MS } from '../../pipeline/validate/validate.ts';
 import { corpusExtensions } from '../../pipeline/validate/extensions.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from '../../pipeline/validate/types.ts';

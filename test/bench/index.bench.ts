@@ -1,4 +1,4 @@
-// Issue 3 figures: cold index throughput (torchvision + torch/nn), warm re-run time and reuse, and discovery
+// Index figures: cold index throughput (torchvision + torch/nn), warm re-run time and reuse, and discovery
 // precision/recall against the real Python's view of torchvision.
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';

@@ -1,5 +1,5 @@
 // Parse-stage throughput on one thread: tree-sitter alone vs the full extraction (decode, walk, scopes, facts),
-// over every .py file of the installed torchvision and torch/nn (issue 3). CPU time is what "per core" means
+// over every .py file of the installed torchvision and torch/nn. CPU time is what "per core" means
 // here; wall time is reported alongside because the machine may be shared.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

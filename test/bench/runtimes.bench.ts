@@ -1,4 +1,4 @@
-// Issue 20: the other runtimes and corpora a user gets out of the box, each built cold in a fresh cache through the
+// The other runtimes and corpora a user gets out of the box, each built cold in a fresh cache through the
 // orchestrator: Debian's torch 1.13 with its torchvision 0.14 (content/corpus.debian.json: the compatibility path,
 // which must not regress below 192 of 216), and the latest timm from PyPI on torch 2.14.1
 // (content/corpus.timm.json): blocks, passed, the pass rate and the failure classes. `npm run bench -- runtimes`.

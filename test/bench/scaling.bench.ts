@@ -1,4 +1,4 @@
-// Issue 3 context: how tree-sitter alone scales from one to two threads on this machine (all of torch +
+// Context for the index figures: how tree-sitter alone scales from one to two threads on this machine (all of torch +
 // torchvision), the ceiling for any per-core index throughput when both cores parse.
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';

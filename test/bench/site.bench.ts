@@ -1,4 +1,4 @@
-// Issue 8 figures: building the site (Astro + Pagefind) from synthetic catalogs of 1k, 5k and 10k blocks —
+// Building the site (Astro + Pagefind) from synthetic catalogs of 1k, 5k and 10k blocks —
 // wall time and peak memory of the build's process tree (RSS summed over all descendants, polled from /proc,
 // so Astro's Node process, esbuild and the Pagefind binary all count) — and the bytes a browser downloads
 // to load /search/ and run one query on the 10k site, as served by a gzip-compressing static host.

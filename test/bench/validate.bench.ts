@@ -1,4 +1,4 @@
-// Validate throughput: 200 small synthetic blocks through the real sandboxed runner (issue 5 target: >= 4 blocks/s).
+// Validate throughput: 200 small synthetic blocks through the real sandboxed runner (target: >= 4 blocks/s).
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 22: a warm `nnblocks build` of 25 unchanged blocks (a fixture git repository: 24 residual blocks in four
+// A warm `nnblocks build` of 25 unchanged blocks (a fixture git repository: 24 residual blocks in four
 // modules sharing one ConvBN), target <= 1 s. Through the CLI (`node bin/nnblocks.mjs build --config ...`, run once
 // cold, then NNBLOCKS_BENCH_ROUNDS warm runs, each paired with `node -e 0` for the cost of starting node), and in
 // process (`buildCatalog`, so a faster CLI start can be added to it later), with validation (its cache warm) and

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPartial } from '../../pipeline/run/build.ts';
 import type { PartialBuild } from '../../pipeline/run/partial.ts';
 import type { RunContext } from '../../pipeline/run/prepare.ts';
-import { corpusPackages } from '../../pipeline/run/validate-step.ts';
+import { corpusPackages } from '../../pipeline/validate/blocked-packages.ts';
 import { openRun, prepare } from '../../pipeline/run/prepare.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

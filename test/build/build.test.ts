@@ -34,7 +34,7 @@ describe('nnblocks build', () => {
   });
 
   it("records the config relative to its project root and the corpus's name, never a path of this machine", () => {
-    // Issue 22: the block page's extract command passes the config back (`--config corpus.json`); the config
+    // The block page's extract command passes the config back (`--config corpus.json`); the config
     // lives in a temporary folder, outside the working directory the build ran in.
     const info = JSON.parse(readFileSync(join(full, 'build-info.json'), 'utf8'));
     expect(info.config).toBe('corpus.json');

@@ -1,4 +1,4 @@
-// Where a build's outputs go (issue 22): beside the config, never into the project's own tree; the change feed
+// Where a build's outputs go: beside the config, never into the project's own tree; the change feed
 // compares a catalog only with the same corpus's previous one; no path of this machine in any catalog or site file;
 // output folders checked before any work (exit 2 naming the option, nothing fetched or built).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -110,6 +110,8 @@ describe('no path of this machine is published', () => {
     const spec = JSON.parse(readFileSync(join(catalog, 'blocks', 'tiny.tinynet.blocks.attention.json'), 'utf8'));
     expect(spec.provenance.repository).toBe('local:tiny');
     expect(spec.provenance.permalink).toMatch(/^local:tiny@[0-9a-f]{40}\/tinynet\/blocks\.py#L\d+-L\d+$/);
+    // A SWHID's origin is a URL: a local source's has none, rather than `origin=local:tiny`.
+    expect(spec.provenance.swhidQualified).toMatch(/^swh:1:cnt:[0-9a-f]{40};anchor=swh:1:rev:[0-9a-f]{40};path=\//);
     // No URL to cite: the citation names the source's authors and leaves its URL fields out.
     expect(spec.citation.bibtex).toContain('author = {{tiny contributors}}');
     expect(spec.citation.bibtex).not.toContain('url = ');
@@ -122,6 +124,13 @@ describe('no path of this machine is published', () => {
     expect(leaks(filesBelow(catalog))).toEqual([]);
     expect(existsSync(join(site, 'changes', 'index.html'))).toBe(true);
     expect(leaks(filesBelow(site))).toEqual([]);
+  });
+
+  it('links no local: name as if it were a place: the page says the source has no public repository', () => {
+    const html = [...filesBelow(site)].filter(([name]) => name.endsWith('.html'));
+    expect(html.flatMap(([name, text]) => (/href="local:/.test(text) ? [name] : []))).toEqual([]);
+    const page = readFileSync(join(site, 'blocks', 'tiny.tinynet.blocks.attention', 'index.html'), 'utf8');
+    expect(page).toContain('has no public repository');
   });
 
   it('names a local previous catalog of `nnblocks changes` without its folder, in the feed and its warnings', async () => {
@@ -191,5 +200,18 @@ describe('output folders are checked before any work', () => {
     const merge = await cli(['merge', part, '--out', file]);
     expect(merge.code).toBe(2);
     expect(merge.err).toContain(`--out ${file}: is a file, not a folder`);
+  });
+
+  it('`changes` and `merge` find the catalog of `--config` without --catalog or --out', async () => {
+    const { config } = fixtureCorpus();
+    const shard = join(tempDir('nnb-shard-'), 'partial-1');
+    expect((await cli(['build', '--config', config, '--no-validate', '--shard', '1/1', '--out', shard])).code).toBe(0);
+    const merged = await cli(['merge', shard, '--config', config, '--json']);
+    expect(merged.code, merged.err).toBe(0);
+    const catalog = join(config, '..', 'catalog');
+    expect(JSON.parse(merged.out).catalogDir).toBe(catalog);
+    const feed = await cli(['changes', '--config', config, '--json']);
+    expect(feed.code, feed.err).toBe(0);
+    expect(JSON.parse(feed.out).files).toEqual([join(catalog, 'changes.json'), join(catalog, 'changes.atom')]);
   });
 });

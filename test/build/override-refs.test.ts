@@ -1,4 +1,4 @@
-// A mistyped override ref, end to end (issue 22): `"norm": "transformer.TwoWayTransformer"` with `refs: ["norm"]`
+// A mistyped override ref, end to end: `"norm": "transformer.TwoWayTransformer"` with `refs: ["norm"]`
 // names a module nothing provides. The block is not `blocked` by a made-up package "transformer": it fails
 // `unresolved-name`, the build reports the override field as a config problem, and stats.json suggests nothing.
 import { readFileSync, writeFileSync } from 'node:fs';

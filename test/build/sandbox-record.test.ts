@@ -1,41 +1,18 @@
-// How a build ran upstream code, recorded and said: the validation step's sandbox report reaches build-info.json
-// (unsharded, and merged from shards: the same record either way, shards that disagree refused), and `--no-sandbox`
-// warns on stderr on every build and validate run, never in the --json document on stdout.
+// How a build ran upstream code, recorded and said: the sandbox report the real runner measured (as `validate --json`
+// prints it) reaches build-info.json, unsharded and merged from shards (the same record either way, shards that
+// disagree refused), and says upstream code ran as nobody with no capability; `--no-sandbox` warns on stderr on every
+// build and validate run, never in the --json document on stdout.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import type { BuildInfo, SandboxReport } from '../../pipeline/contract/build-info.ts';
 import type { PartialBuild } from '../../pipeline/run/partial.ts';
+import { sandboxHostUid } from '../../pipeline/sandbox/bwrap.ts';
+import { seccompSupported } from '../../pipeline/sandbox/seccomp.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
 import { cli } from '../helpers/cli.ts';
-
-// The validate owner's runner measures this inside the sandbox; here the step reports a fixed record, so the test
-// is about where it goes, not how it is measured (test/validate covers that).
-const { REPORT } = vi.hoisted(() => ({
-  REPORT: {
-    enabled: true,
-    uid: 65534,
-    gid: 65534,
-    hostUid: 65534,
-    capEff: '0000000000000000',
-    noNewPrivs: true,
-    seccomp: true,
-    device: 'cpu',
-    tmpBytes: 67108864,
-  } satisfies SandboxReport,
-}));
-vi.mock('../../pipeline/run/validate-step.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../pipeline/run/validate-step.ts')>();
-  return {
-    ...real,
-    runValidation: async (...args: Parameters<typeof real.runValidation>) => ({
-      ...(await real.runValidation(...args)),
-      sandbox: REPORT,
-    }),
-  };
-});
 
 /** A one-block corpus: enough for a build to validate something, small enough to run in seconds. */
 function corpus(): string {
@@ -60,17 +37,19 @@ function corpus(): string {
   return config;
 }
 
-/** Runs the CLI, capturing stdout and stderr apart. */
-
 const readInfo = (dir: string) => JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as BuildInfo;
 
 describe('build-info.json sandbox record', () => {
   let config: string;
   let full: string;
   let parts: string[];
+  let report: SandboxReport;
 
   beforeAll(async () => {
     config = corpus();
+    const validated = await cli(['validate', '--config', config, '--json']);
+    expect(validated.code, validated.err).toBe(0);
+    report = (JSON.parse(validated.out) as { sandbox: SandboxReport }).sandbox;
     full = tempDir('nnb-cat-');
     expect((await cli(['build', '--config', config, '--out', full, '--json'])).code).toBe(0);
     parts = [tempDir('nnb-part-'), tempDir('nnb-part-')];
@@ -78,15 +57,27 @@ describe('build-info.json sandbox record', () => {
       expect((await cli(['build', '--config', config, '--shard', `${k + 1}/2`, '--out', part, '--json'])).code).toBe(0);
   });
 
-  it('carries the validation step`s report, schema-checked', () => {
+  it('carries the report the runner measured inside the sandbox, schema-checked', () => {
     expect(checkCatalog(full).errors).toEqual([]);
-    expect(readInfo(full).sandbox).toEqual(REPORT);
+    expect(readInfo(full).sandbox).toEqual(report);
+    // What the runner saw: nobody, every capability dropped, no way to regain one (README: "Upstream code is treated
+    // as hostile"); bubblewrap is started as nobody on the host too when the tests run as root.
+    expect(report).toMatchObject({
+      enabled: true,
+      uid: 65534,
+      gid: 65534,
+      hostUid: sandboxHostUid(),
+      capEff: '0000000000000000',
+      noNewPrivs: true,
+      seccomp: seccompSupported(),
+    });
+    expect(report.tmpBytes).toBeGreaterThan(0);
   });
 
   it('is the same record after a sharded build and merge, the catalog byte-identical', async () => {
     const merged = tempDir('nnb-merged-');
     expect((await cli(['merge', ...parts, '--out', merged, '--json'])).code).toBe(0);
-    expect(readInfo(merged).sandbox).toEqual(REPORT);
+    expect(readInfo(merged).sandbox).toEqual(report);
     expect(catalogFiles(merged)).toEqual(catalogFiles(full));
   });
 
@@ -99,9 +90,10 @@ describe('build-info.json sandbox record', () => {
     edit(parts[0], null); // this shard validated nothing
     const merged = tempDir('nnb-merged-');
     expect((await cli(['merge', ...parts, '--out', merged, '--json'])).code).toBe(0);
-    expect(readInfo(merged).sandbox).toEqual(REPORT);
+    expect(readInfo(merged).sandbox).toEqual(report);
 
-    edit(parts[0], { ...REPORT, enabled: false, uid: 0, hostUid: 0, seccomp: false, tmpBytes: null });
+    const tmpBytes = report.tmpBytes === null ? 1 : null;
+    edit(parts[0], { ...report, enabled: !report.enabled, uid: 0, hostUid: 0, seccomp: !report.seccomp, tmpBytes });
     const r = await cli(['merge', ...parts, '--out', tempDir('nnb-merged-'), '--json']);
     expect(r.code).toBe(2);
     expect(r.err).toContain('shards 1 and 2 ran upstream code under different sandboxes');

@@ -1,4 +1,4 @@
-// A blocked block in the catalog (issue 14): status `blocked`, class `missing-dependency`, and `blockedBy` naming
+// A blocked block in the catalog: status `blocked`, class `missing-dependency`, and `blockedBy` naming
 // what to install. The schema holds the three together, and holds the names to names: they come from a sandboxed
 // run (hostile) and the site shows them ("blocked: needs opencv-python").
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { blockSummary } from '../../pipeline/contract/summary.ts';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
-import { toCatalog } from '../../pipeline/run/validate-step.ts';
+import { toCatalog } from '../../pipeline/catalog/validation-record.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { makeCatalog } from '../site/fixtures/make-catalog.ts';
 

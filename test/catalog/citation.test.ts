@@ -1,4 +1,4 @@
-// Citations (issue 16): a year from the commit date, the public version without local labels, short stable keys,
+// Citations: a year from the commit date, the public version without local labels, short stable keys,
 // and a `@codefragment` beside the `@software` entry; the published module tree's caps and checks.
 import { describe, expect, it } from 'vitest';
 import { CITE_KEY_MAX, citationKey, citationOf, citedVersion, publicVersion } from '../../pipeline/catalog/citation.ts';

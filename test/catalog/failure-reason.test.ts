@@ -1,4 +1,4 @@
-// A failed or blocked block's neutral reason (issue 15 item 4): the runner's stage error split into the exception's
+// A failed or blocked block's neutral reason: the runner's stage error split into the exception's
 // type and a one-line message without traceback lines, source lines or paths of the machine that ran it; the catalog
 // form of a runner record (no recipe, parameter count or zero for a block that never built); and the schema holding
 // the reason's fields to their types and caps.
@@ -10,7 +10,7 @@ import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { RUN_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 import { failureReason, neutralPath, neutralText, splitError } from '../../pipeline/catalog/failure-reason.ts';
-import { toCatalog } from '../../pipeline/run/validate-step.ts';
+import { toCatalog } from '../../pipeline/catalog/validation-record.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { FORGED, makeCatalog } from '../site/fixtures/make-catalog.ts';
 

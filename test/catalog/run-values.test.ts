@@ -1,4 +1,4 @@
-// What a sandboxed run may put in the catalog (issue 13): the block schema refuses a forged recipe (code in a kwarg
+// What a sandboxed run may put in the catalog (its report is as hostile as the code that ran): the block schema refuses a forged recipe (code in a kwarg
 // name, a dtype, a checksum, a ref), host facts as a layer type and uncapped run text; the catalog step drops layer
 // types that are not dotted Python names; build-info.json carries the sandbox record; and the rules in contract.ts
 // are the ones the schemas state.

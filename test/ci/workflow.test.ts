@@ -1,6 +1,7 @@
 // The catalog workflow: actionlint finds nothing (and does find a planted mistake), shellcheck passes its scripts,
-// and the invariants issue 9 asks for hold: least permissions, one concurrency group, actions pinned to commit SHAs,
-// a shard matrix, the GPU job behind its variable, and every script the workflow calls run by the local dry run.
+// and the invariants of a safe, reproducible catalog job hold: least permissions, one concurrency group, actions
+// pinned to commit SHAs, a shard matrix, the GPU job behind its variable, and every script the workflow calls run by
+// the local dry run.
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Exit codes as the README says (issue 22): usage errors (commander: unknown option, command or a missing argument)
+// Exit codes as the README says: usage errors (commander: unknown option, command or a missing argument)
 // exit 2, `--version` prints the package's version, and with `--json` every error is one JSON document on stdout
 // (`{"error": {stage, message, hint?, exitCode}}`), the human text still on stderr, the exit code unchanged.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Silent success, made loud (issue 22): `build` and `validate` exit 1 when nothing could be validated (no Python
+// Silent success, made loud: `build` and `validate` exit 1 when nothing could be validated (no Python
 // with torch, no bubblewrap) unless validation was turned off; a source whose ref does not exist upstream fails the
 // build; the human output lists the blocks that did not pass with their reason, and warnings with their message.
 // The real CLI on fixture repositories; the machine's lacks are made with NNBLOCKS_PYTHON and a PATH without bwrap.

@@ -1,4 +1,4 @@
-// Empty discovery is said, not a quiet zero (issue 22): an include glob that names no file of its source is an
+// Empty discovery is said, not a quiet zero: an include glob that names no file of its source is an
 // `include-matches-nothing` warning, and a source in which no block is found a `no-blocks` warning, through the
 // real sources → index → discover steps on inline fixture trees.
 import { describe, expect, it } from 'vitest';

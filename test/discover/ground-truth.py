@@ -13,15 +13,15 @@ for name in names:
     except BaseException as e:  # a module that fails to import is reported, not fatal
         failed[name] = f'{type(e).__name__}: {e}'
         continue
-    for _, obj in vars(mod).items():
+    for obj in vars(mod).values():
         if not inspect.isclass(obj) or obj.__module__ != name:
             continue
         if issubclass(obj, nn.Module) and obj is not nn.Module and obj.forward is not nn.Module.forward:
             found.add(f'{name}.{obj.__qualname__}')
     # Classes nested in classes are reachable too.
-    for _, obj in list(vars(mod).items()):
+    for obj in list(vars(mod).values()):
         if inspect.isclass(obj) and obj.__module__ == name:
-            for _, inner in vars(obj).items():
+            for inner in vars(obj).values():
                 if inspect.isclass(inner) and issubclass(inner, nn.Module) and inner.__module__ == name and inner.forward is not nn.Module.forward:
                     found.add(f'{name}.{inner.__qualname__}')
 print(json.dumps({'blocks': sorted(found), 'failedImports': failed}))

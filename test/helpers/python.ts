@@ -3,9 +3,11 @@
 // tests.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { describe, it } from 'vitest';
 import { defaultEnvironmentConfig } from '../../pipeline/config/load.ts';
 import { findManagedBase } from '../../pipeline/environment/base.ts';
 import { environmentHome } from '../../pipeline/environment/home.ts';
+import { skipBecause } from './skip.ts';
 
 let managed: { python: string; sites: string[] } | null | undefined;
 
@@ -27,6 +29,30 @@ export function testRuntimeRoots(): string[] {
 /** Debian's Python with its torch 1.13 (python3-torch): the compatibility path. */
 export function debianPython(): string {
   return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+}
+
+/** Debian's torchvision 0.14 (python3-torchvision), the real code several suites parse, mine and build. */
+export const DEBIAN_TORCHVISION = '/usr/lib/python3/dist-packages/torchvision';
+
+/**
+ * A suite on Debian's torchvision. Without it, one test in its place says why the suite does not run: on Debian it
+ * fails, since npm test's setup (pipeline/setup.mjs) installs python3-torchvision there and its absence means a
+ * broken setup, not a machine without it; elsewhere it is skipped with the reason on stderr, so a run never loses a
+ * suite without a word.
+ */
+export function describeOnDebianTorchvision(name: string, body: () => void): void {
+  if (existsSync(DEBIAN_TORCHVISION)) {
+    describe(name, body);
+    return;
+  }
+  const debian = existsSync('/usr/bin/dpkg-query');
+  it(`${name} (needs ${DEBIAN_TORCHVISION})`, (ctx) => {
+    if (!debian) skipBecause(ctx, `not a Debian system, so no python3-torchvision at ${DEBIAN_TORCHVISION}`);
+    throw new Error(
+      `${DEBIAN_TORCHVISION} is missing: npm test's setup installs python3-torchvision on Debian; ` +
+        'run `node pipeline/setup.mjs --for test` as root (or `apt-get install python3-torchvision`)',
+    );
+  });
 }
 
 /**

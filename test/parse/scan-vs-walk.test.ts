@@ -2,15 +2,16 @@
 // node by node, the trusted slow path. On every file of the installed torchvision, and on snippets chosen for the
 // scanner's edge cases, both must give the same facts — the reads (names, attribute chains, byte spans, eager or
 // deferred), what each statement binds and mutates, and `__all__`.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DEBIAN_TORCHVISION, describeOnDebianTorchvision } from '../helpers/python.ts';
 import type { ModuleFacts } from '../../pipeline/parse/facts.ts';
 import { parseModule, parseText } from '../../pipeline/parse/parse-module.ts';
 import { py } from '../helpers/tree.ts';
 
-const ROOT = '/usr/lib/python3/dist-packages/torchvision';
+const ROOT = DEBIAN_TORCHVISION;
 
 function pyFiles(dir: string): string[] {
   const out: string[] = [];
@@ -42,7 +43,7 @@ function firstDifference(scanned: ModuleFacts, walked: ModuleFacts): string | nu
   return null;
 }
 
-describe.runIf(existsSync(ROOT))('text scanner vs full tree walk on torchvision', () => {
+describeOnDebianTorchvision('text scanner vs full tree walk on torchvision', () => {
   it('gives the same facts for every file', () => {
     const files = pyFiles(ROOT);
     const differences: string[] = [];

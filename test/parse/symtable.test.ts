@@ -2,12 +2,12 @@
 // torchvision, the module-level names read inside its function/lambda bodies (CPython's `symtable`) must equal
 // our `deferred` names, and the names read in its class bodies must be among our `eager` names.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
 import { parseModule } from '../../pipeline/parse/parse-module.ts';
-import { testPython } from '../helpers/python.ts';
+import { DEBIAN_TORCHVISION, describeOnDebianTorchvision, testPython } from '../helpers/python.ts';
 
-const ROOT = '/usr/lib/python3/dist-packages/torchvision';
+const ROOT = DEBIAN_TORCHVISION;
 
 // Per file: for each top-level statement, [deferred names, class-body names] as CPython's symtable sees them.
 // Comprehensions are their own scopes in symtable but run at once; only defs and lambdas defer.
@@ -42,7 +42,7 @@ for d, _, files in os.walk(root):
 print(json.dumps(out))
 `;
 
-describe.runIf(existsSync(ROOT))('agreement with CPython symtable on torchvision', () => {
+describeOnDebianTorchvision('agreement with CPython symtable on torchvision', () => {
   it('deferred names equal, class-body names included in eager', () => {
     const expected = JSON.parse(
       execFileSync(testPython(), ['-c', SCRIPT, ROOT], { encoding: 'utf8', maxBuffer: 64 << 20 }),

@@ -1,12 +1,13 @@
 // Smoke test on real code: every .py file of the installed torchvision parses without throwing, and known
 // facts come out (ResNet's base and forward, torchvision.models' star imports).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { DEBIAN_TORCHVISION, describeOnDebianTorchvision } from '../helpers/python.ts';
 import type { ModuleFacts } from '../../pipeline/parse/facts.ts';
 import { parseModule } from '../../pipeline/parse/parse-module.ts';
 
-const ROOT = '/usr/lib/python3/dist-packages/torchvision';
+const ROOT = DEBIAN_TORCHVISION;
 
 function pyFiles(dir: string): string[] {
   const out: string[] = [];
@@ -18,7 +19,7 @@ function pyFiles(dir: string): string[] {
   return out;
 }
 
-describe.runIf(existsSync(ROOT))('installed torchvision', () => {
+describeOnDebianTorchvision('installed torchvision', () => {
   const facts = new Map<string, ModuleFacts>();
 
   it('parses every file without throwing, with spans inside the file', () => {

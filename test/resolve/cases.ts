@@ -758,7 +758,7 @@ export const cases: ResolverCase[] = [
     code: ["LAYERS = ['a']", "LAYERS += ['b']"],
   },
 
-  // global and nonlocal (issue 13 item 7; docs/resolve.md, "global and nonlocal")
+  // global and nonlocal (docs/resolve.md, "global and nonlocal")
   {
     name: 'global: the module-level initialiser, not the function that rebinds it (timm fast_norm)',
     why: '`global _USE_FAST_NORM` in set_fast_norm rebinds it only when called; after import the module holds `False`',
@@ -985,7 +985,7 @@ export const cases: ResolverCase[] = [
     code: ['TOTAL = 0'],
     run: 'assert Block()(torch.ones(1)).item() == 1',
   },
-  // Issue 14: what real repositories exposed.
+  // What real repositories exposed (timm, mmcv, yolov5...): each case a pattern first met there.
   {
     name: 're-export chain to an outside package: the innermost import, no self-import (timm coat/resnet)',
     why: '`from pkg.layers import _assert`, pkg/layers re-exports it from .trace, which imports it from torch: the emitted module keeps trace’s guarded import, never an import of pkg',

@@ -433,4 +433,30 @@ export const methodCases: ResolverCase[] = [
     hasNot: ['pkg.helpers:heavy'],
     run: 'Block()(torch.ones(1))',
   },
+  {
+    name: 'a static method read through a module chain that repeats its name (`pkg.Tool.Tool.make`)',
+    why: 'the method read is the attribute after the class, by position: not the one after the first `Tool` of the chain',
+    files: pkg({
+      'pkg/helpers.py': HELPERS,
+      'pkg/Tool.py': py`
+      from .helpers import needed
+      class Tool:
+          @staticmethod
+          def make(x):
+              return needed(x)
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      import pkg.Tool
+      class Block(nn.Module):
+          def forward(self, x):
+              return pkg.Tool.Tool.make(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.helpers:needed', 'pkg.Tool:Tool'],
+    hasNot: ['pkg.helpers:heavy'],
+    run: 'Block()(torch.ones(1))',
+  },
 ];

@@ -7,7 +7,7 @@ import { checksumsClose, compareRuns, main, runFacts, type RunRecord } from '../
 import { writeTree } from '../helpers/tree.ts';
 
 const recipe = { seed: 0, origin: 'inference' as const, kwargs: { inplanes: 16, planes: 16 }, inputs: [] };
-function rec(id: string, device: string, extra: Partial<RunRecord> = {}): RunRecord {
+function rec(id: string, device: RunRecord['device'], extra: Partial<RunRecord> = {}): RunRecord {
   return {
     id,
     status: 'passed',
@@ -84,7 +84,7 @@ describe('compareRuns', () => {
   });
 
   it('a run where every block was skipped is a problem, though the statuses agree', () => {
-    const skipped = (d: string) => [rec('tv:X', d, { status: 'skipped', failureDetail: 'no sandbox' })];
+    const skipped = (d: RunRecord['device']) => [rec('tv:X', d, { status: 'skipped', failureDetail: 'no sandbox' })];
     const c = compareRuns(skipped('cuda'), skipped('cpu'), tol, { a: 'cuda' });
     expect(c.mismatches).toEqual([]);
     expect(c.problems).toEqual([

@@ -1,4 +1,4 @@
-// Accessibility and phone layout (issue 16), in Chromium over the fixture site: axe-core (Deque's rule engine, run
+// Accessibility and phone layout, in Chromium over the fixture site: axe-core (Deque's rule engine, run
 // in the page) finds no serious or critical violation on any page type in light or dark mode; the keyboard reaches
 // the first search result a few Tab presses after the query box; on a 390 px phone no page scrolls sideways, the
 // navigation stays compact and the filters fold away.

@@ -1,4 +1,4 @@
-// The comparison view (issue 16): the row logic on two specs, then /compare/?a=…&b=… in Debian's Chromium, reached
+// The comparison view: the row logic on two specs, then /compare/?a=…&b=… in Debian's Chromium, reached
 // from a block page's "compare with" link: both blocks' interfaces, sizes, composition, similarity and provenance,
 // rendered as text (the __proto__ block's HTML default stays text), and a bad slug refused without a fetch.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';

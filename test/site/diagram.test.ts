@@ -1,4 +1,4 @@
-// The architecture diagram (issue 16): the layout is deterministic and bounded, labels come from checked values, and
+// The architecture diagram: the layout is deterministic and bounded, labels come from checked values, and
 // the built block pages draw it as SVG with a <title> and <desc>, labels as text (the fixture's Unicode layer type
 // included), and nothing for a block that never built.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The block page's instructions, in the built site (issue 22): each claim is generated from a catalog fact and is
+// The block page's instructions, in the built site: each claim is generated from a catalog fact and is
 // one a reader can act on. The extract command carries the config the catalog was built from; the pip line
 // appears only for a source pip can install; the interpreter and torch are named; a requirement is shown at a
 // version on the index; a block that never built has no architecture verdict; the corpus is named; a module no
@@ -32,7 +32,7 @@ beforeAll(async () => {
     .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as BlockSpec);
 });
 
-describe('block page instructions (issue 22)', () => {
+describe('block page instructions', () => {
   it('gives the extract command with the config the catalog was built from', () => {
     const p = page(`blocks/${site.catalog.attention.slug}/`);
     expect(p.one('#extract-cmd').text()).toBe(

@@ -1,4 +1,4 @@
-// What a block page tells a reader to run (issue 22), from the catalog's facts: the extract command carries the
+// What a block page tells a reader to run, from the catalog's facts: the extract command carries the
 // config the catalog was built from, the interpreter and torch are named, and requirement versions are ones a user
 // can install. Values that are not what they should be give no command text (src/lib/instructions.ts).
 import { describe, expect, it } from 'vitest';

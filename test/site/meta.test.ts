@@ -1,4 +1,4 @@
-// Issue 16, citations and metadata, read off the built fixture site as a reference manager would: the Highwire
+// Citations and metadata, read off the built fixture site as a reference manager would: the Highwire
 // `citation_*` tags and the JSON-LD record Zotero's embedded-metadata translator reads, the BibTeX entries (year,
 // version, key), canonical and OpenGraph tags, sitemap.xml against the pages built, the usage snippet, and one
 // "unique architectures" figure on the home and stats pages.

@@ -1,4 +1,4 @@
-// `nnblocks preview [DIR]` (issue 22: `npx astro preview` served dist/, not the folder just built): serves the folder
+// `nnblocks preview [DIR]` (`npx astro preview` serves dist/, not the folder just built): serves the folder
 // it is given at the base path that site was built for; folders by their index.html, 404.html for what is missing,
 // nothing outside the folder. The site here is a few files in Astro's layout, written inline (no Astro build needed).
 import { spawn } from 'node:child_process';

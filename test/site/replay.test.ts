@@ -159,7 +159,7 @@ describe('replay script', () => {
         blocks: [{ id: spec.id, importRoot: join(dir, 'blocks'), module: 'pkg.standin', className: 'Block' }],
       }),
     );
-    // The stand-in's outputs are not the recorded ones: the script says so and fails (issue 22: it checks them).
+    // The stand-in's outputs are not the recorded ones: the script says so and fails (a replay checks, not just runs).
     const run = (s: BlockSpec) =>
       spawnSync(testPython(), ['-I', '-c', replayScript(s)!], { cwd: dir, encoding: 'utf8' });
     const wrong = run(spec);

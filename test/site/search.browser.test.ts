@@ -1,5 +1,5 @@
-// Search that finds (issue 16), in Chromium over the fixture site: blocks found by the names readers use (synonyms
-// from pipeline/util/data/synonyms.json), exact names first, a failed duplicate never above a passed one, results
+// Search that finds, in Chromium over the fixture site: blocks found by the names readers use (synonyms
+// from pipeline/catalog/data/synonyms.json), exact names first, a failed duplicate never above a passed one, results
 // that tell same-named blocks apart; filters that OR within a filter, show counts, hide empty values and clear; a
 // parameter sort that keeps every result. The real-world blocks searched for are test/site/fixtures/search-blocks.ts.
 import { join } from 'node:path';

@@ -413,7 +413,7 @@ print(json.dumps({'root': d.documentElement.namespaceURI + ' ' + d.documentEleme
   });
 });
 
-describe('method pages and papers (issue 16)', () => {
+describe('method pages and papers', () => {
   const methodsJson = (): MethodsFile =>
     JSON.parse(readFileSync(join(site.catalog.dir, 'methods.json'), 'utf8')) as MethodsFile;
   const sourceOf = (id: string) => id.split(':')[0];
@@ -465,6 +465,11 @@ describe('method pages and papers (issue 16)', () => {
     expect(withSource, 'the fixture writes a source-named paper').toBeDefined();
     const p = page(`blocks/${withSource.slug}/`);
     expect(p.one('#methods').text()).toContain('Implements');
+    // The rule that matched, in words: the record's label (`name#0`) is not for readers.
+    expect(p.one('section[aria-labelledby="methods"]').text()).toMatch(
+      /matched by (its name|its base class|its composition|its module|being an? )/,
+    );
+    expect(p.one('section[aria-labelledby="methods"]').text()).not.toMatch(/#\d/);
     const methodLinks = p.all('a').map((a) => a.attr('href'));
     expect(methodLinks).toContain(`${BASE}methods/${withSource.methods![0].slug}/`);
     const papers = p.all('[data-paper]');

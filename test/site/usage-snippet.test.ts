@@ -1,4 +1,4 @@
-// The usage snippet (issue 16): an install line and an import written only from checked values. A spec the schema
+// The usage snippet: an install line and an import written only from checked values. A spec the schema
 // would refuse (a forged one) gets no line at all, never an escaped one: like replay.test.ts, for shell and Python.
 import { describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';

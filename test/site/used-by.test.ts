@@ -1,4 +1,4 @@
-// The block page's "Used by" section (issue 15), checked on the built fixture site without a browser: users in the
+// The block page's "Used by" section, checked on the built fixture site without a browser: users in the
 // catalog link to their pages, anything else to the upstream line, arguments are text, and a block nothing uses, or
 // whose spec predates usage mining, says so. Shares the one site build of the run (helpers/site-fixture.ts).
 import { readdirSync, readFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DoctorCheck } from '../../pipeline/cli/commands/doctor.ts';
+import type { DoctorCheck } from '../../pipeline/run/doctor.ts';
 import type { SourceSnapshot } from '../../pipeline/sources/types.ts';
 import { pathWithout, withEnv } from '../helpers/path.ts';
 import { tempDir } from '../helpers/tree.ts';

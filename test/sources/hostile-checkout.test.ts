@@ -24,9 +24,13 @@ const FIXTURE = {
 };
 const DATE = SIGNED_DATE;
 
-async function snapshotOf(path: string) {
+async function snapshotOf(path: string, repository?: string) {
   const c = resolveConfig(
-    { name: 't', cacheDir: tempDir('nnb-cache-'), sources: [{ id: 'fx', kind: 'path', path }] },
+    {
+      name: 't',
+      cacheDir: tempDir('nnb-cache-'),
+      sources: [{ id: 'fx', kind: 'path', path, ...(repository ? { repository } : {}) }],
+    },
     join(tempDir('nnb-proj-'), 'corpus.json'),
   );
   const { snapshots } = await fetchSources(c, ctx);
@@ -169,6 +173,14 @@ describe('a path source’s git checkout', () => {
     expect(s).toMatchObject({ commit: repo.commit, dirty: false, repository: 'https://github.com/owner/repo' });
     expect(s.diagnostics).toEqual([expect.objectContaining({ code: 'url-credentials' })]);
     expect(JSON.stringify(s)).not.toContain('tok3n');
+  });
+
+  it("takes the config's `repository` over an origin that names no forge (a clone of a local mirror)", async () => {
+    const repo = gitRepo(FIXTURE);
+    gitIn(repo.dir, 'config', 'remote.origin.url', '/srv/mirrors/detr');
+    expect((await snapshotOf(repo.dir)).repository).toBeUndefined();
+    const s = await snapshotOf(repo.dir, 'https://github.com/facebookresearch/detr');
+    expect(s).toMatchObject({ commit: repo.commit, repository: 'https://github.com/facebookresearch/detr' });
   });
 
   it('reads a sha256 repository (the object format is the one config value that must carry over)', async () => {

@@ -416,7 +416,7 @@ describe('requirementsToInstall', () => {
   });
 });
 
-// Issue 22: the block page offers `pip install git+<url>@<commit>` only for a checkout pip can install from its top.
+// The block page offers `pip install git+<url>@<commit>` only for a checkout pip can install from its top.
 describe('installable', () => {
   it.each<[string, Tree, boolean]>([
     ['a setup.py', { 'setup.py': 'from setuptools import setup\nsetup()\n' }, true],

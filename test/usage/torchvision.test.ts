@@ -1,17 +1,15 @@
 // Usage mining on the installed torchvision (a `python` source, through the real sources, index and discovery
-// stages): the builders and forward calls issue 15 names, found statically.
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// stages): the builders and forward calls named below, found statically, without running torchvision.
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunContext } from '../../pipeline/run/prepare.ts';
 import type { UsageValue } from '../../pipeline/usage/types.ts';
 import { buildUsageIndex, type UsageIndex } from '../../pipeline/usage/usage-index.ts';
-import { debianPython } from '../helpers/python.ts';
+import { debianPython, describeOnDebianTorchvision } from '../helpers/python.ts';
 import { prepareRun, writeConfig } from '../helpers/run.ts';
 
-const ROOT = '/usr/lib/python3/dist-packages/torchvision';
 const tv = (name: string) => `torchvision:torchvision.${name}`;
 
-describe.runIf(existsSync(ROOT))('usage mining on the installed torchvision', () => {
+describeOnDebianTorchvision('usage mining on the installed torchvision', () => {
   let ctx: RunContext;
   let index: UsageIndex;
   let blockIds: string[];

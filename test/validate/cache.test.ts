@@ -30,7 +30,7 @@ const BLOCKS = {
   `,
 };
 
-/** An in-memory cache with the interface the lead backs with SQLite; counts writes. */
+/** An in-memory cache with the interface the SQLite index backs in a real run; counts writes. */
 function memoryCache(): ValidateCache & { puts: number } {
   const map = new Map<string, string>();
   return {

@@ -40,7 +40,7 @@ describe('module → distribution', () => {
     });
   });
 
-  it('knows a distribution the corpus declares or the environment installed, named like the module (issue 22)', () => {
+  it('knows a distribution the corpus declares or the environment installed, named like the module', () => {
     const known = knownDistributions(['segment-anything', 'Addict']);
     expect(requirementOf('segment_anything.modeling', known)).toEqual({
       distribution: 'segment-anything',

@@ -1,6 +1,7 @@
-// Escape attempts, as root (how CI and `npm run catalog` run): each hostile block tries one attack from issue 13
-// and reports what it got in its own error message, so the test reads the outcome from the record. Honest blocks
-// run between them on the same worker and must keep their own, correct records. Real bubblewrap, real torch.
+// Escape attempts, as root (how CI and `npm run catalog` run): each hostile block tries one attack (read, write,
+// signal, network, forge a record...) and reports what it got in its own error message, so the test reads the
+// outcome from the record. Honest blocks run between them on the same worker and must keep their own, correct
+// records. Real bubblewrap, real torch.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,10 +12,10 @@ import { seccompSupported } from '../../pipeline/sandbox/seccomp.ts';
 import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateRun } from '../../pipeline/validate/validate.ts';
 import { py, tempDir, writeTree } from '../helpers/tree.ts';
-import { baseOptions, fixtureItems, hostileBlock, processesMatching } from './helpers.ts';
+import { baseOptions, fixtureItems, hostileBlock, processesMatching, runProcessName } from './helpers.ts';
 
 const CANARY = `nnb-canary-${Date.now()}`;
-const STRAY = 'nnbzombie';
+const STRAY = runProcessName('nnbzomb'); // this run's own: another run's zombie test is not ours
 const TMP_BYTES = 16 << 20;
 
 /** Helpers every hostile block carries inline (a block sees no other module). */

@@ -57,7 +57,24 @@ export function byName(records: ValidationRecord[]): Record<string, ValidationRe
   return Object.fromEntries(records.map((r) => [r.id.replace(/^fixture:/, ''), r]));
 }
 
-/** Host processes whose command line or name contains `needle` (ps, so no mocks of what is running). */
+/**
+ * This test process's id at a fixed width (Linux pids have at most 7 digits): put in the names and arguments of the
+ * processes a test looks for afterwards, it matches only them, and one run's id is never part of another's.
+ */
+export const RUN_ID = String(process.pid).padStart(7, '0');
+
+/** A process name (PR_SET_NAME) unique to this run: the kernel keeps 15 bytes of a name, so the prefix gets 8. */
+export function runProcessName(prefix: string): string {
+  if (prefix.length > 8) throw new Error(`runProcessName("${prefix}"): at most 8 characters before the run id`);
+  return `${prefix}${RUN_ID}`;
+}
+
+/**
+ * Host processes whose command line or name contains `needle` (ps, so no mocks of what is running). The whole
+ * machine is searched because an escapee is one that left the run's process group and session, so `needle` must be
+ * this run's own — RUN_ID in it, or a folder the run made — never what another run, another user or an unrelated
+ * program may show (`sleep 300`, a fixed name).
+ */
 export function processesMatching(needle: string): string[] {
   const out = execFileSync('ps', ['-eo', 'pid,comm,args'], { encoding: 'utf8' });
   return out.split('\n').filter((l) => l.includes(needle) && !l.includes('ps -eo'));

@@ -1,19 +1,18 @@
-// Denial of service by time, as root (issue "Hostile code, round two", item 6): a block that sleeps, stops its
-// worker or kills it costs at most its budget on the first run and nothing on the next (its record is cached); a
-// timeout on a loaded machine is not cached; blocks past the run's budget are recorded as skipped, never dropped.
+// Denial of service by time, as root: a block that sleeps, stops its worker or kills it costs at most its budget on
+// the first run and nothing on the next (its record is cached); a timeout on a loaded machine is not cached; blocks past the run's budget are recorded as skipped, never dropped.
 // Real bubblewrap, real torch.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidateCache, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import { py } from '../helpers/tree.ts';
-import { baseOptions, byName, fixtureItems, processesMatching } from './helpers.ts';
+import { baseOptions, byName, fixtureItems, processesMatching, runProcessName } from './helpers.ts';
 
 const BUDGET_MS = 8000;
 
 // The name (comm) the stopper and killer give themselves, so the test can tell whether one outlived its run:
 // without a sandbox no pid namespace ends with the worker, and the host must end the block's process group itself.
-const MARK = `nnbdos${process.pid % 100_000}`;
+const MARK = runProcessName('nnbdos');
 
 const LIBC = py`
   import ctypes, os, signal, time, torch.nn as nn

@@ -1,8 +1,8 @@
-// Lies a record must not tell, as root (issue "Hostile code, round two", item 8): a block that disables the audit
-// hook in its own process, or goes below it through libc, is still caught by what the kernel saw (read by the
-// worker, outside the block's process); a block that patches the torch functions the runner judges it with
-// (isfinite, backward, allclose, its own state_dict) gets its gradients and fidelity measured anyway. Honest blocks
-// between them keep their records. Real bubblewrap, real torch.
+// Lies a record must not tell, as root: a block that disables the audit hook in its own process, or goes below it
+// through libc, is still caught by what the kernel saw (read by the worker, outside the block's process); a block
+// that patches the torch functions the runner judges it with (isfinite, backward, allclose, its own state_dict) gets
+// its gradients and fidelity measured anyway. Honest blocks between them keep their records. Real bubblewrap, real
+// torch.
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';

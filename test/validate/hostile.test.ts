@@ -7,18 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { py, tempDir } from '../helpers/tree.ts';
-import { baseOptions, byName, fixtureItems, processesMatching } from './helpers.ts';
+import { RUN_ID, baseOptions, byName, fixtureItems, processesMatching, runProcessName } from './helpers.ts';
 
 let server: Server;
 let connections = 0;
 let rec: Record<string, ValidationRecord>;
 let root: string;
 const outside = tempDir('nnb-outside-');
-// Process names the escapees give themselves, so the test can look for them on the host afterwards.
-const STRAY = 'nnbstray';
+// The process name the escapees give themselves, so the test can look for them on the host afterwards: this run's
+// own, so another run's escapee test (or anything else on the machine) is not taken for one of ours.
+const STRAY = runProcessName('nnbstray');
 // The detached `sleep` the spawner starts: a duration unique to this run (GNU sleep takes fractions), so another
 // run's or another user's `sleep 300` on the machine is not taken for an escapee.
-const SLEEP = `300.${process.pid}`;
+const SLEEP = `300.${RUN_ID}`;
 
 /** ctypes helpers: the same escapes below Python's audit hooks, to show the kernel sandbox holds on its own. */
 const LIBC = py`

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
-import { toCatalog } from '../../pipeline/run/validate-step.ts';
+import { toCatalog } from '../../pipeline/catalog/validation-record.ts';
 import { py, writeTree } from '../helpers/tree.ts';
 import { baseOptions, byName, fixtureItems } from './helpers.ts';
 

@@ -2,6 +2,8 @@
 // not carry into the catalog. End-to-end forgeries through the real sandbox are in escape.test.ts.
 import { describe, expect, it } from 'vitest';
 import { checkRunnerRecord } from '../../pipeline/validate/record-check.ts';
+import { RUN_DEVICES } from '../../pipeline/contract/runner-record.ts';
+import { readHello } from '../../pipeline/validate/worker.ts';
 
 function record(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -262,5 +264,26 @@ describe('checkRunnerRecord', () => {
     const children: Record<string, unknown> = {};
     for (let i = 0; i < 2100; i++) children[`c${i}`] = { type: 'torch.nn.ReLU', params: {}, children: {} };
     expect(why(record({ moduleTree: { type: 'pkg.Block', params: {}, children } }))).toBe('module tree too large');
+  });
+});
+
+describe('the device a run names', () => {
+  // One list, RUN_DEVICES, for the worker's hello and for each record: the devices runner.py resolves a request to
+  // (`auto` never reaches a record). A worker that says anything else is not one of ours.
+  const hello = (device: unknown) =>
+    readHello({ device, torchVersion: '2.14.1', identity: { uid: 65534, gid: 65534, capEff: '0', seccomp: true } });
+
+  it.each([['cpu'], ['cuda']])('takes %s', (device) => {
+    expect(why(record({ device }))).toBe('ok');
+    expect(hello(device)?.device).toBe(device);
+  });
+
+  it.each([['cuda:0'], ['gpu'], ['auto'], ['none'], [7]])('refuses %s', (device) => {
+    expect(why(record({ device }))).toContain('device');
+    expect(hello(device)).toBeNull();
+  });
+
+  it('is the list the record check and the hello read', () => {
+    expect([...RUN_DEVICES]).toEqual(['cpu', 'cuda']);
   });
 });

@@ -1,5 +1,5 @@
 // A warm run starts no worker: the first worker's hello is remembered, and when every record is cached under it,
-// nothing imports torch (issue 22: a warm build of unchanged blocks in a second). The interpreter is a real one
+// nothing imports torch (so a warm build of unchanged blocks takes about a second, not torch's start-up per worker). The interpreter is a real one
 // behind a wrapper that logs each start, without a sandbox (the wrapper's folder is not shown in one).
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -100,7 +100,7 @@ const fixtures = {
         def forward(self, x):
             return helper(x)
   `,
-  // Issue 14: an import that fails is the corpus's (missing-module), a distribution's (blocked) or an extension's.
+  // An import that fails is the corpus's (missing-module), a distribution's (blocked) or an extension's.
   absentDependency: py`
     import torch.nn as nn
     import nnb_absent_q

@@ -5,7 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { RunnerWorker, type WorkerJob } from '../../pipeline/validate/worker.ts';
 import { debianPython } from '../helpers/python.ts';
-import { processesMatching } from './helpers.ts';
+import { RUN_ID, processesMatching } from './helpers.ts';
+
+// The stand-in's child: a duration unique to this run (GNU sleep takes fractions), so no other `sleep` on the
+// machine is taken for one the backstop left alive.
+const SLEEP = `297.${RUN_ID}`;
 
 /** Answers the hello like runner.py, then reads one job and sleeps through it with a child of its own. */
 const HANGS = `
@@ -14,7 +18,7 @@ hello = json.loads(sys.stdin.readline())
 ready = {"nonce": hello["nonce"], "type": "ready", "device": "cpu", "torchVersion": "0", "identity": {"uid": 1, "gid": 1}}
 os.write(3, (json.dumps(ready) + "\\n").encode())
 sys.stdin.readline()
-subprocess.Popen(["sleep", "297"])
+subprocess.Popen(["sleep", "${SLEEP}"])
 time.sleep(300)
 `;
 
@@ -48,9 +52,9 @@ describe('RunnerWorker backstop', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(worker.alive).toBe(false);
     await worker.close(); // returns at once: the process group is gone
-    for (let i = 0; i < 50 && processesMatching('sleep 297').length > 0; i++)
+    for (let i = 0; i < 50 && processesMatching(`sleep ${SLEEP}`).length > 0; i++)
       await new Promise((r) => setTimeout(r, 20));
-    expect(processesMatching('sleep 297')).toEqual([]);
+    expect(processesMatching(`sleep ${SLEEP}`)).toEqual([]);
     expect(await worker.run(JOB, 500)).toMatchObject({ ok: false, reason: 'exited' });
   });
 });

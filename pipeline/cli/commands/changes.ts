@@ -2,10 +2,9 @@
 // (changes.json and changes.atom). An unreachable previous catalog is a warning, never a failure.
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../env.ts';
-import { writeChangeFeed } from '../../feed/feed.ts';
-import { writableDir } from '../output-dir.ts';
+import { writeChanges } from '../../run/changes-step.ts';
 import { diagnosticText, printable } from '../printable.ts';
-import { printJson } from './shared.ts';
+import { DEFAULT_CONFIG, printJson } from './shared.ts';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -17,7 +16,8 @@ export const registerChanges: RegisterCommand = (program, env) => {
   program
     .command('changes')
     .description('write the change feed (changes.json, changes.atom) against the previous published catalog')
-    .option('--catalog <dir>', 'the catalog just built', 'content/catalog')
+    .option('-c, --config <file>', 'corpus config whose catalog folder is the default of --catalog', DEFAULT_CONFIG)
+    .option('--catalog <dir>', 'the catalog just built (default: where `nnblocks build` writes it for --config)')
     .option(
       '--previous <url|file|dir>',
       'previous catalog: site URL, /api/catalog.json URL or file, built site or catalog directory',
@@ -31,7 +31,8 @@ export const registerChanges: RegisterCommand = (program, env) => {
     .option('--json', 'print one JSON document on stdout for machines')
     .action(
       async (opts: {
-        catalog: string;
+        config: string;
+        catalog?: string;
         previous?: string;
         siteUrl?: string;
         out?: string;
@@ -39,12 +40,12 @@ export const registerChanges: RegisterCommand = (program, env) => {
         json?: boolean;
       }) => {
         const io = env.io(Boolean(opts.json));
-        const outDir = opts.out === undefined ? undefined : writableDir(opts.out, '--out', 'changes');
-        const { feed, files, errors } = await writeChangeFeed({
+        const { feed, files, errors } = await writeChanges({
           catalogDir: opts.catalog,
+          configPath: opts.config,
           previous: opts.previous,
           siteUrl: opts.siteUrl,
-          outDir,
+          out: opts.out,
           read: { timeoutMs: opts.timeout },
         });
         if (errors.length) env.setExitCode(1);

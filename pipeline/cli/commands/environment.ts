@@ -2,8 +2,7 @@
 // config and shows it: interpreter, torch, CUDA, the installed set, the requirements installed for the corpus and
 // those that could not be, with why.
 import type { RegisterCommand } from '../env.ts';
-import { loadConfig } from '../../config/load.ts';
-import { fetchCorpusSources } from '../../run/sources-step.ts';
+import { corpusSources } from '../../run/sources-step.ts';
 import { terminalContext } from '../terminal.ts';
 import { renderTable } from '../table.ts';
 import { DEFAULT_CONFIG, printDiagnostics, printJson } from './shared.ts';
@@ -16,8 +15,7 @@ export const registerEnvironment: RegisterCommand = (program, env) => {
     .option('--json', 'print one JSON document on stdout for machines')
     .action(async (opts: { config: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const config = loadConfig(opts.config);
-      const { environment } = await fetchCorpusSources({ ...terminalContext(io), config });
+      const { environment } = await corpusSources(opts.config, terminalContext(io));
       const r = await environment();
       if (!r.ok) env.setExitCode(1);
       if (opts.json)

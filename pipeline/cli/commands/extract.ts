@@ -3,8 +3,7 @@
 // only (the published site never carries upstream code).
 import { resolve } from 'node:path';
 import type { RegisterCommand } from '../env.ts';
-import { DEFAULT_PACKAGE } from '../../assemble/extract-package.ts';
-import { extractPackageToFolder, extractToFolder } from '../../run/extract-step.ts';
+import { DEFAULT_PACKAGE, extractPackageToFolder, extractToFolder } from '../../run/extract-step.ts';
 import { prepare } from '../../run/prepare.ts';
 import { selectBlocks } from '../../run/select.ts';
 import { NnblocksError } from '../../contract/diagnostics.ts';

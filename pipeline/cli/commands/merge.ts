@@ -1,23 +1,21 @@
 // `nnblocks merge PARTS... --out DIR`: finishes the partials of a sharded build (de-duplication across all blocks,
 // summaries) into a catalog byte-identical to an unsharded build of the same inputs.
-import { resolve } from 'node:path';
 import type { RegisterCommand } from '../env.ts';
-import { finishCatalog, readPartials } from '../../run/merge.ts';
-import { writableDir } from '../output-dir.ts';
+import { mergePartials } from '../../run/merge.ts';
 import { printable } from '../printable.ts';
-import { printJson } from './shared.ts';
+import { DEFAULT_CONFIG, printJson } from './shared.ts';
 
 export const registerMerge: RegisterCommand = (program, env) => {
   program
     .command('merge')
     .description('merge the partial results of `nnblocks build --shard K/N` into the catalog')
     .argument('<parts...>', 'folders (or partial.json files) written by the shards')
-    .option('-o, --out <dir>', 'catalog folder', 'content/catalog')
+    .option('-c, --config <file>', 'corpus config whose catalog folder is the default of --out', DEFAULT_CONFIG)
+    .option('-o, --out <dir>', 'catalog folder (default: where `nnblocks build` writes it for --config)')
     .option('--json', 'print one JSON document on stdout for machines')
-    .action(async (parts: string[], opts: { out: string; json?: boolean }) => {
+    .action(async (parts: string[], opts: { config: string; out?: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const out = writableDir(opts.out, '--out', 'merge');
-      const s = await finishCatalog(readPartials(parts.map((p) => resolve(p))), out);
+      const s = await mergePartials(parts, opts.out, opts.config);
       if (s.errors.length) env.setExitCode(1);
       if (opts.json) return printJson(io, s);
       io.out(`${s.blocks} blocks from ${parts.length} partials; catalog: ${s.catalogDir}\n`);

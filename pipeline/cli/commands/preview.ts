@@ -2,9 +2,7 @@
 // `nnblocks build --site` writes for the config (pipeline/config/outputs.ts), at the base path it was built for.
 import { InvalidArgumentError } from 'commander';
 import type { RegisterCommand } from '../env.ts';
-import { loadConfig } from '../../config/load.ts';
-import { defaultSiteDir } from '../../config/outputs.ts';
-import { serveSite } from '../../site/preview.ts';
+import { previewSite } from '../../run/site-step.ts';
 import { printable } from '../printable.ts';
 import { DEFAULT_CONFIG, printJson } from './shared.ts';
 
@@ -30,10 +28,15 @@ export const registerPreview: RegisterCommand = (program, env) => {
         opts: { config: string; base?: string; port: number; host: string; json?: boolean },
       ) => {
         const io = env.io(Boolean(opts.json));
-        const folder = dir ?? defaultSiteDir(loadConfig(opts.config));
-        const served = await serveSite({ dir: folder, base: opts.base, port: opts.port, host: opts.host });
-        if (opts.json) printJson(io, { url: served.url, dir: folder, base: served.base });
-        else io.out(`serving ${printable(folder)} at ${served.url} (Ctrl-C to stop)\n`);
+        const served = await previewSite({
+          dir,
+          configPath: opts.config,
+          base: opts.base,
+          port: opts.port,
+          host: opts.host,
+        });
+        if (opts.json) printJson(io, { url: served.url, dir: served.dir, base: served.base });
+        else io.out(`serving ${printable(served.dir)} at ${served.url} (Ctrl-C to stop)\n`);
         await new Promise<void>((done) => {
           const stop = () => {
             process.off('SIGINT', stop);

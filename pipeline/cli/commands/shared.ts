@@ -1,9 +1,10 @@
 // Helpers shared by the pipeline commands: the common options and opening a run with I/O wired up.
 import { userInfo } from 'node:os';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DEVICES } from '../../run/device.ts';
 import { openRun, type RunContext } from '../../run/prepare.ts';
 import type { CliIO } from '../io.ts';
-import type { BlockFailure } from '../../catalog/failure-reason.ts';
+import type { BlockFailure } from '../../run/merge.ts';
 import type { Diagnostic } from '../../contract/diagnostics.ts';
 import { printable } from '../printable.ts';
 import { terminalContext } from '../terminal.ts';
@@ -14,6 +15,16 @@ export function withCommonOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'corpus config (JSON)', DEFAULT_CONFIG)
     .option('--json', 'print one JSON document on stdout for machines');
+}
+
+/**
+ * `--device`, checked here: a value the runner does not know is a usage error naming the ones it does. No default,
+ * so that the config's `validate.device` applies when the flag is not given (run/device.ts).
+ */
+export function deviceOption(): Option {
+  return new Option('--device <device>', "where blocks run (default: the config's validate.device, else auto)").choices(
+    DEVICES,
+  );
 }
 
 export function open(io: CliIO, configPath: string): RunContext {

@@ -1,8 +1,6 @@
 // `nnblocks sources`: fetch or update every source of the corpus config, then show id, kind, ref, commit, files, status.
 import type { RegisterCommand } from '../env.ts';
-import { loadConfig } from '../../config/load.ts';
-import { fetchCorpusSources } from '../../run/sources-step.ts';
-import type { SourceSnapshot } from '../../sources/types.ts';
+import { corpusSources, type SourceSnapshot } from '../../run/sources-step.ts';
 import { terminalContext } from '../terminal.ts';
 import { diagnosticText, printable } from '../printable.ts';
 import { renderTable } from '../table.ts';
@@ -23,8 +21,7 @@ export const registerSources: RegisterCommand = (program, env) => {
     .option('--json', 'print one JSON document on stdout for machines')
     .action(async (opts: { config: string; json?: boolean }) => {
       const io = env.io(Boolean(opts.json));
-      const config = loadConfig(opts.config);
-      const { sources: result } = await fetchCorpusSources({ ...terminalContext(io), config });
+      const { config, sources: result } = await corpusSources(opts.config, terminalContext(io));
       const failed = result.snapshots.filter((s) => s.status === 'failed');
       if (failed.length) env.setExitCode(1);
       if (opts.json) {

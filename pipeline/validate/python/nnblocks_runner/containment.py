@@ -14,10 +14,10 @@ class Blocker(importlib.abc.MetaPathFinder):
         self.stash = {}  # blocked modules the worker had imported (installed originals), kept for fidelity
 
     def find_spec(self, name, path, target=None):
+        # Any other name falls through (None): not ours, the next finder on sys.meta_path decides.
         if name.split(".")[0] in self.blocked:
             wanted = requested_module(name)
             raise ModuleNotFoundError(f"No module named '{wanted}' (blocked: the block must not import its upstream package)", name=wanted)
-        return None
 
     def install(self):
         """Takes blocked modules already imported (the worker's preloaded originals) out of sys.modules, so the
@@ -119,7 +119,7 @@ def apply_limits(job):
     a CUDA build of torch maps over 3 GiB of libraries before any block runs (Debian's CPU torch 0.6 GiB), and a
     limit counted from zero would leave a block of the same size less room on one build than on another. RLIMIT_AS
     is skipped on CUDA, whose driver reserves huge virtual ranges."""
-    cpu = int(math.ceil(job["timeoutMs"] / 1000)) + 1
+    cpu = math.ceil(job["timeoutMs"] / 1000) + 1
     limits = [(resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)),
               (resource.RLIMIT_NOFILE, (256, 256)), (resource.RLIMIT_NPROC, (NPROC, NPROC)), (resource.RLIMIT_CORE, (0, 0))]
     if job["device"] != "cuda":

@@ -122,7 +122,8 @@ def stages(job, st, rec):
     if path is None:
         missing = ModuleNotFoundError(f"no file for module {job['module']} under {job['importRoot']}", name=job["module"])
         return st.failed("parse", 0, missing)
-    source = open(path, "rb").read()
+    with open(path, "rb") as f:
+        source = f.read()
     tree, failed = st.run("parse", lambda: ast.parse(source, path))
     if failed:
         return failed
@@ -184,7 +185,8 @@ def run_block(job, send):
     failure = stages(job, st, rec)
     if VIOLATIONS and (failure is None or failure.cls != "sandbox-violation"):
         # an escape attempt fails the block even if it went on to pass
-        failure = Failure("sandbox-violation", "%s: %s" % VIOLATIONS[0])
+        kind, detail = VIOLATIONS[0]
+        failure = Failure("sandbox-violation", f"{kind}: {detail}")
     if job["device"] == "cuda":
         rec["peakMemoryBytes"] = _max_memory_allocated()
     else:  # ru_maxrss includes the torch pages inherited from the worker; report what the block added

@@ -41,16 +41,16 @@ class Seen:
         out = []
         sent = net_sends()
         if self.sent is not None and sent is not None and sent > self.sent:
-            out.append(("network", f"the kernel counted {sent - self.sent} packet(s) sent or unroutable from the sandbox's "
-                                   "network namespace, an attempt the audit hook did not refuse"))
+            out.append(("network", (f"the kernel counted {sent - self.sent} packet(s) sent or unroutable from the "
+                                    "sandbox's network namespace, an attempt the audit hook did not refuse")))
         now = listing(self.work) if self.sandboxed else {}
         changed = sorted(p for p in set(now) | set(self.entries) if now.get(p) != self.entries.get(p))
         if changed:
             shown = ", ".join(changed[:SHOWN]) + (f" and {len(changed) - SHOWN} more" if len(changed) > SHOWN else "")
             out.append(("filesystem", f"the block wrote outside its folder ({shown}), a write the audit hook did not refuse"))
         if faults:
-            out.append(("process", f"the block started and waited for process(es) the audit hook did not refuse (the "
-                                   f"kernel counted {faults} page fault(s) of them)"))
+            out.append(("process", ("the block started and waited for process(es) the audit hook did not refuse (the "
+                                    f"kernel counted {faults} page fault(s) of them)")))
         return out
 
 
@@ -79,9 +79,15 @@ def net_sends():
 def listing(work):
     """{path: (kind, size, mtime)} of entries under ROOTS, at most MAX_ENTRIES: files by size and time, folders by
     their existence (a folder's time changes with its entries, which show themselves). Left out: the block's folder
-    `work` with everything below it, and the folders above it (the child makes them when a wipe removed them)."""
+    `work` with everything below it, the folders above it (the child makes them when a wipe removed them), and
+    what another file system holds: the read-only binds of sources and interpreters that live under the host's
+    /tmp, whose files the build itself may change meanwhile (the index's SQLite journal in a source's folder)."""
     out = {}
     for root in ROOTS:
+        try:
+            device = os.stat(root).st_dev
+        except OSError:
+            continue
         stack = [root]
         while stack and len(out) < MAX_ENTRIES:
             top = stack.pop()
@@ -97,6 +103,8 @@ def listing(work):
                     st = os.lstat(path)
                 except OSError:
                     continue
+                if st.st_dev != device:
+                    continue  # a read-only bind below the tmpfs (a source under the host's /tmp): not the block's to write
                 if stat.S_ISDIR(st.st_mode):
                     stack.append(path)
                     if not work.startswith(path + os.sep):

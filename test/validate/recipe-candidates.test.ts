@@ -3,7 +3,7 @@
 // first with the constructor's positions named, then forward calls with literal tensor shapes as inputs.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClassFact } from '../../pipeline/parse/facts.ts';
-import { cheapConfig, initParams, offline, usageRecipes } from '../../pipeline/run/recipe-candidates.ts';
+import { cheapConfig, initParams, offline, usageRecipes } from '../../pipeline/validate/recipe-candidates.ts';
 import { buildUsageIndex, type UsageIndex } from '../../pipeline/usage/usage-index.ts';
 import { indexTree } from '../helpers/corpus.ts';
 import { USAGE_TREE } from '../usage/fixture.ts';

@@ -2,15 +2,31 @@
 // for `segment_anything.modeling.transformer.TwoWayTransformer` — fails the block's build with ModuleNotFoundError,
 // which the runner classes as a distribution that is not installed: the block would be `blocked`, and the stats
 // page would suggest installing a package called `transformer`. The mistake is the config's, so it is reported as
-// one (issue 22): the block fails `unresolved-name` naming the ref, and an error diagnostic names the override field.
+// one: the block fails `unresolved-name` naming the ref, and an error diagnostic names the override field.
 import type { ValidateOverride } from '../config/types.ts';
 import type { Diagnostic } from '../contract/diagnostics.ts';
-import type { ValidationRecord } from '../validate/index.ts';
+import type { ValidateItem, ValidationRecord } from './types.ts';
 
 interface OverrideOf {
   /** The key the config wrote the override under (a block id, name or `module.qualname`). */
   key: string;
   override: ValidateOverride;
+}
+
+/**
+ * The config override each item was built with and the key the config wrote it under (`overrides` is the config's
+ * `validate.overrides`; an item holds the override object itself): what `checkOverrideRefs` asks of a record.
+ */
+export function overrideOf(
+  items: ValidateItem[],
+  overrides: Record<string, ValidateOverride>,
+): (id: string) => OverrideOf | undefined {
+  const withOverride = new Map(items.flatMap((i) => (i.overrides ? [[i.id, i.overrides] as const] : [])));
+  return (id) => {
+    const override = withOverride.get(id);
+    const key = override && Object.keys(overrides).find((k) => overrides[k] === override);
+    return override && key !== undefined ? { key, override } : undefined;
+  };
 }
 
 /** The missing modules of a `missing-dependency` record (the runner's comma-separated top-level names). */

@@ -4,7 +4,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** This package's root: two folders up from pipeline/cli/ (the bundle rewrites import.meta.url to this file's). */
+/** This package's root: two folders up from pipeline/util/ (the bundle rewrites import.meta.url to this file's). */
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export function selfCommand(cwd: string = process.cwd()): string {

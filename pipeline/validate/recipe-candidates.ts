@@ -6,7 +6,7 @@
 // literal tensor shapes (`model(torch.randn(1, 3, 224, 224))`) become input candidates.
 import type { ClassFact, LiteralValue } from '../parse/facts.ts';
 import type { BlockUsage, UsageArg, UsageValue } from '../usage/types.ts';
-import type { InputSpec, RecipeCandidate } from '../validate/index.ts';
+import type { InputSpec, RecipeCandidate } from './types.ts';
 
 /** Construction sites tried per block, after its builders. */
 const MAX_SITES = 6;

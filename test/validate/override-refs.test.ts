@@ -1,11 +1,11 @@
-// A mistyped ref in a config override (issue 22): `"transformer": "transformer.TwoWayTransformer"` fails the build
+// A mistyped ref in a config override: `"transformer": "transformer.TwoWayTransformer"` fails the build
 // with `No module named 'transformer'`, which the runner classes as a missing distribution. checkOverrideRefs makes
 // it the config problem it is: the block fails `unresolved-name`, and an error names the override field. Records
 // here are the runner's shape, as a build of a config with that override gets them (test/build/override-refs.test.ts
 // runs one end to end).
 import { describe, expect, it } from 'vitest';
 import type { ValidateOverride } from '../../pipeline/config/types.ts';
-import { checkOverrideRefs } from '../../pipeline/run/override-refs.ts';
+import { checkOverrideRefs } from '../../pipeline/validate/override-refs.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 
 const ID = 'sam:segment_anything.modeling.mask_decoder.MaskDecoder';
