@@ -1,5 +1,5 @@
-// Validates a catalog directory against the catalog's schemas (pipeline/contract/) plus the cross-file rules no schema can say
-// (slug = file name, unique ids, known sources, SWHID = blob hash, references that resolve).
+// Validates a catalog directory against the catalog's schemas (pipeline/contract/) plus the cross-file rules no
+// schema can say (slug = file name, unique ids, known sources, SWHID = blob hash, references that resolve).
 // Problems come back as a list of messages, never thrown: the build prints them and fails; tests assert on them.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -120,7 +120,9 @@ export const DEPENDENCIES = Type.Object(
   {
     /** Definitions the block needs from its own source and others of the corpus, sorted by module then qualname. */
     internal: Type.Array(internalDependency),
-    /** Sources whose code the assembled block holds, its own first, each with its license (absent in older catalogs). */
+    /**
+     * Sources whose code the assembled block holds, its own first, each with its license (absent in older catalogs).
+     */
     sources: Type.Optional(
       Type.Array(dependencySource, {
         description:

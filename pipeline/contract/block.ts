@@ -71,7 +71,9 @@ const dedup = Type.Object(
 const block = Type.Object(
   {
     formatVersion: common.ref.formatVersion(),
-    /** Stable, unique across the catalog: `<sourceId>:<module>.<qualname>`, e.g. `torchvision:torchvision.ops.misc.MLP`. */
+    /**
+     * Stable, unique across the catalog: `<sourceId>:<module>.<qualname>`, e.g. `torchvision:torchvision.ops.misc.MLP`.
+     */
     id: common.ref.nonEmpty(),
     /** URL and file name (`blocks/<slug>.json`); matches SLUG_PATTERN; unique. */
     slug: common.ref.slug(),

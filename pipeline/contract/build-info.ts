@@ -62,7 +62,10 @@ const sandbox = Type.Object(
  */
 const environment = Type.Object(
   {
-    /** `managed`: an environment nnblocks made (torch from pip); `named`: the interpreter the config or $NNBLOCKS_PYTHON named. */
+    /**
+     * `managed`: an environment nnblocks made (torch from pip); `named`: the interpreter the config or $NNBLOCKS_PYTHON
+     * named.
+     */
     kind: Enum(['managed', 'named']),
     /** Python version, `3.11.2`. */
     python: Type.String({ pattern: '^[0-9]+(\\.[0-9]+){1,2}[a-z0-9+.]{0,16}$' }),

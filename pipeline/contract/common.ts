@@ -136,7 +136,9 @@ const release = Type.Object(
     version: local.nonEmpty(),
     /** The repository tag the release was built from, when known (pins the permalink). */
     tag: Type.Optional(local.nonEmpty()),
-    /** The release's date as the corpus config states it (`2022-12`): a citation's year when there is no commit date. */
+    /**
+     * The release's date as the corpus config states it (`2022-12`): a citation's year when there is no commit date.
+     */
     date: Type.Optional(Type.String({ pattern: '^[12][0-9]{3}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$' })),
   },
   { additionalProperties: false },

@@ -8,7 +8,9 @@ import type { DiagnosticRecord } from './common.ts';
  */
 export type Diagnostic = DiagnosticRecord;
 
-/** A byte range plus 1-based inclusive line range inside one file. Nothing tree-sitter-shaped crosses a stage boundary. */
+/**
+ * A byte range plus 1-based inclusive line range inside one file. Nothing tree-sitter-shaped crosses a stage boundary.
+ */
 export type Span = NonNullable<Diagnostic['span']>;
 
 /**

@@ -32,7 +32,10 @@ export const PROVENANCE = Type.Object(
     sha256: common.ref.sha256(),
     /** `swh:1:cnt:<blobSha1>`. */
     swhid: Type.String({ pattern: '^swh:1:cnt:[0-9a-f]{40}$' }),
-    /** `<swhid>[;origin=<repository URL>][;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>` (no origin for a local source). */
+    /**
+     * `<swhid>[;origin=<repository URL>][;anchor=swh:1:rev:<commit>];path=/<path>;lines=<a>-<b>` (no origin for a local
+     * source).
+     */
     swhidQualified: Type.String({
       pattern:
         '^swh:1:cnt:[0-9a-f]{40}(;origin=[^;]+)?(;anchor=swh:1:rev:[0-9a-f]{40})?;path=/[^;]+;lines=[0-9]+-[0-9]+$',
@@ -46,7 +49,10 @@ export const PROVENANCE = Type.Object(
 
 export const CITATION = Type.Object(
   {
-    /** The entries' key, ≤ 30 characters, unique in the catalog: `torchvision2022squeezeexc-3f9a1`. Absent in older catalogs. */
+    /**
+     * The entries' key, ≤ 30 characters, unique in the catalog: `torchvision2022squeezeexc-3f9a1`. Absent in older
+     * catalogs.
+     */
     key: Type.Optional(Type.String({ pattern: CITE_KEY_PATTERN })),
     /**
      * BibTeX `@software` entry (biblatex and plain BibTeX styles): title, author, year and date (from the commit date,

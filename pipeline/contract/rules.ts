@@ -32,7 +32,8 @@ export const REF_TARGET_PATTERN = '^(\\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0
 /**
  * A layer type in a composition (a class's `__module__` + `__qualname__` as the built module reports it): dotted
  * Python identifiers (Unicode allowed, as Python allows), where a segment after the first may be `<locals>`
- * (`pkg.mod.make.<locals>.Block`). Anything else (a path, a command line, file contents) is dropped by the catalog step.
+ * (`pkg.mod.make.<locals>.Block`). Anything else (a path, a command line, file contents) is dropped by the catalog
+ * step.
  */
 export const TYPE_NAME_PATTERN =
   '^[\\p{XID_Start}_][\\p{XID_Continue}]*(\\.([\\p{XID_Start}_][\\p{XID_Continue}]*|<locals>))*$';

@@ -31,9 +31,13 @@ const arg = Type.Object(
 
 const usedBy = Type.Object(
   {
-    /** `block`: a method or the body of another block; `function`: any other function or method; `module`: module code. */
+    /**
+     * `block`: a method or the body of another block; `function`: any other function or method; `module`: module code.
+     */
     kind: Enum(['block', 'function', 'module']),
-    /** Qualified name of the user: `torchvision.models.resnet.ResNet._make_layer`, `torchvision.models.resnet.resnet50`. */
+    /**
+     * Qualified name of the user: `torchvision.models.resnet.ResNet._make_layer`, `torchvision.models.resnet.resnet50`.
+     */
     name: common.ref.typeName(),
     /** The user's block id when `kind` is `block`: the site links to its page when it is in the catalog. */
     blockId: Type.Optional(common.ref.nonEmpty()),

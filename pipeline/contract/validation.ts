@@ -111,7 +111,10 @@ const canonical = Type.Object(
 export const VALIDATION = Type.Object(
   {
     status: Enum(VALIDATION_STATUSES),
-    /** Kebab-case cause, one of the runner's classes (docs/validate.md): `needs-arguments`, `forward-error`, `timeout`... */
+    /**
+     * Kebab-case cause, one of the runner's classes (docs/validate.md): `needs-arguments`, `forward-error`,
+     * `timeout`...
+     */
     failureClass: Type.Optional(common.ref.kebab()),
     /**
      * The class's detail (the missing module, the unresolved name, the violation, how the process died), without

@@ -1,6 +1,7 @@
 // The search synonym table (data/synonyms.json): the other names readers search a block by ("se block" for
 // SqueezeExcitation, "drop path" for StochasticDepth, "depthwise" for MBConv). The site adds a block's synonyms to its
-// page as hidden, indexed text, so a static index finds them with no query-time logic. On the ground floor: imports no stage.
+// page as hidden, indexed text, so a static index finds them with no query-time logic. On the ground floor: imports
+// no stage.
 import table from './data/synonyms.json' with { type: 'json' };
 import { nameKey } from './name-key.ts';
 

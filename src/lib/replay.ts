@@ -1,12 +1,12 @@
 // The "Reproduce locally" script: Python generated from a block's validation recipe, which a reader copies and runs.
 //
 // Every value in a recipe was reported by a sandboxed run of upstream code, so it is hostile until checked. The
-// script is built in two steps: `replayPlan` checks each value against the catalog's rules (pipeline/contract/rules.ts: kwarg names
-// are ASCII identifiers and not keywords, refs dotted names, dtypes from TORCH_DTYPES, shapes non-negative integers,
-// seeds integers, checksums numbers or nan/inf) and returns typed values, or null when any one fails; `renderPlan`
-// writes text from those typed values only, every string through `pyStr`. Nothing is escaped into code: a value that
-// is not what it should be means no script at all (the schema refuses such a block too; this holds if it were
-// bypassed). The replay protocol mirrored here is docs/validate.md ("Replay protocol").
+// script is built in two steps: `replayPlan` checks each value against the catalog's rules (contract/rules.ts: kwarg
+// names are ASCII identifiers and not keywords, refs dotted names, dtypes from TORCH_DTYPES, shapes non-negative
+// integers, seeds integers, checksums numbers or nan/inf) and returns typed values, or null when any one fails;
+// `renderPlan` writes text from those typed values only, every string through `pyStr`. Nothing is escaped into code:
+// a value that is not what it should be means no script at all (the schema refuses such a block too; this holds if it
+// were bypassed). The replay protocol mirrored here is docs/validate.md ("Replay protocol").
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { isBoxesInput, isInputKeys, isInputLiteral, type InputLiteral } from '../../pipeline/contract/inputs.ts';
 import {

@@ -1,6 +1,7 @@
 // Values a sandboxed run reported (validation records, compositions from the built module), made ready to show as
 // text. They are as hostile as the code that ran: the schema and the catalog step already refuse or drop what breaks
-// the rules in pipeline/contract/rules.ts; these checks hold if either were bypassed. Rendered by Astro as escaped text, never HTML.
+// the rules in pipeline/contract/rules.ts; these checks hold if either were bypassed. Rendered by Astro as escaped
+// text, never HTML.
 import type { Composition } from '../../pipeline/contract/block-facts.ts';
 import { isBoxesInput, isInputKeys, isInputLiteral, type InputSpec } from '../../pipeline/contract/inputs.ts';
 import type { ValidationRecipe } from '../../pipeline/contract/recipe.ts';

@@ -1,4 +1,5 @@
-// /changes.json: the change feed as data (schema: schemas/catalog/changes.schema.json, from pipeline/contract/changes.ts), published unchanged.
+// /changes.json: the change feed as data (schema: schemas/catalog/changes.schema.json, generated from
+// pipeline/contract/changes.ts), published unchanged.
 // Without a feed the empty response makes Astro skip the file rather than fail the build.
 import type { APIRoute } from 'astro';
 import { changeJsonText } from '../lib/changes.ts';

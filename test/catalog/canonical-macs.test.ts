@@ -1,7 +1,7 @@
 // MACs at builder configurations (`validation.canonical[].macs`) from the catalog to the page: the block schema
 // refuses a forged figure (huge, negative, fractional, without its input), the catalog's schema and the runner's
-// record state one rule (CANONICAL_MACS), and the helpers the block page and the method table use format it ("4.1 GMACs at 224 px") and leave out
-// what is not a figure. The runner's side is test/validate/macs.test.ts.
+// record state one rule (CANONICAL_MACS), and the helpers the block page and the method table use format it
+// ("4.1 GMACs at 224 px") and leave out what is not a figure. The runner's side is test/validate/macs.test.ts.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -61,8 +61,8 @@ export async function siteFixture(): Promise<SiteFixture> {
         const catalog = makeCatalog({ dir: join(FIXTURE_DIR, 'catalog'), blocks: 60, named: SEARCH_BLOCKS });
         // The feed is written into the catalog with the real pipeline/feed code, as `nnblocks build` does.
         const changes = makeChanges(catalog.dir);
-        // Last, a record the schema passes but the replay rules refuse: the site must write no script for it. A record
-        // the schema refuses never reaches a page: the site's loader stops the build (test/site/catalog-format.test.ts).
+        // Last, a record the schema passes but the replay rules refuse: the site must write no script for it. A
+        // record the schema refuses never reaches a page: the site's loader stops the build (catalog-format.test.ts).
         unreplayableBlock(catalog);
         const dist = join(FIXTURE_DIR, 'dist');
         await buildSite({ catalogDir: catalog.dir, outDir: dist, base: BASE, site: SITE });
