@@ -14,6 +14,7 @@ import { TORCH_DTYPES } from '../../pipeline/contract/vocabulary.ts';
 import { macs } from '../../src/lib/format.ts';
 import {
   FIXTURE_SANDBOX,
+  FIXTURE_MENTION_ARXIV,
   FIXTURE_SOURCE_ARXIV,
   HOSTILE_KWARG_VALUE,
   ODD_LAYER_TYPES,
@@ -476,6 +477,17 @@ describe('method pages and papers', () => {
     const hrefs = papers.flatMap((x) => x.all('a').map((a) => a.attr('href')));
     expect(hrefs).toContain(`https://arxiv.org/abs/${FIXTURE_SOURCE_ARXIV}`);
     expect(p.one('#paper-h').text()).toBe('Introduced in');
+    // A paper only a comment names is listed apart, never as the block's origin.
+    const introduced = p
+      .one('section[aria-labelledby="paper-h"]')
+      .all('[data-paper]')
+      .map((x) => x.attr('data-paper'));
+    expect(introduced).toContain(`arxiv:${FIXTURE_SOURCE_ARXIV}`);
+    expect(introduced).not.toContain(`arxiv:${FIXTURE_MENTION_ARXIV}`);
+    expect(p.one('#mention-h').text()).toBe('Also cited');
+    const mentioned = p.one('section[aria-labelledby="mention-h"]').all('[data-paper]');
+    expect(mentioned.map((x) => x.attr('data-paper'))).toEqual([`arxiv:${FIXTURE_MENTION_ARXIV}`]);
+    expect(mentioned[0].text()).toContain('named in a comment or parameter note');
     // A paper the taxonomy describes carries a BibTeX entry with its arXiv eprint.
     expect(
       p
