@@ -175,8 +175,9 @@ function byName(a: BlockSummary, b: BlockSummary): number {
 const STATUS_RANK = new Map<Status, number>([
   ['passed', 0],
   ['failed', 1],
-  ['blocked', 2],
-  ['unvalidated', 3],
+  ['not-run', 2],
+  ['blocked', 3],
+  ['unvalidated', 4],
 ]);
 
 /** Returns a new sorted array; the input (already by name) breaks ties, so every order is total and stable. */
