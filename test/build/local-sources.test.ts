@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { cli } from '../helpers/cli.ts';
-import { gitRepo, py, tempDir } from '../helpers/tree.ts';
+import { gitRepo, py } from '../helpers/tree.ts';
 import { fixtureCorpus } from './fixture.ts';
 
 function filesBelow(dir: string): [string, string][] {
