@@ -120,6 +120,18 @@ function methodsFile(): MethodsFile {
   return methodsCache;
 }
 
+/**
+ * A corpus file's bytes as published (the JSON API serves them unchanged, like block files), after the schema check
+ * its reader runs; undefined when the catalog has none (methods.json before the taxonomy).
+ */
+export function corpusJsonText(file: 'stats.json' | 'methods.json'): string | undefined {
+  const path = join(catalogDir(), file);
+  if (!existsSync(path)) return undefined;
+  if (file === 'stats.json') stats();
+  else methodsFile();
+  return readFileSync(path, 'utf8');
+}
+
 /** Every taxonomy method, by slug; `members` empty when the corpus has no implementation. */
 export function methods(): MethodRecord[] {
   return methodsFile().methods;

@@ -239,7 +239,7 @@ describe('catalog site, built files', () => {
     expect(p.all('.badge').map((b) => b.text())).toContain('◌ not run automatically');
     expect(p.all('.badge.failed')).toEqual([]);
     expect(p.one('.meta .badge').attr('data-pagefind-filter')).toBe('status:not-run');
-    expect(p.one('[data-not-run]').text().replace(/\s+/g, ' ')).toMatch(
+    expect(p.one('[data-not-run]').text().replace(/\s+/g, ' ').trim()).toMatch(
       /^not run automatically: no constructor arguments that build it were found — the harness could not run it, which says nothing about the code: not a failure, and not counted in the pass rate/,
     );
     // Broken code keeps the red ✗: the native extension and the hostile forward error are the code's.
@@ -408,8 +408,37 @@ describe('catalog site, built files', () => {
     };
     expect(index.blocks).toHaveLength(60);
     expect(index.blocks.find((b) => b.slug === attention.slug)?.json).toBe(`${BASE}api/blocks/${attention.slug}.json`);
+    // methods.json and stats.json through the API too, byte for byte.
+    for (const f of ['methods.json', 'stats.json'])
+      expect(readFileSync(join(site.dist, 'api', f), 'utf8'), f).toBe(readFileSync(join(site.catalog.dir, f), 'utf8'));
     expect(page('404.html').one('main').text()).toContain('Page not found');
     for (const p of ['stats/', 'sources/torchvision/']) expect(page(p).all('svg').length, p).toBeGreaterThan(0);
+  });
+
+  it('shows on /sources/ the commit or release each source is pinned to, as its text promises', () => {
+    const list = JSON.parse(readFileSync(join(site.catalog.dir, 'sources.json'), 'utf8')) as {
+      sources: { id: string; commit?: string; release?: { distribution: string; version: string } }[];
+    };
+    const p = page('sources/');
+    expect(p.one('main p.muted').text()).toContain('commit or release');
+    const rows = p.all('tbody tr');
+    expect(rows).toHaveLength(list.sources.length);
+    for (const s of list.sources) {
+      const row = rows.find((r) => r.all('a').some((a) => a.text() === s.id))!;
+      const pin = row.one('[data-pin]');
+      if (s.commit) {
+        expect(pin.one('code').text(), s.id).toBe(s.commit.slice(0, 12));
+        expect(pin.one('code').attr('title')).toBe(s.commit);
+      } else expect(pin.text(), s.id).toContain(`${s.release!.distribution} ${s.release!.version}`);
+    }
+  });
+
+  it('labels filter counts with a singular noun for one block', () => {
+    const labels = page('search/')
+      .all('.count')
+      .map((c) => [c.text(), c.attr('aria-label')]);
+    expect(labels.length).toBeGreaterThan(0);
+    for (const [text, label] of labels) expect(label).toBe(`${text} ${text === '1' ? 'block' : 'blocks'}`);
   });
 
   it("lists the latest build's changes on /changes/, all in the static HTML", () => {
