@@ -131,7 +131,7 @@ export function checkCatalog(dir: string): { errors: string[] } {
   if (stats?.byKind && stats.byKind.reduce((n, k) => n + k.count, 0) !== stats.blocks) {
     errors.push(`stats.json: byKind adds up to ${stats.byKind.reduce((n, k) => n + k.count, 0)}, not ${stats.blocks}`);
   }
-  if (stats) errors.push(...outcomeErrors(stats));
+  errors.push(...outcomeErrors(stats));
   if (stats && sources && stats.sources !== sources.sources.length) {
     errors.push(`stats.json: sources is ${stats.sources} but sources.json lists ${sources.sources.length}`);
   }
@@ -148,7 +148,8 @@ function harnessErrors(label: string, block: BlockSpec): string[] {
 }
 
 /** Every validated block has one outcome: the four counts add up to `validated`. */
-function outcomeErrors(stats: StatsFile): string[] {
+function outcomeErrors(stats: StatsFile | undefined): string[] {
+  if (!stats) return [];
   const v = stats.validation;
   const outcomes = v.passed + v.failed + v.notRun + v.blocked;
   return outcomes === v.validated

@@ -66,7 +66,6 @@ export type PaperEvidence = (typeof PAPER_EVIDENCE)[number];
 /** The evidence that makes a paper the block's origin ("Introduced in"); the rest is a mention ("Also cited"). */
 export const INTRODUCING_EVIDENCE: readonly PaperEvidence[] = ['docstring', 'builder', 'taxonomy'];
 export const PAPER_ROLES = ['introduced', 'mentioned'] as const;
-export type PaperRole = (typeof PAPER_ROLES)[number];
 
 /**
  * What a class is: a network `block`, a data `transform` (augmentation, preprocessing) or a `loss`. Decided by the
