@@ -15,7 +15,7 @@ import { capText, isTypeName } from '../contract/rules.ts';
 import { CATALOG_FORMAT_VERSION, RUN_LIMITS } from '../contract/vocabulary.ts';
 import { categorize } from './category.ts';
 import { kindOf } from './kind.ts';
-import { blockPapers, type PaperIds } from './papers.ts';
+import { blockPapers, type SourcePapers } from './papers.ts';
 import { matchMethods, taxonomy } from './taxonomy.ts';
 import { interfaceOf } from './interface.ts';
 import { publishedTree } from './module-tree.ts';
@@ -41,8 +41,11 @@ export interface SpecInput {
   tree?: ModuleTreeNode;
   /** Diagnostics recorded for this block by any stage. */
   diagnostics: Diagnostic[];
-  /** Paper ids written in the block's class (`paperIdsIn`, papers.ts): ids only, never the text. */
-  sourcePapers?: PaperIds;
+  /**
+   * Paper ids the block's code names, by evidence (`classPapers`, `builderPapers` in papers.ts): ids only, never the
+   * text.
+   */
+  sourcePapers?: SourcePapers;
 }
 
 /** Layer constructors named in the class body (`nn.Conv2d(`): the static composition when validation didn't build it. */
@@ -132,7 +135,7 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     methods: methods.map((m) => ({ slug: m.slug, categories: tax.methods.find((x) => x.slug === m.slug)!.categories })),
   });
   const papers = blockPapers(
-    input.sourcePapers ?? { arxiv: [], doi: [] },
+    input.sourcePapers ?? {},
     methods.map((m) => m.slug),
     tax,
   );

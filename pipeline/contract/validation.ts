@@ -26,8 +26,13 @@ export const CANONICAL_MACS = { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } a
 /** A stage name as the catalog publishes it: `import`, `build`, `forward`... */
 const stageName = () => Type.String({ maxLength: 32, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
 
-/** `blocked`: it failed only because a distribution is not installed (`missing-dependency`, see `blockedBy`). */
-export const VALIDATION_STATUSES = ['passed', 'failed', 'blocked'] as const;
+/**
+ * `blocked`: it failed only because a distribution is not installed (`missing-dependency`, see `blockedBy`).
+ * `not-run`: the harness could not run it — no constructor arguments found, past the time budget on a large model,
+ * an input it could not make (contract/harness.ts, first matching rule); `failed`: everything else, the code's own
+ * failure. Neither `blocked` nor `not-run` is an attempt: the pass rate is passed / (passed + failed).
+ */
+export const VALIDATION_STATUSES = ['passed', 'failed', 'not-run', 'blocked'] as const;
 
 /** What a blocked block needs: install `distribution` (pip's name) to make `import module` work. */
 const blockedBy = Type.Object(
@@ -75,7 +80,7 @@ const reason = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Why a failed or blocked block did not pass, neutral (FailureReason in contract/validation.ts): the message capped at RUN_LIMITS.detailChars, without traceback or source lines or host paths; set exactly when status is failed or blocked.',
+      'Why a failed, not-run or blocked block did not pass, neutral (FailureReason in contract/validation.ts): the message capped at RUN_LIMITS.detailChars, without traceback or source lines or host paths; set exactly when status is failed, not-run or blocked.',
   },
 );
 
@@ -189,7 +194,7 @@ export const VALIDATION = Type.Object(
         maxItems: 16,
       }),
     ),
-    /** Why it failed or is blocked; set exactly when `status` is `failed` or `blocked` (absent in older catalogs). */
+    /** Why it did not pass; set exactly when `status` is `failed`, `not-run` or `blocked` (absent in older catalogs). */
     reason: Type.Optional(reason),
   },
   {
@@ -197,8 +202,8 @@ export const VALIDATION = Type.Object(
     allOf: [
       {
         description:
-          'A failed or blocked block has a class and a reason and no replay recipe; a passed one has its recipe.',
-        if: { properties: { status: { enum: ['failed', 'blocked'] } } },
+          'A failed, not-run or blocked block has a class and a reason and no replay recipe; a passed one has its recipe.',
+        if: { properties: { status: { enum: ['failed', 'not-run', 'blocked'] } } },
         then: { required: ['failureClass', 'reason'], not: { required: ['recipe'] } },
         else: { required: ['recipe'], not: { anyOf: [{ required: ['reason'] }, { required: ['failureClass'] }] } },
       },

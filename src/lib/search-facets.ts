@@ -3,6 +3,7 @@
 // Values are the strings block pages give Pagefind (data-pagefind-filter), so a ticked box matches exactly.
 import { CATEGORIES } from '../../pipeline/contract/vocabulary.ts';
 import { categoryLabel, type BlockSummary } from './catalog.ts';
+import { STATUS_LABELS } from './status.ts';
 
 export interface FacetValue {
   value: string;
@@ -16,13 +17,6 @@ export interface Facet {
   label: string;
   values: FacetValue[];
 }
-
-const STATUS_LABELS = new Map([
-  ['passed', 'passed'],
-  ['failed', 'failed'],
-  ['blocked', 'blocked'],
-  ['unvalidated', 'not validated'],
-]);
 
 function counted(keys: string[], order: string[], label = (k: string) => k): FacetValue[] {
   const n = new Map<string, number>();
@@ -49,7 +43,7 @@ export function searchFacets(all: BlockSummary[]): Facet[] {
       values: counted(
         all.map((b) => b.status),
         [...STATUS_LABELS.keys()],
-        (k) => STATUS_LABELS.get(k)!,
+        (k) => STATUS_LABELS.get(k as BlockSummary['status'])!,
       ),
     },
     {

@@ -14,6 +14,7 @@ const STATUS_ORDER = new Map([
   ['passed', 0],
   ['unvalidated', 1],
   ['blocked', 2],
+  ['not-run', 2],
   ['failed', 3],
 ]);
 const statusRank = (s: string) => STATUS_ORDER.get(s) ?? 3;

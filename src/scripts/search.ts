@@ -3,6 +3,7 @@
 // show counts, which put one query at 311 kB; here filter indexes load only when a filter is ticked, so a
 // query costs ~200 kB, and the counts beside the values are the catalog's, drawn at build time. Excerpts are
 // rebuilt from text nodes, keeping only Pagefind's <mark> highlights: upstream strings can never become markup.
+import { STATUS_BADGE } from '../lib/status.ts';
 import { identPieces } from '../lib/wbr.ts';
 import { rerank } from './rank.ts';
 
@@ -33,12 +34,7 @@ const SORTS = new Map<string, Record<string, 'asc' | 'desc'>>([
   ['params:desc', { params: 'desc' }],
   ['params:asc', { paramsasc: 'asc' }],
 ]);
-const STATUS_TEXT: Record<string, string> = {
-  passed: '✓ passed',
-  failed: '✗ failed',
-  blocked: '⊘ blocked',
-  unvalidated: '– not validated',
-};
+const STATUS_TEXT: Record<string, string> = STATUS_BADGE;
 
 const root = document.querySelector<HTMLElement>('[data-search]')!;
 const input = root.querySelector<HTMLInputElement>('input[type=search]')!;
