@@ -2,28 +2,22 @@
 // blocks as the real catalog records them, methods from the real taxonomy), in Chromium: each query as a reader
 // would type it, the block they expect among the first three results, and why the search finds it. Then what a
 // query says beyond its results: the method no block implements, and filter counts for the query.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildSite } from '../../pipeline/site/build-site.ts';
 import { skipBecause } from '../helpers/skip.ts';
-import { makeCatalog } from './fixtures/make-catalog.ts';
-import { torchvisionBlocks } from './fixtures/torchvision-blocks.ts';
 import { launchBrowser, type Browser } from './helpers/browser.ts';
 import { serveSite, type SiteServer } from './helpers/serve.ts';
 import { noBrowser, openSearch, rendered, resultRows } from './helpers/site-browser.ts';
+import { torchvisionSite } from './helpers/site-fixture.ts';
 
-const DIR = join(import.meta.dirname, '..', '..', 'test-artifacts', 'site-recall');
 let browser: Browser | undefined;
 let server: SiteServer;
 let page: Page;
 
 beforeAll(async () => {
-  const blocks = torchvisionBlocks();
-  const catalog = makeCatalog({ dir: join(DIR, 'catalog'), blocks: blocks.length, named: blocks });
-  await buildSite({ catalogDir: catalog.dir, outDir: join(DIR, 'dist'), base: '/' });
+  const site = await torchvisionSite();
   if (noBrowser) return;
-  server = await serveSite(join(DIR, 'dist'), '/');
+  server = await serveSite(site.dist, '/');
   browser = await launchBrowser();
   page = await browser.context.newPage();
 });
