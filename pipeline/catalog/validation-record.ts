@@ -39,12 +39,18 @@ export function toCatalog(
       status: s.status === 'passed' ? 'ok' : 'failed',
       ms: Math.round(s.ms),
     })),
-    outputs: r.outputs.map((o) => ({ shape: o.shape, dtype: o.dtype, checksum: String(o.checksum) })),
+    outputs: r.outputs.map((o) => ({
+      shape: o.shape,
+      dtype: o.dtype,
+      checksum: String(o.checksum),
+      projection: String(o.projection),
+    })),
     device: r.device,
     torchVersion: r.torchVersion ?? 'unknown',
     fidelity: FIDELITY[r.fidelity.status],
   };
   if (status === 'passed' && recipe) rec.recipe = recipe;
+  if (status === 'passed' && r.sensitivity !== undefined) rec.sensitivity = String(r.sensitivity);
   if (r.params !== null) rec.params = r.params;
   if (r.buffers !== null) rec.buffers = r.buffers;
   if (r.canonical?.length) rec.canonical = r.canonical;
@@ -67,7 +73,7 @@ export function toCatalog(
  * tuples and lists item by item, literals as they are. The record check has bounded the nesting.
  */
 function catalogValue(v: unknown): RecipeValue {
-  if (Array.isArray(v)) return v.map(catalogValue) as LiteralValue[];
+  if (Array.isArray(v)) return v.map(catalogValue);
   if (typeof v !== 'object' || v === null) return v as LiteralValue;
   if ('tuple' in v) return { tuple: (v as { tuple: unknown[] }).tuple.map(catalogValue) };
   const call = v as { call: string; kwargs: Record<string, unknown> };

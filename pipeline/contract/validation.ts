@@ -144,10 +144,42 @@ export const VALIDATION = Type.Object(
         {
           shape: common.ref.shape(),
           dtype: common.ref.torchDtype(),
-          checksum: Type.String({ maxLength: 40, pattern: CHECKSUM_PATTERN }),
+          /** Σ|x| in float64, as text (CHECKSUM_PATTERN). */
+          checksum: Type.String({
+            description: 'Σ|x| of the output in float64, as text: a number, or nan, inf, -inf.',
+            maxLength: 40,
+            pattern: CHECKSUM_PATTERN,
+          }),
+          /**
+           * A fixed random projection, Σ x·(2r − 1) in float64 with r = torch.rand of the output's shape (float64)
+           * from `torch.Generator().manual_seed(0)`: it sees signs and positions, which Σ|x| can't, at the output's
+           * own scale. Absent in records made before it was measured.
+           */
+          projection: Type.Optional(
+            Type.String({
+              description:
+                "A fixed random projection of the output, Σ x·(2r − 1) in float64, r = torch.rand of the output's shape (dtype float64) from torch.Generator().manual_seed(0), as text; absent in records made before it was measured.",
+              maxLength: 40,
+              pattern: CHECKSUM_PATTERN,
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
+    ),
+    /**
+     * Set only when every output is all zeros, one of them floating and not empty (ViT's logits from its
+     * zero-initialised head), and the recipe is not a part's: what Σ|x| and the projection can't check, how the
+     * outputs' projection moves with the block's parameters and floating inputs, Σ|∂P/∂θ| + Σ|∂P/∂x| in float64
+     * (P the sum of the projections, one eval-mode forward with gradients after the recipe's seed and build).
+     */
+    sensitivity: Type.Optional(
+      Type.String({
+        description:
+          "Only when every output is all zeros (one floating and not empty) and the recipe is not a part's: Σ|∂P/∂θ| + Σ|∂P/∂x| in float64 over the block's parameters and floating inputs, P the sum of the outputs' projections, from one eval-mode forward with gradients after the recipe's seed and build; as text.",
+        maxLength: 40,
+        pattern: CHECKSUM_PATTERN,
+      }),
     ),
     /**
      * Parameter count (elements) of the module as the recipe built it: measured **at the test configuration** (the
