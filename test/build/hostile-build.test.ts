@@ -206,8 +206,10 @@ describe('a build over hostile blocks', () => {
       status: 'failed',
       failureClass: 'protocol-error',
     });
-    expect(block('h.hostile.thief.thief').validation).toMatchObject({ status: 'failed' });
-    expect(block('h.hostile.git_thief.gitthief').validation).toMatchObject({ status: 'failed' });
+    // The thieves never pass: what they reach for is not there, so they end failed or, where that leaves them
+    // without an input they accept, not run automatically (contract/harness.ts); never with a stolen value.
+    for (const id of ['h.hostile.thief.thief', 'h.hostile.git_thief.gitthief'])
+      expect(['failed', 'not-run'], id).toContain(block(id).validation!.status);
   });
 
   it('records how the sandbox ran in build-info.json', () => {
