@@ -17,6 +17,7 @@ import { categorize } from './category.ts';
 import { kindOf } from './kind.ts';
 import { blockPapers, type PaperIds } from './papers.ts';
 import { matchMethods, taxonomy } from './taxonomy.ts';
+import type { StructureFacts } from './structure/reader.ts';
 import { interfaceOf } from './interface.ts';
 import { publishedTree } from './module-tree.ts';
 import { dependencySources } from './license-mix.ts';
@@ -43,6 +44,8 @@ export interface SpecInput {
   diagnostics: Diagnostic[];
   /** Paper ids written in the block's class (`paperIdsIn`, papers.ts): ids only, never the text. */
   sourcePapers?: PaperIds;
+  /** The block's static structure (structure/reader.ts): what structural taxonomy and category rules read. */
+  structure?: StructureFacts;
 }
 
 /** Layer constructors named in the class body (`nn.Conv2d(`): the static composition when validation didn't build it. */
@@ -120,8 +123,10 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
           module: block.module,
           bases: block.baseChain,
           layers,
-          // Structure (a pre-norm attention + MLP block named `Block`) needs the built module's own children.
+          // Structure (a pre-norm attention + MLP block named `Block`): the built module's own children when it
+          // built, and the static reading of __init__ and forward (roles, data-flow features).
           ...(input.tree ? { children: input.tree.children } : {}),
+          ...(input.structure ? { structure: input.structure } : {}),
         })
       : [];
   const { categories, rules } = categorize({
@@ -129,6 +134,8 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     bases: block.baseChain,
     layers,
     kind: kind.kind,
+    ...(input.structure ? { structure: input.structure } : {}),
+    params: iface.constructorParams.map((p) => p.name),
     methods: methods.map((m) => ({ slug: m.slug, categories: tax.methods.find((x) => x.slug === m.slug)!.categories })),
   });
   const papers = blockPapers(
