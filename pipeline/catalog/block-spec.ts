@@ -13,10 +13,9 @@ import type { UsedBy } from '../contract/used-by.ts';
 import type { ValidationRecord } from '../contract/validation.ts';
 import { capText, isTypeName } from '../contract/rules.ts';
 import { CATALOG_FORMAT_VERSION, RUN_LIMITS } from '../contract/vocabulary.ts';
-import { categorize } from './category.ts';
-import { kindOf } from './kind.ts';
+import { classify } from './classify.ts';
 import { blockPapers, type PaperIds } from './papers.ts';
-import { matchMethods, taxonomy } from './taxonomy.ts';
+import { taxonomy } from './taxonomy.ts';
 import type { StructureFacts } from './structure/reader.ts';
 import { interfaceOf } from './interface.ts';
 import { publishedTree } from './module-tree.ts';
@@ -113,30 +112,15 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
   }
   const iface = interfaceOf(input.classes, block.baseChain);
   const layers = composition.layers.map((l) => l.type);
-  const kind = kindOf({ name: block.name, module: block.module, bases: block.baseChain });
   const tax = taxonomy();
-  // Transforms and losses implement no network method, whatever their names say.
-  const methods =
-    kind.kind === 'block'
-      ? matchMethods({
-          name: block.name,
-          module: block.module,
-          bases: block.baseChain,
-          layers,
-          // Structure (a pre-norm attention + MLP block named `Block`): the built module's own children when it
-          // built, and the static reading of __init__ and forward (roles, data-flow features).
-          ...(input.tree ? { children: input.tree.children } : {}),
-          ...(input.structure ? { structure: input.structure } : {}),
-        })
-      : [];
-  const { categories, rules } = categorize({
+  const { kind, kindRule, methods, categories, categoryRules: rules } = classify({
     name: block.name,
+    module: block.module,
     bases: block.baseChain,
     layers,
-    kind: kind.kind,
-    ...(input.structure ? { structure: input.structure } : {}),
     params: iface.constructorParams.map((p) => p.name),
-    methods: methods.map((m) => ({ slug: m.slug, categories: tax.methods.find((x) => x.slug === m.slug)!.categories })),
+    ...(input.tree ? { children: input.tree.children } : {}),
+    ...(input.structure ? { structure: input.structure } : {}),
   });
   const papers = blockPapers(
     input.sourcePapers ?? { arxiv: [], doi: [] },
@@ -177,8 +161,8 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     qualname: block.qualname,
     module: block.module,
     sourceId: block.sourceId,
-    kind: kind.kind,
-    kindRule: kind.rule,
+    kind,
+    kindRule,
     categories,
     categoryRules: rules,
     ...(methods.length ? { methods } : {}),

@@ -102,8 +102,10 @@ export const CATEGORY_RULES: Rule[] = [
     id: 'structure:stage',
     category: 'network',
     description:
-      'holds a stack of repeated blocks (a comprehension or loop of one block class), or is a Sequential that builds `num_blocks` of a `block`: a stage or a network (not a head, nor a block or layer holding one)',
+      'holds a stack of repeated blocks (a comprehension or loop of one block class; a list filled in a loop over `num_layers`), or is a Sequential that builds `num_blocks` of a `block`: a stage or a network (not a head, nor a block or layer holding one)',
     test: (b) =>
+      // PyG's BasicGNN: `self.convs.append(self.init_conv(...))` for each of `num_layers`.
+      (feature('stack')(b) && (b.params ?? []).some((p) => /^(num_layers|num_blocks|depth)$/.test(p))) ||
       (role('stack')(b) && !/Head$|Block\d*$|(Transformer|Encoder|Decoder)Layer$|Neck$/i.test(b.name)) ||
       // mmpretrain's `ResLayer(nn.Sequential)`: a Sequential subclass that builds `num_blocks` of `block`.
       (b.bases.some((x) => /\.(Sequential|ModuleList)$/.test(x)) &&
@@ -155,7 +157,12 @@ export const CATEGORY_RULES: Rule[] = [
     description: 'a base is a torch normalization layer',
     test: base(/(BatchNorm|LayerNorm|GroupNorm|InstanceNorm|_NormBase)/),
   },
-  { id: 'name:pooling', category: 'pooling', description: 'name contains Pool', test: name(/Pool/) },
+  {
+    id: 'name:pooling',
+    category: 'pooling',
+    description: 'name contains Pool, or is an aggregation over a set (PyG `MeanAggregation`, `LastAggregator`)',
+    test: name(/Pool|Aggregat(ion|or)$/),
+  },
   { id: 'base:pooling', category: 'pooling', description: 'a base is a torch pooling layer', test: base(/Pool/) },
   {
     id: 'name:activation',
@@ -185,9 +192,9 @@ export const CATEGORY_RULES: Rule[] = [
     id: 'name:embedding',
     category: 'embedding',
     description:
-      'name contains Embed or PositionalEncoding, or is a position bias or rotary encoding (RelPosBias, RoPE)',
+      'name contains Embed or PositionalEncoding, ends with Encoding, or is a position bias or rotary encoding (RelPosBias, RoPE)',
     test: name(
-      /Embed|PositionalEncoding|PosEnc|Pos(ition)?(al)?Bias|RelPos|RelativePosition|RoPE|Rope[A-Z\d]|^Rope$|Rotary/,
+      /Embed|PositionalEncoding|PosEnc|Pos(ition)?(al)?Bias|RelPos|RelativePosition|RoPE|Rope[A-Z\d]|^Rope$|Rotary|Encoding$/,
     ),
   },
   {
@@ -211,8 +218,8 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'base:convolution',
     category: 'convolution',
-    description: 'a base is a torch convolution',
-    test: base(/Conv[123]d|_ConvNd/),
+    description: "a base is a torch convolution, or PyG's `MessagePassing` (a graph convolution)",
+    test: base(/Conv[123]d|_ConvNd|\.MessagePassing$/),
   },
   {
     id: 'layer:convolution',
@@ -229,6 +236,13 @@ export const CATEGORY_RULES: Rule[] = [
     test: (b) =>
       b.layers.some((l) => /Linear$/.test(l)) &&
       b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
+  },
+  {
+    id: 'name:linear',
+    category: 'mlp',
+    description:
+      'a fully connected layer: named `Linear` (`HeteroLinear`, not `LinearAttention`) or a `torch.nn.Linear` subclass',
+    test: (b) => /Linear$/.test(b.name) || base(/^torch\.nn\.(modules\.linear\.)?Linear$/)(b),
   },
   {
     id: 'name:residual',
@@ -293,6 +307,13 @@ export const CATEGORY_RULES: Rule[] = [
     weak: true,
     test: (b) =>
       role('linear')(b) && (b.structure?.roles.every((r) => ['linear', 'activation', 'norm'].includes(r)) ?? false),
+  },
+  {
+    id: 'roles:embedding',
+    category: 'embedding',
+    description: 'its direct submodules are embeddings (a knowledge-graph model of entity and relation tables) (weak)',
+    weak: true,
+    test: (b) => (b.structure?.roles.length ?? 0) > 0 && (b.structure?.roles.every((r) => r === 'embedding') ?? false),
   },
   {
     id: 'roles:pooling',

@@ -71,6 +71,7 @@ const table: Record<string, [Block[], Block[], string]> = {
     [
       shaped(['stack', 'other'], [], { name: 'SwinBlockSequence' }),
       { name: 'ResLayer', bases: ['torch.nn.Sequential', 'torch.nn.Module'], params: ['block', 'num_blocks'] },
+      shaped(['other', 'linear'], ['stack'], { name: 'GCN', params: ['in_channels', 'num_layers'] }),
     ],
     [
       shaped(['stack', 'conv'], [], { name: 'MobileVitBlock' }),
@@ -121,7 +122,11 @@ const table: Record<string, [Block[], Block[], string]> = {
     [shaped([], ['param-affine', 'param-scale']), shaped(['norm'], [])],
     'the raw input times a learned per-channel parameter; a LayerScale (constant init) is not',
   ],
-  'name:pooling': [['RoIPool', 'GemPool'], ['Spool'], 'Pool, capitalized'],
+  'name:pooling': [
+    ['RoIPool', 'GemPool', 'MeanAggregation', 'LastAggregator'],
+    ['Spool', 'Aggregate'],
+    'Pool, capitalized, or an aggregation over a set',
+  ],
   'base:pooling': [
     [{ name: 'Gem', bases: ['torch.nn.AdaptiveAvgPool2d', 'torch.nn.Module'] }],
     [{ name: 'Gem', bases: ['pkg.m.Base', 'torch.nn.Module'] }],
@@ -143,7 +148,15 @@ const table: Record<string, [Block[], Block[], string]> = {
     'an activation function of the input, nothing learned per channel',
   ],
   'name:embedding': [
-    ['PatchEmbed', 'PositionalEncoding', 'RelPosEnc', 'RelPosBias', 'RelativePositionBias', 'RopePosEmbed'],
+    [
+      'PatchEmbed',
+      'PositionalEncoding',
+      'RelPosEnc',
+      'RelPosBias',
+      'RelativePositionBias',
+      'RopePosEmbed',
+      'TemporalEncoding',
+    ],
     ['Embargo', 'Biased'],
     'Embed, PosEnc, a relative position bias',
   ],
@@ -155,9 +168,13 @@ const table: Record<string, [Block[], Block[], string]> = {
     'Conv as a word: Convert and Convex are not convolutions',
   ],
   'base:convolution': [
-    [{ name: 'Std', bases: ['torch.nn.Conv2d', 'torch.nn.Module'] }, { bases: ['torch.nn.modules.conv._ConvNd'] }],
+    [
+      { name: 'Std', bases: ['torch.nn.Conv2d', 'torch.nn.Module'] },
+      { bases: ['torch.nn.modules.conv._ConvNd'] },
+      { name: 'Sparse', bases: ['torch_geometric.nn.conv.message_passing.MessagePassing', 'torch.nn.Module'] },
+    ],
     [{ name: 'Std', bases: ['torch.nn.Linear', 'torch.nn.Module'] }],
-    'a torch convolution among the bases',
+    "a torch convolution among the bases, or PyG's MessagePassing",
   ],
   'layer:convolution': [
     [{ layers: ['torch.nn.Conv2d', 'torch.nn.BatchNorm2d', 'torch.nn.ReLU'] }],
@@ -168,6 +185,11 @@ const table: Record<string, [Block[], Block[], string]> = {
     [{ layers: ['torch.nn.Linear', 'torch.nn.GELU', 'torch.nn.Dropout', 'torch.nn.Linear'] }],
     [{ layers: ['torch.nn.Dropout', 'torch.nn.ReLU'] }, { layers: ['torch.nn.Linear', 'torch.nn.LayerNorm'] }, {}],
     'Linear layers and only activations or dropout besides; no Linear at all is not an MLP',
+  ],
+  'name:linear': [
+    ['Linear', 'HeteroLinear', { name: 'Dense', bases: ['torch.nn.Linear', 'torch.nn.Module'] }],
+    ['LinearAttention', 'Linearize'],
+    'a fully connected layer, filed with MLPs',
   ],
   'name:residual': [
     ['BasicBlock', 'Bottleneck', 'InvertedResidual', 'ResBlock', 'Shortcut'],
@@ -227,6 +249,11 @@ const table: Record<string, [Block[], Block[], string]> = {
     [shaped(['linear', 'activation', 'linear'])],
     [shaped(['linear', 'conv']), shaped(['activation'])],
     'linear maps, activations and norms only',
+  ],
+  'roles:embedding': [
+    [shaped(['embedding', 'embedding'])],
+    [shaped(['embedding', 'linear']), shaped([])],
+    'embedding tables only (a knowledge-graph model)',
   ],
   'roles:pooling': [[shaped(['pool', 'pool'])], [shaped(['pool', 'conv']), shaped([])], 'poolings only'],
   fallback: [['Block', 'TransformerEncoder', 'Scale'], [], 'every block gets a category'],
