@@ -113,7 +113,13 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
   const iface = interfaceOf(input.classes, block.baseChain);
   const layers = composition.layers.map((l) => l.type);
   const tax = taxonomy();
-  const { kind, kindRule, methods, categories, categoryRules: rules } = classify({
+  const {
+    kind,
+    kindRule,
+    methods,
+    categories,
+    categoryRules: rules,
+  } = classify({
     name: block.name,
     module: block.module,
     bases: block.baseChain,

@@ -169,7 +169,7 @@ const table: Record<string, [Cls[], Cls[], string]> = {
       'ShiftedWindowAttentionV2',
       'SwinTransformerBlockV2',
       'ShiftWindowMSA',
-      { name: 'Mixer', features: ['window-partition', 'shift', 'attention-core'] },
+      { name: 'Mixer', features: ['shift', 'attention-core'] },
     ],
     [
       'SwinTransformer@models.swin_transformer',

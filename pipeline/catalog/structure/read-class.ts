@@ -10,11 +10,8 @@
 //   self.ls1 = LayerScale(dim) if init_values else nn.Identity()   # the branch that is not Identity
 //   self.blocks = nn.Sequential(*[Block(...) for i in range(depth)])  # a repeated stack of Block
 //   self.gamma = nn.Parameter(init_values * torch.ones(dim))          # a per-channel parameter
-import type Parser from 'tree-sitter';
-import { treeSitterParser } from '../../util/tree-sitter.ts';
 import { readFlow, type FlowReading } from './read-flow.ts';
-
-export type Node = Parser.SyntaxNode;
+import type { Node } from './syntax.ts';
 
 /** A submodule `__init__` assigns to `self.<name>`. */
 export interface ReadChild {
@@ -57,10 +54,6 @@ const MAKES_STACK = /^_*(make|build)_\w*(layer|stage|block|blocks|layers|stages|
 /** Containers whose arguments are the modules they hold. */
 const CONTAINER = /(^|\.)(Sequential|ModuleList|ModuleDict)$/;
 const IDENTITY = /(^|\.)(Identity|None)$/;
-
-export function parsePython(text: string): Node {
-  return treeSitterParser().parse(text).rootNode;
-}
 
 /** The `class_definition` whose `class` keyword is on `line` (1-based), anywhere in the module. */
 export function classAtLine(root: Node, line: number): Node | undefined {

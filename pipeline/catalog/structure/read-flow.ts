@@ -10,7 +10,7 @@
 // Helpers are followed with their arguments' values bound to their parameters (depth 3): methods of the class
 // (`self._attn(x)`), functions nested in forward (OpenMMLab's `_inner_forward`, also through `cp.checkpoint(f, x)`),
 // and module-level functions (`shifted_window_attention(...)`). `getattr(self, name)(...)` follows every method.
-import type { Node } from './read-class.ts';
+import type { Node } from './syntax.ts';
 
 export interface Operand {
   stream: boolean;

@@ -10,15 +10,8 @@ import type { ClassFact } from '../../parse/facts.ts';
 import type { Program } from '../../resolve/program.ts';
 import { structureOf, type ChildFact, type ChildRole } from '../roles.ts';
 import { featuresOf, type Feature } from './features.ts';
-import {
-  classAtLine,
-  moduleFunctions,
-  parsePython,
-  readClass,
-  type ClassReading,
-  type Node,
-  type ReadChild,
-} from './read-class.ts';
+import { classAtLine, moduleFunctions, readClass, type ClassReading, type ReadChild } from './read-class.ts';
+import { parsePython, type Node } from './syntax.ts';
 
 /** What the taxonomy and the category rules read of a block's structure (docs/taxonomy.md, "Structure"). */
 export interface StructureFacts {

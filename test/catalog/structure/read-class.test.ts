@@ -1,7 +1,8 @@
 // The static reader's quirks, one case each: a class, the submodules `__init__` assigns as read (name:type, `*`
 // for a repeated stack), the parameters it declares, and why. Like ruff's pyflakes tests: a snippet and the answer.
 import { describe, expect, it } from 'vitest';
-import { parsePython, readClass } from '../../../pipeline/catalog/structure/read-class.ts';
+import { readClass } from '../../../pipeline/catalog/structure/read-class.ts';
+import { parsePython } from '../../../pipeline/catalog/structure/syntax.ts';
 import { featuresOf } from '../../../pipeline/catalog/structure/features.ts';
 import { py } from '../../helpers/tree.ts';
 

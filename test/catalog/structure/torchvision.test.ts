@@ -56,8 +56,9 @@ describeOnDebianTorchvision('structure of real torchvision classes', () => {
     // x = x + self.dropout(self.self_attention(self.ln_1(x))) ...
     ['EncoderBlock', ['residual'], ['transformer-encoder-block']],
     ['SwinTransformerBlock', ['residual'], ['transformer-encoder-block']],
-    // forward calls shifted_window_attention(), a module function: roll, then softmax(q @ k) @ v.
-    ['ShiftedWindowAttention', ['attention-core', 'pairwise-attention', 'shift'], []],
+    // forward calls shifted_window_attention(), a module function: roll, then softmax(q @ k) @ v (the windows are
+    // cut by view and permute, no partition function: shift and attention are what a structure rule reads).
+    ['ShiftedWindowAttention', ['attention-core', 'pairwise-attention', 'shift'], ['shifted-window-attention']],
     ['Bottleneck', ['residual'], []],
     ['MBConv', ['residual'], []],
   ])('%s shows %j; by structure alone it lands in %j', (name, features, methods) => {
