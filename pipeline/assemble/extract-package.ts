@@ -17,6 +17,8 @@ export interface PackagedEntry {
   entry: ManifestEntry;
   diagnostics: Diagnostic[];
   ms: number;
+  /** Paths (inside the package) of the modules importing the block's module runs; empty when it has none. */
+  reached: string[];
 }
 
 export interface ExtractedPackage {
@@ -65,6 +67,7 @@ export function extractPackage(
       entry: { id: block.id, file: '', importRoot: outDir, module: '', className: block.name, requires, sha256: '' },
       diagnostics,
       ms: performance.now() - t0,
+      reached: [],
     });
     opts.onDone?.();
   }
@@ -96,6 +99,7 @@ export function extractPackage(
       className: pb.className,
       sha256: sha256(codeOf.get(pb.path)!),
     });
+    e.reached = pb.reached;
   }
   if (opts.write !== false) writePackage(pkgDir, emitted.modules);
   return {

@@ -30,6 +30,11 @@ export interface ManifestEntry {
   requires: Requirement[];
   /** sha256 of the emitted file: the validation cache keys on it. */
   sha256: string;
+  /**
+   * `nnblocks extract` only: links to the installed compiled op libraries the module loads, put where its own loader
+   * looks (op-libraries.ts). Absent when it loads none.
+   */
+  nativeLibraries?: string[];
 }
 
 export interface ExtractedBlock {

@@ -48,6 +48,8 @@ export interface PackagedBlock {
    * import time): a module holds what any extracted block needs of its upstream module, and imports what that needs.
    */
   imports: string[];
+  /** Paths of the package modules importing its module runs (its own, those it imports, their parents' inits). */
+  reached: string[];
 }
 
 export interface EmittedPackage {
@@ -141,7 +143,7 @@ export function emitPackage(
     visit(f);
     const imports = [...new Set([...reached].flatMap((m) => [...(tops.get(m) ?? [])]))].sort();
     const className = plans.get(f)!.plan.emitted.get(closure.blockKey)!;
-    return { blockId, module: f.module, path: f.path, className, imports };
+    return { blockId, module: f.module, path: f.path, className, imports, reached: [...reached].map((m) => m.path) };
   });
   modules.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { modules, blocks, diagnostics };

@@ -14,7 +14,7 @@ import type { ValidationRecord } from '../contract/validation.ts';
 import { capText, isTypeName } from '../contract/rules.ts';
 import { CATALOG_FORMAT_VERSION, RUN_LIMITS } from '../contract/vocabulary.ts';
 import { classify } from './classify.ts';
-import { blockPapers, type PaperIds } from './papers.ts';
+import { blockPapers, type SourcePapers } from './papers.ts';
 import { taxonomy } from './taxonomy.ts';
 import type { StructureFacts } from './structure/reader.ts';
 import { interfaceOf } from './interface.ts';
@@ -41,8 +41,11 @@ export interface SpecInput {
   tree?: ModuleTreeNode;
   /** Diagnostics recorded for this block by any stage. */
   diagnostics: Diagnostic[];
-  /** Paper ids written in the block's class (`paperIdsIn`, papers.ts): ids only, never the text. */
-  sourcePapers?: PaperIds;
+  /**
+   * Paper ids the block's code names, by evidence (`classPapers`, `builderPapers` in papers.ts): ids only, never the
+   * text.
+   */
+  sourcePapers?: SourcePapers;
   /** The block's static structure (structure/reader.ts): what structural taxonomy and category rules read. */
   structure?: StructureFacts;
 }
@@ -129,7 +132,7 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     ...(input.structure ? { structure: input.structure } : {}),
   });
   const papers = blockPapers(
-    input.sourcePapers ?? { arxiv: [], doi: [] },
+    input.sourcePapers ?? {},
     methods.map((m) => m.slug),
     tax,
   );

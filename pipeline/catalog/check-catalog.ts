@@ -9,6 +9,7 @@ import type { BlockSpec } from '../contract/block.ts';
 import type { ClustersFile } from '../contract/clusters.ts';
 import type { CatalogSchemaName } from '../contract/files.ts';
 import type { MethodsFile } from '../contract/methods.ts';
+import { isNotRun } from '../contract/harness.ts';
 import { isRefTarget } from '../contract/rules.ts';
 import type { SourcesFile } from '../contract/sources.ts';
 import type { StatsFile } from '../contract/stats.ts';
@@ -109,6 +110,7 @@ export function checkCatalog(dir: string): { errors: string[] } {
       if (!kw || !isRefTarget(kw.value))
         errors.push(`${label}: recipe.refs '${ref}' names no kwarg with a dotted name`);
     }
+    errors.push(...harnessErrors(label, block));
     for (const n of block.dedup?.nearest ?? []) nearestRefs.push({ from: label, to: n.id });
   }
 
@@ -129,8 +131,28 @@ export function checkCatalog(dir: string): { errors: string[] } {
   if (stats?.byKind && stats.byKind.reduce((n, k) => n + k.count, 0) !== stats.blocks) {
     errors.push(`stats.json: byKind adds up to ${stats.byKind.reduce((n, k) => n + k.count, 0)}, not ${stats.blocks}`);
   }
+  errors.push(...outcomeErrors(stats));
   if (stats && sources && stats.sources !== sources.sources.length) {
     errors.push(`stats.json: sources is ${stats.sources} but sources.json lists ${sources.sources.length}`);
   }
   return { errors };
+}
+
+/** One table says what the harness could not run (contract/harness.ts): a status that disagrees with it is a bug. */
+function harnessErrors(label: string, block: BlockSpec): string[] {
+  const v = block.validation;
+  if (!v || (v.status !== 'failed' && v.status !== 'not-run')) return [];
+  return isNotRun(v) === (v.status === 'not-run')
+    ? []
+    : [`${label}: status ${v.status} disagrees with the harness table for ${v.failureClass ?? 'no class'}`];
+}
+
+/** Every validated block has one outcome: the four counts add up to `validated`. */
+function outcomeErrors(stats: StatsFile | undefined): string[] {
+  if (!stats) return [];
+  const v = stats.validation;
+  const outcomes = v.passed + v.failed + v.notRun + v.blocked;
+  return outcomes === v.validated
+    ? []
+    : [`stats.json: passed + failed + notRun + blocked is ${outcomes}, not validated (${v.validated})`];
 }

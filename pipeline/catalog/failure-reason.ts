@@ -141,13 +141,16 @@ export function failureReason(
 /** A block that did not pass, as `build` and `validate` list it for people: its class and its reason in one line. */
 export interface BlockFailure {
   id: string;
-  status: 'failed' | 'blocked';
+  status: 'failed' | 'not-run' | 'blocked';
   failureClass: string | null;
   /** `stage: Type: message` from the neutral reason, else the class's detail; upstream text, print it escaped. */
   reason: string;
 }
 
-/** The failures among `records` (id → catalog validation), sorted: failed before blocked, then by class, then id. */
+/**
+ * The blocks that did not pass among `records` (id → catalog validation), sorted: failed, then not run
+ * automatically, then blocked; then by class, then id.
+ */
 export function blockFailures(records: Iterable<[string, ValidationRecord]>): BlockFailure[] {
   const out: BlockFailure[] = [];
   for (const [id, v] of records) {
@@ -156,6 +159,7 @@ export function blockFailures(records: Iterable<[string, ValidationRecord]>): Bl
     const line = r ? [r.stage, r.exceptionType, r.message].filter(Boolean).join(': ') : '';
     out.push({ id, status: v.status, failureClass: v.failureClass ?? null, reason: line || v.failureDetail || '' });
   }
-  const key = (f: BlockFailure) => `${f.status === 'failed' ? 0 : 1}\0${f.failureClass ?? ''}\0${f.id}`;
+  const order = { failed: 0, 'not-run': 1, blocked: 2 };
+  const key = (f: BlockFailure) => `${order[f.status]}\0${f.failureClass ?? ''}\0${f.id}`;
   return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

@@ -3,7 +3,8 @@
 // attempts only, and the NN-RAG paper's count for the same repository beside ours.
 import type { BlockSpec } from '../contract/block.ts';
 import type { FailureCount } from '../contract/common.ts';
-import type { SourceFigures, UnblockRow } from '../contract/stats.ts';
+import { harnessRule } from '../contract/harness.ts';
+import type { HarnessCount, SourceFigures, UnblockRow } from '../contract/stats.ts';
 import { paperFigureFor } from './paper.ts';
 import { wilsonProportion } from './proportion.ts';
 
@@ -32,6 +33,17 @@ const byCount =
   (a: T, b: T) =>
     b.count - a.count || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
+/** Not-run blocks by the harness rule that set them (HARNESS_RULES), most first, then by rule. */
+export function notRunCauses(specs: BlockSpec[]): HarnessCount[] {
+  const m = new Map<string, number>();
+  for (const s of specs) {
+    if (s.validation?.status !== 'not-run') continue;
+    const rule = harnessRule(s.validation)?.id ?? 'unknown';
+    m.set(rule, (m.get(rule) ?? 0) + 1);
+  }
+  return [...m].map(([rule, count]) => ({ rule, count })).sort(byCount((x) => x.rule));
+}
+
 /** Did the block's import stage pass (its own upstream packages refused)? */
 const importOk = (s: BlockSpec) => s.validation?.stages.some((st) => st.stage === 'import' && st.status === 'ok');
 
@@ -48,6 +60,7 @@ export function sourceFigures(
       const status = (st: string) => mine.filter((s) => s.validation?.status === st);
       const passed = status('passed').length;
       const failed = status('failed');
+      const notRun = status('not-run');
       const blocked = status('blocked');
       const tally = (values: string[]) => {
         const m = new Map<string, number>();
@@ -70,6 +83,8 @@ export function sourceFigures(
         failedByClass: tally(failed.map((s) => s.validation!.failureClass ?? 'unknown'))
           .map(([failureClass, count]): FailureCount => ({ failureClass, count }))
           .sort(byCount((x) => x.failureClass)),
+        notRun: notRun.length,
+        notRunByRule: notRunCauses(notRun),
         passRate: passed + failed.length > 0 ? wilsonProportion(passed, passed + failed.length) : null,
         paper: paperFigureFor([src.repository, src.url]),
       };

@@ -5,7 +5,7 @@
 import type { BlockSpec, MethodHit } from '../contract/block.ts';
 import type { MethodsFile, PaperRecord } from '../contract/methods.ts';
 import { CATALOG_FORMAT_VERSION } from '../contract/vocabulary.ts';
-import { blockPapers } from './papers.ts';
+import { blockPapers, sourcePapersOf } from './papers.ts';
 import { paperRecord, taxonomy, type Taxonomy } from './taxonomy.ts';
 
 const bySlug = (a: MethodHit, b: MethodHit) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
@@ -32,12 +32,8 @@ export function propagateMethods(specs: BlockSpec[], t: Taxonomy = taxonomy()): 
         const added = [...slugs].filter((x) => !have.has(x));
         if (added.length === 0) continue;
         s.methods = [...(s.methods ?? []), ...added.map((slug) => ({ slug, rule: `cluster:${level}` }))].sort(bySlug);
-        const source = {
-          arxiv: (s.papers ?? []).filter((p) => p.from.includes('source') && p.arxiv).map((p) => p.arxiv!),
-          doi: (s.papers ?? []).filter((p) => p.from.includes('source') && p.doi).map((p) => p.doi!),
-        };
         const papers = blockPapers(
-          source,
+          sourcePapersOf(s.papers),
           s.methods.map((m) => m.slug),
           t,
         );

@@ -2,6 +2,7 @@
 // content hashes (git blob SHA-1 → SWHID, SHA-256), a pinned permalink and the license. Citations: citation.ts.
 import type { SourceSnapshot } from '../sources/types.ts';
 import type { License } from '../contract/common.ts';
+import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { Provenance } from '../contract/provenance.ts';
 
 export interface ProvenanceInput {
@@ -27,13 +28,38 @@ export function licenseOf(s: SourceSnapshot): License {
   return { spdx, method };
 }
 
+/** A source's public address: its repository or its URL when it is a web URL; null for anything else. */
+export function publicRepository(s: Pick<SourceSnapshot, 'repository' | 'url'>): string | null {
+  return [s.repository, s.url].find((u) => u !== undefined && /^https?:\/\//i.test(u)) ?? null;
+}
+
 /**
  * The repository a source's files are cited from: its public repository, its web URL, else `local:<source id>`. Never
  * a folder or a `file://` URL: those name paths of the machine that built the catalog (a path source, a local clone).
  */
 function repositoryOf(s: SourceSnapshot): string {
-  const web = [s.repository, s.url].find((u) => u !== undefined && /^https?:\/\//i.test(u));
-  return web ?? `${LOCAL_REPOSITORY}${s.id}`;
+  return publicRepository(s) ?? `${LOCAL_REPOSITORY}${s.id}`;
+}
+
+/**
+ * A warning per source with no public repository (a path source, a git source cloned from a `file://` mirror or a
+ * local folder, an installed distribution whose metadata names none): its blocks are cited as `local:<id>`, with no
+ * link a reader can follow. The fix is the config's `repository` (git and path sources); never the local path.
+ */
+export function localSourceDiagnostics(snapshots: readonly SourceSnapshot[]): Diagnostic[] {
+  return snapshots
+    .filter((s) => s.status !== 'failed' && publicRepository(s) === null)
+    .map((s) => ({
+      code: 'no-public-repository',
+      severity: 'warning',
+      stage: 'catalog',
+      source: s.id,
+      message: `source ${s.id} has no public repository: its blocks are cited as ${LOCAL_REPOSITORY}${s.id}, with no link, repository URL or SWHID origin (the local ${s.kind === 'path' ? 'folder' : s.kind === 'git' ? 'clone URL' : 'installation'} is never published)`,
+      hint:
+        s.kind === 'python'
+          ? "the distribution's metadata names no repository (Project-URL, Home-page); cite it by release, or build it from a git source with `repository`"
+          : `add "repository": "https://<host>/<owner>/<repo>" (the public repository it is a copy of) to source ${s.id} in the config`,
+    }));
 }
 
 /** The scheme of a repository with no public address. */

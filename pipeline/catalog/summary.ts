@@ -9,7 +9,7 @@ import type { SourceRecord, SourcesFile } from '../contract/sources.ts';
 import type { DedupTableRow, KindCount, StatsFile } from '../contract/stats.ts';
 import type { DedupLevel } from '../contract/vocabulary.ts';
 import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from '../contract/vocabulary.ts';
-import { sourceFigures, unblockTable, type SourceBuildCounts, type SourceFacts } from './figures.ts';
+import { notRunCauses, sourceFigures, unblockTable, type SourceBuildCounts, type SourceFacts } from './figures.ts';
 import { wilsonProportion } from './proportion.ts';
 import { provenanceOf } from './provenance.ts';
 
@@ -62,17 +62,20 @@ function uniqueCounts(specs: BlockSpec[]): Record<DedupLevel, number> | undefine
   return out;
 }
 
-/** Blocked blocks (a distribution not installed) are validated but not attempts: the rate leaves them out. */
+/**
+ * Validated blocks by outcome. Blocked blocks (a distribution not installed) and not-run ones (the harness could not
+ * run them: contract/harness.ts) are validated but not attempts: the rate is passed / (passed + failed).
+ */
 function validationCounts(specs: BlockSpec[]) {
-  const validated = specs.filter((s) => s.validation).length;
-  const passed = specs.filter((s) => s.validation?.status === 'passed').length;
-  const blocked = specs.filter((s) => s.validation?.status === 'blocked').length;
-  const failed = validated - passed - blocked;
+  const status = (st: string) => specs.filter((s) => s.validation?.status === st).length;
+  const passed = status('passed');
+  const failed = status('failed');
   return {
-    validated,
+    validated: specs.filter((s) => s.validation).length,
     passed,
     failed,
-    blocked,
+    notRun: status('not-run'),
+    blocked: status('blocked'),
     passRate: passed + failed ? wilsonProportion(passed, passed + failed) : null,
   };
 }
@@ -95,7 +98,14 @@ export function sourcesFile(specs: BlockSpec[], snapshots: SourceSnapshot[]): So
         kind: s.kind === 'python' ? 'distribution' : s.kind === 'path' ? 'local' : 'git',
         repository: prov.repository,
         license: prov.license,
-        counts: { blocks: mine.length, validated: v.validated, passed: v.passed, failed: v.failed, blocked: v.blocked },
+        counts: {
+          blocks: mine.length,
+          validated: v.validated,
+          passed: v.passed,
+          failed: v.failed,
+          notRun: v.notRun,
+          blocked: v.blocked,
+        },
         passRate: v.passRate,
         byCategory: categories(mine),
         failureCauses: failures(mine),
@@ -141,6 +151,7 @@ export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[], count
     byCategory: categories(specs),
     byKind: kinds(specs),
     failureCauses: failures(specs),
+    notRunCauses: notRunCauses(specs),
     dedupTable: [],
     perSource: sourceFigures(specs, snapshots.map(factsOf), counts),
     unblock: unblockTable(specs),

@@ -8,6 +8,7 @@ import type { ModuleTree, Recipe } from '../contract/runner-record.ts';
 import type { ValidationRecord } from '../validate/types.ts';
 import type { LiteralValue, RecipeValue } from '../contract/common.ts';
 import type { ValidationRecipe } from '../contract/recipe.ts';
+import { isNotRun } from '../contract/harness.ts';
 import { capText } from '../contract/rules.ts';
 import type { ValidationRecord as CatalogValidation } from '../contract/validation.ts';
 import { RUN_LIMITS } from '../contract/vocabulary.ts';
@@ -17,7 +18,9 @@ const FIDELITY = { identical: 'exact', differs: 'mismatch', 'n/a': 'not-compared
 
 /**
  * The catalog's form of a runner record. Fields of stages that did not run are absent, never zero: `params` and
- * `buffers` only when the block built, `recipe` only when it passed; a failed or blocked block gets its neutral
+ * `buffers` only when the block built, `recipe` only when it passed; a block the harness could not run (needs
+ * arguments, past its time budget, an input it could not make: contract/harness.ts) is `not-run`, not `failed`; a
+ * failed, not-run or blocked block gets its neutral
  * `reason` (failure-reason.ts) with the recipe it tried when the runner recorded one. `moduleRoots` are this build's
  * import roots (the extracted blocks', the sources'): paths under them are published relative to them. `known`: the
  * distributions beyond the module table a blocked block may name (knownDistributions).
@@ -36,12 +39,18 @@ export function toCatalog(
       status: s.status === 'passed' ? 'ok' : 'failed',
       ms: Math.round(s.ms),
     })),
-    outputs: r.outputs.map((o) => ({ shape: o.shape, dtype: o.dtype, checksum: String(o.checksum) })),
+    outputs: r.outputs.map((o) => ({
+      shape: o.shape,
+      dtype: o.dtype,
+      checksum: String(o.checksum),
+      projection: String(o.projection),
+    })),
     device: r.device,
     torchVersion: r.torchVersion ?? 'unknown',
     fidelity: FIDELITY[r.fidelity.status],
   };
   if (status === 'passed' && recipe) rec.recipe = recipe;
+  if (status === 'passed' && r.sensitivity !== undefined) rec.sensitivity = String(r.sensitivity);
   if (r.params !== null) rec.params = r.params;
   if (r.buffers !== null) rec.buffers = r.buffers;
   if (r.canonical?.length) rec.canonical = r.canonical;
@@ -54,6 +63,8 @@ export function toCatalog(
     if (r.uninferred?.length) rec.reason.missing = r.uninferred;
   }
   if (r.status === 'blocked') rec.blockedBy = requirementsOf(r.failureDetail, known);
+  // What the harness could not do is not the code's failure: `not-run`, by the one table (contract/harness.ts).
+  if (rec.status === 'failed' && isNotRun(rec)) rec.status = 'not-run';
   return rec;
 }
 
@@ -62,7 +73,7 @@ export function toCatalog(
  * tuples and lists item by item, literals as they are. The record check has bounded the nesting.
  */
 function catalogValue(v: unknown): RecipeValue {
-  if (Array.isArray(v)) return v.map(catalogValue) as LiteralValue[];
+  if (Array.isArray(v)) return v.map(catalogValue);
   if (typeof v !== 'object' || v === null) return v as LiteralValue;
   if ('tuple' in v) return { tuple: (v as { tuple: unknown[] }).tuple.map(catalogValue) };
   const call = v as { call: string; kwargs: Record<string, unknown> };

@@ -6,10 +6,10 @@
 import { COMPOSITION, DEPENDENCIES, INTERFACE, MODULE_TREE } from './block-facts.ts';
 import { common } from './common.ts';
 import { CITATION, PROVENANCE } from './provenance.ts';
-import { Enum, OrNull, schemaFile, Type, type Static } from './schema.ts';
+import { Const, Enum, OrNull, schemaFile, Type, type Static } from './schema.ts';
 import { USED_BY } from './used-by.ts';
 import { VALIDATION } from './validation.ts';
-import { CATEGORIES } from './vocabulary.ts';
+import { CATEGORIES, INTRODUCING_EVIDENCE, PAPER_EVIDENCE, PAPER_ROLES } from './vocabulary.ts';
 
 /** One category rule that fired on a block (`name:attention`, `method:squeeze-and-excitation`). */
 const categoryHit = Type.Object(
@@ -32,9 +32,15 @@ const methodHit = Type.Object(
 );
 
 /**
- * A paper a block implements: exactly one of `arxiv` or `doi`, and where the fact came from — `source` (the id is
- * written in the block's class: a docstring or a comment; only the id is published, never the text) and/or
- * `taxonomy` (a method the block implements names the paper). Titles and BibTeX live in `methods.json` `papers`.
+ * A paper a block's code or the taxonomy names: exactly one of `arxiv` or `doi`; where the fact came from —
+ * `source` (the id is written in the block's class or in the docstring of a model builder beside it; only the id is
+ * published, never the text) and/or `taxonomy` (a method the block implements names the paper); and what kind of
+ * citation it is. `role` `introduced`: the block is an implementation of the paper (a class docstring's description,
+ * a builder's docstring, a method's introducing paper: "Introduced in"); `mentioned`: the id appears only in a
+ * comment, a method's docstring or a parameter's documentation — a detail cites it (ResNet's `zero_init_residual`
+ * comment names Goyal et al.), the block is not from it ("Also cited"). `evidence`: every kind of place it was
+ * found (PAPER_EVIDENCE). Both absent in catalogs built before them, whose papers all read as introduced. Titles
+ * and BibTeX live in `methods.json` `papers`.
  */
 const paperRef = Type.Object(
   {
@@ -43,8 +49,24 @@ const paperRef = Type.Object(
     arxiv: Type.Optional(common.ref.arxivId()),
     doi: Type.Optional(common.ref.doi()),
     from: Type.Array(Enum(['source', 'taxonomy']), { minItems: 1, maxItems: 2, uniqueItems: true }),
+    role: Type.Optional(Enum(PAPER_ROLES)),
+    evidence: Type.Optional(
+      Type.Array(Enum(PAPER_EVIDENCE), { minItems: 1, maxItems: PAPER_EVIDENCE.length, uniqueItems: true }),
+    ),
   },
-  { additionalProperties: false, oneOf: [{ required: ['arxiv'] }, { required: ['doi'] }] },
+  {
+    additionalProperties: false,
+    oneOf: [{ required: ['arxiv'] }, { required: ['doi'] }],
+    dependencies: { role: ['evidence'], evidence: ['role'] },
+    allOf: [
+      {
+        description: 'A mention has only `comment` evidence; an introduction has at least one introducing kind.',
+        if: { required: ['role'], properties: { role: Const('mentioned') } },
+        then: { properties: { evidence: { type: 'array', items: Const('comment') } } },
+        else: { properties: { evidence: { type: 'array', contains: Enum(INTRODUCING_EVIDENCE) } } },
+      },
+    ],
+  },
 );
 
 const dedup = Type.Object(
@@ -95,7 +117,7 @@ const block = Type.Object(
     categoryRules: Type.Array(categoryHit, { minItems: 1, maxItems: 64 }),
     /** Taxonomy methods the block implements (docs/taxonomy.md), sorted by slug; absent when none. */
     methods: Type.Optional(Type.Array(methodHit, { maxItems: 64 })),
-    /** Papers the block implements, sorted by id; absent when none is known. */
+    /** Papers the block's code or the taxonomy names (introduced in, or mentioned), sorted by id; absent when none. */
     papers: Type.Optional(Type.Array(paperRef, { maxItems: 24 })),
     interface: INTERFACE,
     composition: COMPOSITION,

@@ -24,12 +24,15 @@ import {
 export type LiteralValue = number | string | boolean | null | LiteralValue[];
 
 /**
- * A recipe's constructor argument: a literal (lists stay lists), a tuple (`{"tuple": [8, 8]}`), or, inside a call,
- * an instance (`{"call": ".TwoWayTransformer", "kwargs": [{ "name": "depth", "value": 2 }]}`), nested at most
- * RUN_LIMITS.literalDepth deep.
+ * A recipe's constructor argument: a literal (lists stay lists), a tuple (`{"tuple": [8, 8]}`), a list of such
+ * values (`[{"tuple": [1, 2]}]`, as a config override may write), or, inside a call, an instance (`{"call":
+ * ".TwoWayTransformer", "kwargs": [{ "name": "depth", "value": 2 }]}`), nested at most RUN_LIMITS.literalDepth deep.
  */
 export type RecipeValue =
-  LiteralValue | { tuple: RecipeValue[] } | { call: string; kwargs: { name: string; value: RecipeValue }[] };
+  | LiteralValue
+  | RecipeValue[]
+  | { tuple: RecipeValue[] }
+  | { call: string; kwargs: { name: string; value: RecipeValue }[] };
 
 const ITEMS = RUN_LIMITS.recipeItems;
 
@@ -207,9 +210,10 @@ const definitions = {
     ],
   }),
   recipeValue: Typed<RecipeValue>({
-    description: `A kwarg value in a recipe: a literal (recipeLiteral), a tuple ({"tuple": [...]}), or an instance: a class called with kwargs ({"call": ".TwoWayTransformer", "kwargs": [{ "name": ..., "value": ... }]}); nested at most ${RUN_LIMITS.literalDepth} deep (RUN_LIMITS in vocabulary.ts).`,
+    description: `A kwarg value in a recipe: a literal (recipeLiteral), a tuple ({"tuple": [...]}), a list of such values (a list stays a list: [{"tuple": [1, 2]}]), or an instance: a class called with kwargs ({"call": ".TwoWayTransformer", "kwargs": [{ "name": ..., "value": ... }]}); nested at most ${RUN_LIMITS.literalDepth} deep (RUN_LIMITS in vocabulary.ts).`,
     anyOf: [
       own('recipeLiteral'),
+      Type.Array(Typed<RecipeValue>(own('recipeValue')), { maxItems: ITEMS }),
       Type.Object(
         { tuple: Type.Array(Typed<RecipeValue>(own('recipeValue')), { maxItems: ITEMS }) },
         { additionalProperties: false },

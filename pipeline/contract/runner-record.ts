@@ -177,6 +177,8 @@ const output = Type.Object(
     dtype: Enum(TORCH_DTYPES),
     /** Σ|x| in float64; a string ('nan', 'inf') when not finite. */
     checksum: Type.Union([Type.Number(), Enum(['nan', 'inf', '-inf'])]),
+    /** Σ x·(2r − 1) in float64, r a fixed-seed `torch.rand` of the output's shape (measure.py `projection`). */
+    projection: Type.Union([Type.Number(), Enum(['nan', 'inf', '-inf'])]),
   },
   { additionalProperties: false },
 );
@@ -218,6 +220,11 @@ const record = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * Only for a block whose outputs are all zeros, one of them floating and not empty (not a part): Σ|∂P/∂θ| +
+     * Σ|∂P/∂x| in float64, P the sum of the outputs' projections (replay.py `sensitivity`).
+     */
+    sensitivity: Type.Optional(Type.Union([Type.Number(), Enum(['nan', 'inf', '-inf'])])),
     /** CPU: peak RSS the block added over the worker's; CUDA: torch.cuda.max_memory_allocated(). */
     peakMemoryBytes: orNull(COUNT()),
     moduleTree: orNull(Typed<ModuleTree>({ $ref: '#/definitions/tree' })),

@@ -25,16 +25,24 @@ const source = Type.Object(
         validated: common.ref.count(),
         passed: common.ref.count(),
         failed: common.ref.count(),
+        /**
+         * Validated blocks the harness could not run (contract/harness.ts); counted apart from `failed`. Absent in
+         * older catalogs, whose `failed` includes them.
+         */
+        notRun: Type.Optional(common.ref.count()),
         /** Validated blocks that only need a distribution installed; counted apart from `failed`. */
         blocked: common.ref.count(),
       },
       { additionalProperties: false },
     ),
-    /** passed / (passed + failed) with a Wilson interval (blocked blocks are not attempts); null without attempts. */
+    /**
+     * passed / (passed + failed) with a Wilson interval (blocked and not-run blocks are not attempts); null without
+     * attempts.
+     */
     passRate: OneOf([Type.Null(), common.ref.proportion()]),
     /** Sorted by count descending, then category. */
     byCategory: common.ref.categoryCounts(),
-    /** Sorted by count descending, then failure class. */
+    /** Failed blocks by class, sorted by count descending, then failure class. */
     failureCauses: common.ref.failureCounts(),
     /** Blocks unique at each level (representatives); absent when dedup did not run. */
     unique: Type.Optional(common.ref.uniqueCounts()),

@@ -13,6 +13,12 @@ const local = refs('#/definitions/', definitions);
 
 const passRate = () => OneOf([Type.Null(), common.ref.proportion()]);
 
+/** Not-run blocks by the harness rule that set them (HARNESS_RULES in contract/harness.ts), most first, then by rule. */
+const harnessCounts = () =>
+  Type.Array(Type.Object({ rule: common.ref.kebab(), count: common.ref.count() }, { additionalProperties: false }), {
+    description: 'Not-run blocks by the harness rule that set them (contract/harness.ts), most first.',
+  });
+
 const dedupTableRow = Type.Object(
   {
     level: common.ref.dedupLevel(),
@@ -59,7 +65,13 @@ const sourceFigures = Type.Object(
     failed: common.ref.count(),
     /** Failed blocks by class, most first, then by class. */
     failedByClass: common.ref.failureCounts(),
-    /** passed / (passed + failed) with its 95% Wilson interval; blocked blocks are not attempts. Null without any. */
+    /** Blocks the harness could not run (contract/harness.ts): neither passed nor failed. */
+    notRun: common.ref.count(),
+    notRunByRule: harnessCounts(),
+    /**
+     * passed / (passed + failed) with its 95% Wilson interval; blocked and not-run blocks are not attempts. Null
+     * without any.
+     */
     passRate: passRate(),
     /** The paper's block count for this repository (its Fig. 2), matched by repository URL; null when it has none. */
     paper: OneOf([
@@ -105,9 +117,11 @@ const statsFile = Type.Object(
         validated: common.ref.count(),
         passed: common.ref.count(),
         failed: common.ref.count(),
+        /** Blocks the harness could not run (needs arguments, past the budget, an input it could not make). */
+        notRun: common.ref.count(),
         /** Blocked blocks (a distribution not installed): neither passed nor failed. */
         blocked: common.ref.count(),
-        /** passed / (passed + failed); null when nothing was attempted. Blocked blocks are not attempts. */
+        /** passed / (passed + failed); null when nothing was attempted. Blocked and not-run blocks are not attempts. */
         passRate: passRate(),
       },
       { additionalProperties: false },
@@ -120,7 +134,10 @@ const statsFile = Type.Object(
     byKind: Type.Array(
       Type.Object({ kind: common.ref.kind(), count: common.ref.count() }, { additionalProperties: false }),
     ),
+    /** Failed blocks by class (not-run and blocked ones are not failures). */
     failureCauses: common.ref.failureCounts(),
+    /** Not-run blocks by the harness rule that set them. */
+    notRunCauses: harnessCounts(),
     /** NN-RAG table-4 layout: one row per level, cumulative from strictest to loosest. Empty without dedup. */
     dedupTable: Type.Array(dedupTableRow, { maxItems: DEDUP_LEVELS.length }),
     /** Per-repository figures, one row per source, sorted by source id. */
@@ -148,6 +165,7 @@ export const STATS_SCHEMA = schemaFile(
 );
 
 export type StatsFile = Static<typeof statsFile>;
+export type HarnessCount = Static<ReturnType<typeof harnessCounts>>[number];
 export type DedupTableRow = Static<typeof dedupTableRow>;
 export type SourceFigures = Static<typeof sourceFigures>;
 export type UnblockRow = Static<typeof unblockRow>;

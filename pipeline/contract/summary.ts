@@ -4,7 +4,7 @@ import type { BlockSpec } from './block.ts';
 import type { BlockKind, Category } from './vocabulary.ts';
 
 /** A block's status as listings, the API and the change feed name it. */
-export type BlockStatus = 'passed' | 'failed' | 'blocked' | 'unvalidated';
+export type BlockStatus = 'passed' | 'failed' | 'not-run' | 'blocked' | 'unvalidated';
 
 export interface BlockSummary {
   slug: string;

@@ -26,8 +26,13 @@ export const CANONICAL_MACS = { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } a
 /** A stage name as the catalog publishes it: `import`, `build`, `forward`... */
 const stageName = () => Type.String({ maxLength: 32, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
 
-/** `blocked`: it failed only because a distribution is not installed (`missing-dependency`, see `blockedBy`). */
-export const VALIDATION_STATUSES = ['passed', 'failed', 'blocked'] as const;
+/**
+ * `blocked`: it failed only because a distribution is not installed (`missing-dependency`, see `blockedBy`).
+ * `not-run`: the harness could not run it — no constructor arguments found, past the time budget on a large model,
+ * an input it could not make (contract/harness.ts, first matching rule); `failed`: everything else, the code's own
+ * failure. Neither `blocked` nor `not-run` is an attempt: the pass rate is passed / (passed + failed).
+ */
+export const VALIDATION_STATUSES = ['passed', 'failed', 'not-run', 'blocked'] as const;
 
 /** What a blocked block needs: install `distribution` (pip's name) to make `import module` work. */
 const blockedBy = Type.Object(
@@ -75,7 +80,7 @@ const reason = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Why a failed or blocked block did not pass, neutral (FailureReason in contract/validation.ts): the message capped at RUN_LIMITS.detailChars, without traceback or source lines or host paths; set exactly when status is failed or blocked.',
+      'Why a failed, not-run or blocked block did not pass, neutral (FailureReason in contract/validation.ts): the message capped at RUN_LIMITS.detailChars, without traceback or source lines or host paths; set exactly when status is failed, not-run or blocked.',
   },
 );
 
@@ -139,10 +144,42 @@ export const VALIDATION = Type.Object(
         {
           shape: common.ref.shape(),
           dtype: common.ref.torchDtype(),
-          checksum: Type.String({ maxLength: 40, pattern: CHECKSUM_PATTERN }),
+          /** Σ|x| in float64, as text (CHECKSUM_PATTERN). */
+          checksum: Type.String({
+            description: 'Σ|x| of the output in float64, as text: a number, or nan, inf, -inf.',
+            maxLength: 40,
+            pattern: CHECKSUM_PATTERN,
+          }),
+          /**
+           * A fixed random projection, Σ x·(2r − 1) in float64 with r = torch.rand of the output's shape (float64)
+           * from `torch.Generator().manual_seed(0)`: it sees signs and positions, which Σ|x| can't, at the output's
+           * own scale. Absent in records made before it was measured.
+           */
+          projection: Type.Optional(
+            Type.String({
+              description:
+                "A fixed random projection of the output, Σ x·(2r − 1) in float64, r = torch.rand of the output's shape (dtype float64) from torch.Generator().manual_seed(0), as text; absent in records made before it was measured.",
+              maxLength: 40,
+              pattern: CHECKSUM_PATTERN,
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
+    ),
+    /**
+     * Set only when every output is all zeros, one of them floating and not empty (ViT's logits from its
+     * zero-initialised head), and the recipe is not a part's: what Σ|x| and the projection can't check, how the
+     * outputs' projection moves with the block's parameters and floating inputs, Σ|∂P/∂θ| + Σ|∂P/∂x| in float64
+     * (P the sum of the projections, one eval-mode forward with gradients after the recipe's seed and build).
+     */
+    sensitivity: Type.Optional(
+      Type.String({
+        description:
+          "Only when every output is all zeros (one floating and not empty) and the recipe is not a part's: Σ|∂P/∂θ| + Σ|∂P/∂x| in float64 over the block's parameters and floating inputs, P the sum of the outputs' projections, from one eval-mode forward with gradients after the recipe's seed and build; as text.",
+        maxLength: 40,
+        pattern: CHECKSUM_PATTERN,
+      }),
     ),
     /**
      * Parameter count (elements) of the module as the recipe built it: measured **at the test configuration** (the
@@ -189,7 +226,7 @@ export const VALIDATION = Type.Object(
         maxItems: 16,
       }),
     ),
-    /** Why it failed or is blocked; set exactly when `status` is `failed` or `blocked` (absent in older catalogs). */
+    /** Why it did not pass; set exactly when `status` is `failed`, `not-run` or `blocked` (absent in older catalogs). */
     reason: Type.Optional(reason),
   },
   {
@@ -197,8 +234,8 @@ export const VALIDATION = Type.Object(
     allOf: [
       {
         description:
-          'A failed or blocked block has a class and a reason and no replay recipe; a passed one has its recipe.',
-        if: { properties: { status: { enum: ['failed', 'blocked'] } } },
+          'A failed, not-run or blocked block has a class and a reason and no replay recipe; a passed one has its recipe.',
+        if: { properties: { status: { enum: ['failed', 'not-run', 'blocked'] } } },
         then: { required: ['failureClass', 'reason'], not: { required: ['recipe'] } },
         else: { required: ['recipe'], not: { anyOf: [{ required: ['reason'] }, { required: ['failureClass'] }] } },
       },

@@ -54,6 +54,20 @@ export const CATEGORY_LABELS: ReadonlyMap<Category, string> = new Map<Category, 
 ]);
 
 /**
+ * How a block's code or the taxonomy names a paper (`papers[].evidence`, docs/taxonomy.md "Papers of a block"):
+ * `docstring` the class docstring's description says what the block is from (`"""SE block from <paper>"""`);
+ * `builder` a model builder beside the class says so in its docstring (torchvision's `resnet50`: "ResNet-50 from
+ * <paper>"); `taxonomy` the introducing paper of a method the block implements; `comment` anywhere else in the class
+ * — a comment about a detail, a method's docstring, a parameter's documentation. The first three introduce the
+ * block (`role: introduced`); `comment` alone is a mention (`role: mentioned`).
+ */
+export const PAPER_EVIDENCE = ['docstring', 'builder', 'taxonomy', 'comment'] as const;
+export type PaperEvidence = (typeof PAPER_EVIDENCE)[number];
+/** The evidence that makes a paper the block's origin ("Introduced in"); the rest is a mention ("Also cited"). */
+export const INTRODUCING_EVIDENCE: readonly PaperEvidence[] = ['docstring', 'builder', 'taxonomy'];
+export const PAPER_ROLES = ['introduced', 'mentioned'] as const;
+
+/**
  * What a class is: a network `block`, a data `transform` (augmentation, preprocessing) or a `loss`. Decided by the
  * documented rules in pipeline/catalog/kind.ts (docs/catalog.md "Kinds"); transforms and losses are listed apart.
  */

@@ -94,19 +94,21 @@ function changeText(c: BlockChange): string {
 export function renderAtom(feed: ChangeFeed, opts: AtomOptions = {}): string {
   const { url, authority, prefix } = siteBase(opts.siteUrl);
   const tag = (path: string) => `tag:${authority},${TAG_DATE}:${prefix}${path}`;
+  // Absolute under the site's URL when it is known; else relative to the feed's own address, which the site serves
+  // at its root (/changes.atom): `changes.atom` is then the feed itself, `blocks/<slug>/` a block's page. Every feed
+  // has its rel="self" (RFC 4287 4.2.7: feeds SHOULD), which readers use to find where to poll.
   const link = (path: string, rel = 'alternate') =>
-    url ? `<link rel="${rel}" href="${escapeXml(new URL(path, url).href)}"/>` : '';
+    `<link rel="${rel}" href="${escapeXml(url ? new URL(path, url).href : path)}"/>`;
   const updated = escapeXml(feed.generatedAt);
   const build = segment(feed.generatedAt);
   const out: string[] = [];
   const entry = (id: string, title: string, text: string, href: string) => {
-    const alternate = link(href);
     out.push(
       '  <entry>',
       `    <id>${escapeXml(id)}</id>`,
       `    <title type="text">${escapeXml(title)}</title>`,
       `    <updated>${updated}</updated>`,
-      ...(alternate ? [`    ${alternate}`] : []),
+      `    ${link(href)}`,
       `    <content type="text">${escapeXml(text)}</content>`,
       '  </entry>',
     );
@@ -137,7 +139,8 @@ export function renderAtom(feed: ChangeFeed, opts: AtomOptions = {}): string {
     `  <updated>${updated}</updated>`,
     '  <author><name>nnblocks</name></author>',
     `  <generator${opts.nnblocksVersion ? ` version="${escapeXml(opts.nnblocksVersion)}"` : ''}>nnblocks</generator>`,
-    ...(url ? [`  ${link('changes.atom', 'self')}`, `  ${link('changes/')}`] : []),
+    `  ${link('changes.atom', 'self')}`,
+    `  ${link('changes/')}`,
     ...out,
     '</feed>',
     '',

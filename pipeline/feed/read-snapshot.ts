@@ -29,7 +29,7 @@ export interface ReadResult {
 }
 
 const SLUG = new RegExp(SLUG_PATTERN);
-const STATUSES = new Set<BlockStatus>(['passed', 'failed', 'blocked', 'unvalidated']);
+const STATUSES = new Set<BlockStatus>(['passed', 'failed', 'not-run', 'blocked', 'unvalidated']);
 
 /** Thrown inside this file only, turned into a diagnostic at the edge (`readPrevious`). */
 class ReadProblem extends Error {

@@ -64,8 +64,10 @@ export class Lookup {
     const src = this.program.sourceOfModule(name, fromSource);
     if (!src || !this.reach) return src;
     if (this.reach.only !== undefined) return src === this.reach.only ? src : undefined;
-    if (src === fromSource) return src;
     const top = name.split('.')[0];
+    // A source that is the runtime itself (the paper's torch/nn/modules) imports the rest of it, as every validation
+    // has it: `from .module import Module` in torch's activation.py stays an import, never a 23 MB closure of torch.
+    if (src === fromSource) return this.reach.opaque?.has(top) ? undefined : src;
     // Python finds a regular package once on sys.path: when the importing source has `utils` itself, `utils.x`
     // is its own module or missing, never another source's. `from utils.extra import f` in yolov5 → not yolov7's.
     if (this.reach.opaque?.has(top) || this.program.sourceOfModule(top, fromSource) === fromSource) return undefined;

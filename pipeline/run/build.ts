@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join, relative, sep } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
 import { blockFailures } from '../catalog/failure-reason.ts';
-import { paperIdsIn } from '../catalog/papers.ts';
+import { codePapers } from '../catalog/papers.ts';
 import { StructureReader } from '../catalog/structure/reader.ts';
 import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../contract/block.ts';
@@ -87,7 +87,9 @@ export async function buildPartial(
     const ex = byId.get(b.id);
     const validation = v?.records.get(b.id);
     const tree = v?.trees.get(b.id);
-    const text = classText(mod.absPath, own);
+    const file = moduleBytes(mod.absPath);
+    const text = spanText(file, own.span);
+    const blockUsage = usage.usageOf(b.id);
     const layers = tree ? layersOf(tree) : staticLayers(text);
     specs.push(
       blockSpec(
@@ -100,11 +102,11 @@ export async function buildPartial(
           sources: snapshots,
           extracted: ex,
           validation,
-          usedBy: usedByOf(usage.usageOf(b.id), snapshots),
+          usedBy: usedByOf(blockUsage, snapshots),
           ...(tree ? { tree } : {}),
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
           // Read from the class text here, like the static layers: ids only cross into the spec, never the text.
-          sourcePapers: paperIdsIn(text),
+          sourcePapers: codePapers(b, text, { file, functions: mod.facts.functions, builders: blockUsage.builders }),
           structure: structures.factsOf(b, tree),
         },
         { layers, from: tree ? 'validation' : 'static' },
@@ -189,9 +191,12 @@ function sourceCounts(
   }));
 }
 
-function classText(absPath: string, cls: ClassFact): string {
-  if (!existsSync(absPath)) return '';
-  return readFileSync(absPath).subarray(cls.span.startByte, cls.span.endByte).toString('utf8');
+function moduleBytes(absPath: string): Buffer | null {
+  return existsSync(absPath) ? readFileSync(absPath) : null;
+}
+
+function spanText(file: Buffer | null, span: { startByte: number; endByte: number }): string {
+  return file ? file.subarray(span.startByte, span.endByte).toString('utf8') : '';
 }
 
 /** Layer types with counts from a validated module tree: every node below the root, by type. */

@@ -2,7 +2,9 @@
 // progress, then asks the configured Python once which installed distribution provides each import.
 import { extractBlocks, writeManifest, type ExtractedBlock, type ExtractOptions } from '../assemble/extract.ts';
 import { extractPackage, type ExtractedPackage } from '../assemble/extract-package.ts';
+import { linkBesideModules, linkInPackage, loadsLibrary } from '../assemble/op-libraries.ts';
 import { attachRequirementVersions, type VersionMemo } from '../assemble/requirements.ts';
+import { nativeLibraries } from '../validate/native-libraries.ts';
 import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
@@ -72,10 +74,21 @@ export async function extractToFolder(
     versionsFrom: env.ok ? env.environment.host : null,
     environmentKey: env.ok ? env.environment.key : undefined,
   });
+  // The compiled op libraries a module loads, linked beside it as validation does (op-libraries.ts).
+  const written = extracted.filter((b) => b.code);
+  const { links, diagnostics } = linkBesideModules(
+    written.map((b) => ({ file: b.entry.file, code: b.code })),
+    nativeLibraries(p.snapshots, p.index.modules),
+  );
+  for (const b of written) {
+    const here = links.get(b.entry.file);
+    if (here?.length) b.entry.nativeLibraries = here;
+  }
+  if (diagnostics.length) written[0].diagnostics.push(...diagnostics);
   return {
     manifest: writeManifest(
       outDir,
-      extracted.filter((b) => b.code).map((b) => b.entry),
+      written.map((b) => b.entry),
     ),
     extracted,
   };
@@ -106,6 +119,19 @@ export async function extractPackageToFolder(
     versionMemo(ctx, env.ok ? env.environment.key : undefined),
   );
   progress.done(`${extracted.blocks.length} blocks, ${extracted.modules.length} modules`);
+  // Compiled op libraries at their upstream place in the package, where its inlined loaders look (op-libraries.ts).
+  const { links, diagnostics } = linkInPackage(
+    extracted.dir,
+    extracted.modules,
+    extracted.modules.length ? nativeLibraries(p.snapshots, p.index.modules) : [],
+  );
+  extracted.diagnostics.push(...diagnostics);
+  const loading = new Set(extracted.modules.filter((m) => loadsLibrary(m.code)).map((m) => m.path));
+  for (const b of extracted.blocks) {
+    const tops = new Set(b.reached.filter((path) => loading.has(path)).map((path) => path.split('/')[0]));
+    const here = [...tops].flatMap((top) => links.get(top) ?? []);
+    if (here.length) b.entry.nativeLibraries = here;
+  }
   const entries = extracted.blocks.filter((b) => b.entry.module).map((b) => b.entry);
   return { manifest: writeManifest(outDir, entries, extracted.name), extracted };
 }

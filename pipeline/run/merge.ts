@@ -9,6 +9,7 @@ import { CATALOG_FORMAT_VERSION } from '../contract/vocabulary.ts';
 import { blockFailures, neutralText, type BlockFailure } from '../catalog/failure-reason.ts';
 import { methodsFile, propagateMethods } from '../catalog/methods.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
+import { localSourceDiagnostics } from '../catalog/provenance.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
@@ -144,7 +145,8 @@ export async function finishCatalog(
       : null,
     timings,
     errors,
-    diagnostics: d.diagnostics,
+    // Said once per catalog (a sharded build's partials all know the same sources).
+    diagnostics: [...localSourceDiagnostics(snapshots), ...d.diagnostics],
     failedSources: snapshots.filter((x) => x.status === 'failed').map((x) => x.id),
     failures: blockFailures(specs.flatMap((x) => (x.validation ? [[x.id, x.validation] as const] : []))),
   };

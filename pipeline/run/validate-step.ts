@@ -89,10 +89,7 @@ export async function runValidation(
   const checked = checkOverrideRefs(ran.records, overrideOf(items, ctx.config.validate?.overrides ?? {}));
   const raw = checked.records;
   out.diagnostics.push(...checked.diagnostics);
-  const s = summarize(raw);
-  progress.done(`${s.byStatus.passed} passed, ${s.byStatus.failed} failed, ${s.byStatus.skipped} skipped`);
   out.raw = raw;
-  out.summary = s;
   out.sandbox = ran.sandbox;
   // Blocks to run and none ran (the sandbox refused to drop privileges, the worker could not start torch...).
   if (raw.length > 0 && raw.every((r) => r.status === 'skipped'))
@@ -100,6 +97,12 @@ export async function runValidation(
       unavailable(`every block was skipped: ${raw[0].failureDetail ?? 'skipped'}`, 'run `nnblocks doctor`'),
     );
   publish(out, raw, { p, items, extracted, report: env.environment.report });
+  // Counted as the catalog publishes them: what the harness could not run is apart from the code's failures.
+  const s = summarize(raw, (r) => out.records.get(r.id)?.status === 'not-run');
+  progress.done(
+    `${s.byStatus.passed} passed, ${s.byStatus.failed} failed, ${s.byStatus['not-run']} not run, ${s.byStatus.skipped} skipped`,
+  );
+  out.summary = s;
   out.failures = blockFailures(out.records);
   return out;
 }

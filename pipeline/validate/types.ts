@@ -155,9 +155,10 @@ export interface ValidationRecord extends Omit<RunnerRecord, 'status' | 'device'
 
 export interface ValidationSummary {
   total: number;
-  byStatus: Record<ValidationStatus, number>;
+  /** By status; `not-run`: failed records the catalog shows as not run automatically (contract/harness.ts). */
+  byStatus: Record<ValidationStatus | 'not-run', number>;
   byFailureClass: Partial<Record<FailureClass, number>>;
-  /** passed / (passed + failed); skipped and blocked blocks are not attempts. */
+  /** passed / (passed + failed); skipped, not-run and blocked blocks are not attempts. */
   passRate: number | null;
   /** Wilson score 95% interval of passRate. */
   interval: { low: number; high: number } | null;

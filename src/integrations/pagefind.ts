@@ -1,14 +1,20 @@
 // Astro integration: indexes the built site with Pagefind's Node API when `astro build` finishes, so that the
 // build alone yields a searchable site (no separate CLI step to forget). Modelled on Starlight's.
-// Only block pages carry `data-pagefind-body`, so listings, stats and the home page stay out of the index.
+// Only block pages carry `data-pagefind-body`, so listings, stats and the home page stay out of the index. Then the
+// search page's name index learns Pagefind's page ids (name-index-ids.ts).
 import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
 import * as pagefind from 'pagefind';
+import { attachPagefindIds } from './name-index-ids.ts';
 
 export default function pagefindIntegration(): AstroIntegration {
+  let base = '/';
   return {
     name: 'nnblocks-pagefind',
     hooks: {
+      'astro:config:done': ({ config }) => {
+        base = config.base;
+      },
       'astro:build:done': async ({ dir, logger }) => {
         const site = fileURLToPath(dir);
         const started = Date.now();
@@ -29,6 +35,8 @@ export default function pagefindIntegration(): AstroIntegration {
         } finally {
           await pagefind.close();
         }
+        const named = attachPagefindIds(site, base);
+        logger.info(`search name index: ${named.blocks} named blocks in ${named.shards} shards`);
       },
     },
   };

@@ -120,6 +120,18 @@ function methodsFile(): MethodsFile {
   return methodsCache;
 }
 
+/**
+ * A corpus file's bytes as published (the JSON API serves them unchanged, like block files), after the schema check
+ * its reader runs; undefined when the catalog has none (methods.json before the taxonomy).
+ */
+export function corpusJsonText(file: 'stats.json' | 'methods.json'): string | undefined {
+  const path = join(catalogDir(), file);
+  if (!existsSync(path)) return undefined;
+  if (file === 'stats.json') stats();
+  else methodsFile();
+  return readFileSync(path, 'utf8');
+}
+
 /** Every taxonomy method, by slug; `members` empty when the corpus has no implementation. */
 export function methods(): MethodRecord[] {
   return methodsFile().methods;
@@ -175,8 +187,9 @@ function byName(a: BlockSummary, b: BlockSummary): number {
 const STATUS_RANK = new Map<Status, number>([
   ['passed', 0],
   ['failed', 1],
-  ['blocked', 2],
-  ['unvalidated', 3],
+  ['not-run', 2],
+  ['blocked', 3],
+  ['unvalidated', 4],
 ]);
 
 /** Returns a new sorted array; the input (already by name) breaks ties, so every order is total and stable. */

@@ -33,7 +33,24 @@ export function paramText(p: ParamSpec): string {
   return `${star}${p.name}${ann}${def}${kw}`;
 }
 
-/** Constructor parameters by name: A's order first, then B's own; a parameter one lacks shows null there. */
+/**
+ * What a parameter means, for telling two apart: its kind, annotation and default by value when the default is a
+ * literal (`0.` and `0.0`, `1e-5` and `0.00001` are one number), else by its text.
+ */
+function paramMeaning(p: ParamSpec): string {
+  const def =
+    p.defaultLiteral !== undefined
+      ? `=${JSON.stringify(p.defaultLiteral)}`
+      : p.default !== undefined
+        ? `~${p.default}`
+        : '';
+  return `${p.kind}|${p.annotation ?? ''}|${def}`;
+}
+
+/**
+ * Constructor parameters by name: A's order first, then B's own; a parameter one lacks shows null there. Each side
+ * shows the parameter as its source writes it; they differ when they mean different things (paramMeaning).
+ */
 export function interfaceRows(a: BlockSpec, b: BlockSpec): Row[] {
   const byName = (s: BlockSpec) => new Map(s.interface.constructorParams.map((p) => [p.name, p]));
   const ma = byName(a);
@@ -42,7 +59,10 @@ export function interfaceRows(a: BlockSpec, b: BlockSpec): Row[] {
   return names.map((n) => {
     const pa = ma.get(n);
     const pb = mb.get(n);
-    return row(n, pa ? paramText(pa) : null, pb ? paramText(pb) : null);
+    return {
+      ...row(n, pa ? paramText(pa) : null, pb ? paramText(pb) : null),
+      differs: !pa || !pb || paramMeaning(pa) !== paramMeaning(pb),
+    };
   });
 }
 

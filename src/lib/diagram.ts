@@ -10,13 +10,18 @@ import { isShape, isTorchDtype } from '../../pipeline/contract/rules.ts';
 
 export const DIAGRAM_LIMITS = { rows: 40, depth: 3 } as const;
 
-/** Geometry (px, in the SVG's own units): a monospace label at 12px is ~7.2px a character. */
+/**
+ * Geometry (px, in the SVG's own units): a monospace label at 12px is 7.2px a character in DejaVu Sans Mono and
+ * Menlo; CHAR leaves a little over for fonts a bit wider.
+ */
 const ROW = 30;
 const BOX_H = 22;
 const INDENT = 26;
-const CHAR = 7.2;
+const CHAR = 7.4;
 const PAD = 8;
 const MARGIN = 4;
+/** From a box's right edge to its note (Diagram.astro draws the note at `x + w + NOTE_GAP`). */
+export const NOTE_GAP = 8;
 
 export type BoxKind = 'io' | 'root' | 'module' | 'more';
 
@@ -134,7 +139,8 @@ export function layoutDiagram(input: {
     // Along the root's trunk, past its children, into the output box: data leaves through the block.
     edges.push({ d: `M ${root.x + 10} ${root.y + BOX_H} V ${outBox.y}`, arrow: true });
   }
-  const width = Math.max(...boxes.map((b) => b.x + b.w + (b.note ? b.note.length * CHAR * 0.92 + 12 : 0))) + MARGIN;
+  // A note is drawn in the labels' font, NOTE_GAP right of its box: its full width counts ("+2 inside", not "+2 insid").
+  const width = Math.max(...boxes.map((b) => b.x + b.w + (b.note ? NOTE_GAP + b.note.length * CHAR : 0))) + MARGIN;
   const summary = [
     `Module tree of ${input.name}: ${fmt(modules)} module${modules === 1 ? '' : 's'}`,
     shown < modules ? `, ${fmt(shown)} shown` : '',

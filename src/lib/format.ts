@@ -26,6 +26,9 @@ export function macs(n: number): string {
   }
 }
 
+/** `1 block`, `2 blocks`, `1,311 blocks`: a count with its noun, singular for one. */
+export const counted = (n: number, noun: string): string => `${count(n)} ${noun}${n === 1 ? '' : 's'}`;
+
 export const percent = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)}%`;
 
 export const shape = (dims: number[]): string => `[${dims.join(', ')}]`;

@@ -19,50 +19,10 @@ import {
   DEVICE_PATTERN,
 } from '../../pipeline/contract/rules.ts';
 import { FLOATING_DTYPES, RUN_LIMITS, type TorchDtype } from '../../pipeline/contract/vocabulary.ts';
+import { isObject, isTupleValue, pyLiteral, pyShape, pyStr } from './py-literal.ts';
+import { checkOutputs, checkSensitivity, type RecordedOutput } from './replay-check.ts';
 
 const DEVICE = new RegExp(DEVICE_PATTERN);
-
-/** A Python string literal, single-quoted, pure printable ASCII: every other character as an escape. */
-export function pyStr(s: string): string {
-  let out = "'";
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '\\' || ch === "'") out += `\\${ch}`;
-    else if (cp >= 0x20 && cp < 0x7f) out += ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (cp <= 0xff) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp <= 0xffff) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}'`;
-}
-
-/**
- * A recipe value as Python source, or null when it is not a literal within RUN_LIMITS: None, True/False, a finite
- * number, a string (pyStr), a tuple of those (lists become tuples, as recipes write shapes; `{"tuple": [...]}` is one).
- */
-export function pyLiteral(v: unknown, depth = 0): string | null {
-  if (isTupleValue(v)) return pyLiteral(v.tuple, depth);
-  if (v === null) return 'None';
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') {
-    if (Number.isFinite(v)) return String(v); // JavaScript's shortest round-trip form is valid Python (1e+21, 5e-7)
-    return Number.isNaN(v) ? "float('nan')" : v > 0 ? "float('inf')" : "float('-inf')";
-  }
-  if (typeof v === 'string') return [...v].length <= RUN_LIMITS.recipeStringChars ? pyStr(v) : null;
-  if (!Array.isArray(v) || depth >= RUN_LIMITS.literalDepth || v.length > RUN_LIMITS.recipeItems) return null;
-  const items = v.map((x) => pyLiteral(x, depth + 1));
-  if (items.some((x) => x === null)) return null;
-  return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `{"tuple": [...]}`: a recipe's tuple (RecipeValue), nothing else beside it. */
-const isTupleValue = (v: unknown): v is { tuple: unknown[] } =>
-  isObject(v) && Object.keys(v).length === 1 && Array.isArray(v.tuple);
 
 /**
  * An instance's kwargs as Python source (`depth=2, norm=getattr(module, 'Norm')(dim=8)`), or null when any name or
@@ -115,7 +75,9 @@ interface ReplayPlan {
     boxes: number | null;
     value: InputLiteral | null;
   }[];
-  outputs: { shape: number[]; dtype: TorchDtype; checksum: string }[];
+  outputs: RecordedOutput[];
+  /** The record's `sensitivity` (outputs all zeros), checked as a checksum; null when absent or a part's. */
+  sensitivity: string | null;
 }
 
 const isInt = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
@@ -154,6 +116,7 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     kwargs: [],
     inputs: [],
     outputs: [],
+    sensitivity: null,
   };
   const names = new Set<string>();
   for (const k of kwargs) {
@@ -192,8 +155,12 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
   }
   for (const o of v.outputs) {
     if (!o || !isShape(o.shape) || !isTorchDtype(o.dtype) || !isChecksum(o.checksum)) return null;
-    plan.outputs.push({ shape: o.shape, dtype: o.dtype, checksum: o.checksum });
+    if (o.projection !== undefined && !isChecksum(o.projection)) return null;
+    plan.outputs.push({ shape: o.shape, dtype: o.dtype, checksum: o.checksum, projection: o.projection ?? null });
   }
+  if (v.sensitivity !== undefined && !isChecksum(v.sensitivity)) return null;
+  // Validation measures it for no part (its capture would have to run again); a part's is not checked.
+  if (!part && plan.outputs.length > 0) plan.sensitivity = v.sensitivity ?? null;
   return plan;
 }
 
@@ -204,8 +171,8 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
  */
 export function literalSource(v: InputLiteral): string {
   if (typeof v === 'number') return String(v);
-  if (isTupleValue(v)) return pyLiteral(v.tuple)!;
-  return `[${(v as (string | number[])[]).map((x) => (typeof x === 'string' ? pyStr(x) : pyLiteral(x)!)).join(', ')}]`;
+  if (isTupleValue(v)) return pyShape(v.tuple);
+  return `[${(v as (string | number[])[]).map((x) => (typeof x === 'string' ? pyStr(x) : pyShape(x))).join(', ')}]`;
 }
 
 /** The runner's boxes draw (replay.py `boxes_of`), op for op so the same generator gives the same boxes. */
@@ -238,58 +205,9 @@ const CAPTURE = [
   '    try:',
 ];
 
-/**
- * The output tensors as validation counted them (measure.py `tensors`, replay.py `output_tensors`): tensors of
- * tuples, lists and dicts in order, 5 levels deep; when there are none, those of the objects' attributes.
- */
-const OUTPUT_TENSORS = [
-  'def tensors(v, depth=0):',
-  '    if depth > 5:',
-  '        return []',
-  '    if isinstance(v, torch.Tensor):',
-  '        return [v]',
-  '    if isinstance(v, dict):',
-  '        v = list(v.values())',
-  '    return [t for x in v for t in tensors(x, depth + 1)] if isinstance(v, (list, tuple)) else []',
-  '',
-  'def unwrapped(v, depth=0):',
-  '    if depth > 5 or isinstance(v, (torch.Tensor, torch.nn.Module, type, str, bytes, int, float)):',
-  '        return v',
-  '    if isinstance(v, (list, tuple)):',
-  '        return [unwrapped(x, depth + 1) for x in v]',
-  '    if isinstance(v, dict):',
-  '        return {k: unwrapped(x, depth + 1) for k, x in v.items()}',
-  "    attrs = getattr(v, '__dict__', None)",
-  '    return [unwrapped(x, depth + 1) for x in attrs.values()] if type(attrs) is dict else v',
-  '',
-];
-
-/**
- * The recorded outputs, then the check: each output's shape, dtype and checksum (Σ|x| in float64, measure.py
- * `checksum`) against the record. Equal on the machine that validated; elsewhere within the tolerance the GPU check
- * uses (docs/validate.md), since a sum's rounding follows the order a BLAS adds in.
- */
-function checkOutputs(outputs: ReplayPlan['outputs']): string[] {
-  const tuple = (shape: number[]) => pyLiteral(shape)!;
-  return [
-    ...OUTPUT_TENSORS,
-    'recorded = [  # (shape, dtype, checksum: sum of |x| in float64) of each output, as validation recorded them',
-    ...outputs.map((o) => `    (${tuple(o.shape)}, ${pyStr(o.dtype)}, float(${pyStr(o.checksum)})),`),
-    ']',
-    'outs = tensors(out) or tensors(unwrapped(out))',
-    "got = [(tuple(t.shape), str(t.dtype).replace('torch.', ''), t.detach().double().abs().sum().item() if t.numel() else 0.0) for t in outs]",
-    "print('outputs:', got)",
-    'assert len(got) == len(recorded), (got, recorded)',
-    'for (shape, dtype, c), (want_shape, want_dtype, want) in zip(got, recorded):',
-    '    same = c == want or math.isclose(c, want, rel_tol=1e-3, abs_tol=1e-5) or (math.isnan(c) and math.isnan(want))',
-    '    assert shape == want_shape and dtype == want_dtype and same, (got, recorded)',
-    "print('replayed: outputs match the recorded checksums')",
-  ];
-}
-
 /** The script for a checked plan. Every interpolated value is a checked integer, an enum member or pyStr/pyLiteral. */
 function renderPlan(p: ReplayPlan): string {
-  const tuple = (shape: number[]) => pyLiteral(shape)!;
+  const tuple = pyShape;
   const draws = p.inputs.map((inp, i) => {
     const draw =
       inp.boxes !== null
@@ -310,6 +228,15 @@ function renderPlan(p: ReplayPlan): string {
     p.builder === null
       ? 'model = Block(**kwargs).to(device).eval()'
       : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device).eval()`;
+  const build = [
+    // Before the kwargs: an instance a recipe call builds is initialised from the seed too (replay.py `build`).
+    `torch.manual_seed(${p.seed})`,
+    p.kwargs.length === 0
+      ? 'kwargs = {}'
+      : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
+    made,
+  ];
+  const inputs = [`g = torch.Generator().manual_seed(${p.seed})`, ...draws];
   const run =
     p.path === null
       ? ['with torch.no_grad():', `    out = model(${args})`]
@@ -334,25 +261,21 @@ function renderPlan(p: ReplayPlan): string {
     'Block = getattr(module, entry["className"])',
     '',
     `device = ${pyStr(p.device)}`,
-    // Before the kwargs: an instance a recipe call builds is initialised from the seed too (replay.py `build`).
-    `torch.manual_seed(${p.seed})`,
-    p.kwargs.length === 0
-      ? 'kwargs = {}'
-      : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
-    made,
+    ...build,
     ...(p.path === null
       ? []
       : [
           `block = model.get_submodule(${pyStr(p.path)})`,
           'assert type(block) is Block  # the part is the extracted class',
         ]),
-    `g = torch.Generator().manual_seed(${p.seed})`,
+    inputs[0],
     ...(boxes ? BOXES_FUNCTION : []),
-    ...draws,
+    ...inputs.slice(1),
     ...run,
     ...(p.outputs.length > 0
       ? checkOutputs(p.outputs)
       : ['# validation recorded no outputs (it stopped before forward)']),
+    ...(p.sensitivity === null ? [] : checkSensitivity(p.sensitivity, build, inputs, args)),
   ].join('\n');
 }
 

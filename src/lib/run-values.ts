@@ -21,7 +21,8 @@ import {
 import type { BlockedBy } from '../../pipeline/contract/validation.ts';
 import { RUN_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 import { compact, count, macs, shape } from './format.ts';
-import { literalSource, pyLiteral } from './replay.ts';
+import { pyLiteral } from './py-literal.ts';
+import { literalSource } from './replay.ts';
 
 /** Free text from a run (failure detail, device, versions), capped; 64 characters unless said otherwise. */
 export const runText = (value: unknown, max = 64): string => capText(String(value), max);

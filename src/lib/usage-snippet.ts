@@ -6,7 +6,7 @@
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { isDistributionName, isDottedModule, isKwargName, isPartPath } from '../../pipeline/contract/rules.ts';
 import { installableVersion } from './instructions.ts';
-import { pyLiteral, pyStr } from './replay.ts';
+import { pyLiteral, pyStr } from './py-literal.ts';
 
 /** PEP 440 public versions in normal form (`0.14.1`, `2.0rc1`, `1.0.post2.dev3`, `1!2.0`). */
 const PUBLIC_VERSION = /^([0-9]+!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$/;

@@ -1,18 +1,18 @@
-// The development corpus (content/corpus.mirrors.example.json: eight pinned local git mirrors of NN-RAG
+// Issue 14: the development corpus (content/corpus.mirrors.example.json: eight pinned local git mirrors of NN-RAG
 // repositories plus the installed torchvision), built cold in a fresh cache and again warm, through the CLI as a
 // child process so its whole process tree (validate workers included) is measured. Reports per repository and
 // overall: blocks, import OK, passed, blocked (by distribution), failed by class; missing-module of a corpus package;
 // import OK and passed as shares of the blocks that are not blocked; emitted module sizes; times and peak memory.
 // Skipped, saying why, where the mirrors are absent. `npm run bench -- devcorpus`; the catalog is kept in
 // bench-results/devcorpus-catalog/ for a look at the site (`nnblocks site`).
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
 import type { StatsFile } from '../../pipeline/contract/stats.ts';
-import { prepare, openRun } from '../../pipeline/run/prepare.ts';
 import { percentile, round, type Figure } from './harness.ts';
+import { corpusPackages, tallyCatalog, total } from './catalog-tally.ts';
+import { gib, timedBuild } from './measure.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CONFIG = join(ROOT, 'content', 'corpus.mirrors.example.json');
@@ -20,69 +20,8 @@ const MIRRORS = '/work/.mirror';
 const KEEP = join(ROOT, 'bench-results', 'devcorpus-catalog');
 const ISSUE = 14;
 
-interface Measured {
-  s: number;
-  /** Largest sum of resident memory over the build's process tree, sampled every 250 ms. */
-  treePeakBytes: number;
-  /** Largest single process (GNU time's maximum resident set size), when /usr/bin/time is there. */
-  maxRssBytes: number | null;
-}
-
-/** Resident bytes of `root` and all its descendants, from /proc (Linux). */
-function treeRss(root: number): number {
-  const parent = new Map<number, number>();
-  const rss = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(name), Number(fields[1]));
-      rss.set(Number(name), Number(fields[21]) * 4096);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  for (const [pid, bytes] of rss) {
-    for (let p: number | undefined = pid; p && p > 1; p = parent.get(p)) {
-      if (p === root) {
-        total += bytes;
-        break;
-      }
-    }
-  }
-  return total;
-}
-
-/** `nnblocks build` in a child process: wall time, the process tree's peak RSS, the largest process's. */
-function timedBuild(config: string, out: string): Promise<Measured> {
-  const time = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'maxrss-kb %M'] : [];
-  const cmd = [...time, process.execPath, join(ROOT, 'bin', 'nnblocks.mjs'), 'build', '--config', config, '--out', out];
-  return new Promise((resolve, reject) => {
-    const t = performance.now();
-    const child = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let peak = 0;
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
-    const timer = setInterval(() => (peak = Math.max(peak, treeRss(child.pid!))), 250);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearInterval(timer);
-      if (code !== 0) return reject(new Error(`nnblocks build exited ${code}: ${stderr.slice(-2000)}`));
-      const kb = /maxrss-kb (\d+)/.exec(stderr);
-      resolve({
-        s: (performance.now() - t) / 1000,
-        treePeakBytes: peak,
-        maxRssBytes: kb ? Number(kb[1]) * 1024 : null,
-      });
-    });
-  });
-}
-
 const pct = (part: number, whole: number) => (whole ? round((100 * part) / whole, 1) : 0);
 const list = (xs: { label: string; count: number }[]) => xs.map((x) => `${x.label} ${x.count}`).join(', ') || 'none';
-const gib = (b: number) => round(b / 1024 ** 3, 2);
 
 export async function run(): Promise<Figure[]> {
   const mirrorsMissing = !existsSync(MIRRORS);
@@ -106,47 +45,10 @@ export async function run(): Promise<Figure[]> {
     cpSync(out, KEEP, { recursive: true });
 
     // The corpus's own top-level packages, from the (now warm) index: a missing one is our resolver's fault.
-    const ctx = openRun(config);
-    let packages: Set<string>;
-    try {
-      const p = await prepare(ctx);
-      packages = new Set(p.index.modules.flatMap((m) => (m.module ? [m.module.split('.')[0]] : [])));
-    } finally {
-      ctx.store.close();
-    }
-    let corpusMissing = 0;
-    let native = 0;
-    // Blocks still blocked by a distribution their own source declares: there should be none, since the environment
-    // installs those.
+    const tally = tallyCatalog(out, await corpusPackages(config));
+    const corpusMissing = total(tally.corpusMissing);
+    const native = tally.native;
     const env = (JSON.parse(readFileSync(join(out, 'build-info.json'), 'utf8')) as BuildInfo).environment;
-    const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
-    const declared = new Set(
-      [...(env?.requirements ?? []), ...(env?.missing ?? [])].flatMap((r) => r.from.map((f) => `${f}\0${r.name}`)),
-    );
-    const blockedDeclared = new Map<string, number>();
-    const corpusMissingNames = new Map<string, number>();
-    // Where each repository's passing recipes came from (builder, usage, override, inference).
-    const origins = new Map<string, Map<string, number>>();
-    const blocksDir = join(out, 'blocks');
-    for (const f of readdirSync(blocksDir)) {
-      const spec = JSON.parse(readFileSync(join(blocksDir, f), 'utf8'));
-      const v = spec.validation;
-      const top = String(v?.failureDetail ?? '').split('.')[0];
-      if (v?.failureClass === 'missing-module' && packages.has(top)) {
-        corpusMissing += 1;
-        corpusMissingNames.set(top, (corpusMissingNames.get(top) ?? 0) + 1);
-      }
-      if (v?.failureClass === 'native-extension') native += 1;
-      for (const b of (v?.status === 'blocked' ? v.blockedBy : []) as { distribution: string }[])
-        if (declared.has(`${spec.sourceId}\0${norm(b.distribution)}`))
-          blockedDeclared.set(b.distribution, (blockedDeclared.get(b.distribution) ?? 0) + 1);
-      if (v?.status === 'passed') {
-        const per = origins.get(spec.sourceId) ?? new Map<string, number>();
-        const o = String(v.recipe?.origin ?? 'inference');
-        per.set(o, (per.get(o) ?? 0) + 1);
-        origins.set(spec.sourceId, per);
-      }
-    }
     // Emitted (assembled) modules: local files of this build, never published; their sizes in lines.
     const emitted = join(dir, 'cache', 'extracted', 'blocks');
     const lines = existsSync(emitted)
@@ -169,7 +71,7 @@ export async function run(): Promise<Figure[]> {
         paper: r.paper,
       },
     }));
-    for (const [sourceId, per] of [...origins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    for (const [sourceId, per] of [...tally.origins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       figures.push({
         issue: 15,
         figure: `${sourceId}: passing recipes by origin`,
@@ -197,7 +99,7 @@ export async function run(): Promise<Figure[]> {
         value: corpusMissing,
         target: '0',
         ok: corpusMissing === 0,
-        detail: Object.fromEntries(corpusMissingNames),
+        detail: Object.fromEntries(tally.corpusMissing),
       },
       {
         issue: ISSUE,
@@ -224,10 +126,10 @@ export async function run(): Promise<Figure[]> {
       {
         issue: 20,
         figure: 'blocks blocked by a distribution their source declares',
-        value: [...blockedDeclared.values()].reduce((a, b) => a + b, 0),
+        value: total(tally.blockedDeclared),
         target: '0',
-        ok: blockedDeclared.size === 0,
-        detail: Object.fromEntries(blockedDeclared),
+        ok: tally.blockedDeclared.size === 0,
+        detail: Object.fromEntries(tally.blockedDeclared),
       },
       {
         issue: 20,

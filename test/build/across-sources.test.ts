@@ -1,7 +1,7 @@
 // Cross-source resolution: a block of source A that uses a definition of source B gets B's code inlined with B's
 // provenance, its record lists B's source and license (a copyleft license into a permissive block is flagged),
-// `resolveAcross: false` keeps the import, a source providing `torch` is never inlined, and validation refuses
-// every corpus package — the block still passes.
+// `resolveAcross: false` keeps the import, a source providing `torch` is never inlined (not even into its own
+// blocks), and validation refuses every corpus package — the block still passes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPartial } from '../../pipeline/run/build.ts';
 import type { PartialBuild } from '../../pipeline/run/partial.ts';
@@ -69,6 +69,15 @@ describe('cross-source resolution', () => {
       'torch/nn/__init__.py': 'from .modules.module import Module\n',
       'torch/nn/modules/__init__.py': '',
       'torch/nn/modules/module.py': 'class Module:\n    def forward(self, *args):\n        raise NotImplementedError\n',
+      'torch/nn/functional.py': 'def relu(x):\n    return x.clamp(min=0)\n',
+      'torch/nn/modules/act.py': py`
+        from .module import Module
+        from .. import functional as F
+
+        class ReLU(Module):
+            def forward(self, x):
+                return F.relu(x)
+      `,
     });
     const config = writeConfig([
       { id: 'anet', kind: 'git', url: `file://${gitRepo(blocks('anet')).dir}`, ref: 'main' },
@@ -120,6 +129,15 @@ describe('cross-source resolution', () => {
     expect(s.dependencies.internal).toEqual([]);
     expect(s.dependencies.sources).toEqual([{ id: 'iso', license: 'MIT' }]);
     expect(s.validation).toMatchObject({ status: 'failed', failureClass: 'missing-module' });
+  });
+
+  it("keeps the runtime's own imports in a block of the source that provides it (the paper's torch/nn/modules)", () => {
+    // Inlining `Module` and `relu` from tnet would pull in the runtime's closure (all of torch for the real one);
+    // every validation has torch installed, so they stay imports.
+    const text = code('tnet:torch.nn.modules.act.ReLU');
+    expect(text).toMatch(/^from torch\.nn\.modules\.module import Module$/m);
+    expect(text).not.toContain('def relu');
+    expect(spec('tnet:torch.nn.modules.act.ReLU').dependencies.internal).toEqual([]);
   });
 
   it('refuses every corpus package but the runtime in validation', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { categoryRulesMarkdown } from '../../pipeline/catalog/category.ts';
 import { kindRulesMarkdown } from '../../pipeline/catalog/kind.ts';
 import { paramRolesMarkdown } from '../../pipeline/catalog/param-roles.ts';
+import { harnessRulesMarkdown } from '../../pipeline/contract/harness.ts';
 
 const DOC = 'docs/catalog.md';
 
@@ -30,4 +31,12 @@ describe(`${DOC} matches the rules in code`, () => {
       expect(found, `${DOC}: the ${marker} table is out of date; replace it with ${source}'s output`).toBe(render());
     });
   }
+});
+
+describe('docs/validate.md matches the harness table in code', () => {
+  it('harness-rules: the table rendered by harnessRulesMarkdown() in pipeline/contract/harness.ts', () => {
+    const found = marked(readFileSync('docs/validate.md', 'utf8'), 'harness-rules');
+    expect(found, 'docs/validate.md has <!-- harness-rules:start --> ... <!-- harness-rules:end -->').not.toBeNull();
+    expect(found, 'docs/validate.md: the harness-rules table is out of date').toBe(harnessRulesMarkdown());
+  });
 });

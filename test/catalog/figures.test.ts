@@ -1,5 +1,5 @@
 // Per-repository figures and the unblock table of stats.json (pipeline/catalog/figures.ts via statsFile): blocked
-// blocks apart from failed ones and out of the pass rate, import OK from the import stage, the build's abstract and
+// and not-run blocks apart from failed ones and out of the pass rate, import OK from the import stage, the build's abstract and
 // extracted counts, and the NN-RAG paper's count matched by repository URL only.
 import { describe, expect, it } from 'vitest';
 import { checkAgainstSchema } from '../../pipeline/catalog/check-catalog.ts';
@@ -27,7 +27,7 @@ function snapshot(id: string, over: Partial<SourceSnapshot>, files: number): Sou
   };
 }
 
-type Outcome = ['passed'] | ['failed', string, boolean] | ['blocked', BlockedBy[]];
+type Outcome = ['passed'] | ['failed', string, boolean] | ['not-run', string] | ['blocked', BlockedBy[]];
 const cv2: BlockedBy = { distribution: 'opencv-python', module: 'cv2', known: true };
 const scipy: BlockedBy = { distribution: 'scipy', module: 'scipy', known: true };
 const ultralytics: BlockedBy = { distribution: 'ultralytics', module: 'ultralytics', known: true };
@@ -50,7 +50,7 @@ function spec(sourceId: string, outcome: Outcome): BlockSpec {
     device: 'cpu',
     torchVersion: '1.13.0',
     fidelity: 'not-compared',
-    ...(status === 'failed' ? { failureClass: outcome[1], failureDetail: 'x' } : {}),
+    ...(status === 'failed' || status === 'not-run' ? { failureClass: outcome[1], failureDetail: 'x' } : {}),
     ...(status === 'blocked'
       ? {
           failureClass: 'missing-dependency',
@@ -78,6 +78,8 @@ const specs = [
   spec('vision', ['passed']),
   spec('vision', ['failed', 'forward-error', true]),
   spec('vision', ['failed', 'missing-module', false]),
+  // The harness found no constructor arguments: neither passed nor failed, and out of the rate.
+  spec('vision', ['not-run', 'needs-arguments']),
   spec('vision', ['blocked', [cv2]]),
   spec('vision', ['blocked', [cv2, scipy]]),
   spec('mmcv', ['passed']),
@@ -93,15 +95,15 @@ describe('stats.json per-repository figures', () => {
   const stats = statsFile(specs, snapshots, counts);
   const row = (id: string) => stats.perSource.find((r) => r.sourceId === id)!;
 
-  it('counts one source from files to passed, blocked apart from failed, the rate over attempts only', () => {
+  it('counts one source from files to passed, blocked and not run apart from failed, the rate over attempts only', () => {
     expect(row('vision')).toEqual({
       sourceId: 'vision',
       repository: 'https://github.com/pytorch/vision',
       files: 12,
-      blocks: 7,
+      blocks: 8,
       abstract: 2,
       extracted: 7,
-      validated: 7,
+      validated: 8,
       importOk: 4,
       passed: 3,
       blocked: 2,
@@ -114,6 +116,8 @@ describe('stats.json per-repository figures', () => {
         { failureClass: 'forward-error', count: 1 },
         { failureClass: 'missing-module', count: 1 },
       ],
+      notRun: 1,
+      notRunByRule: [{ rule: 'needs-arguments', count: 1 }],
       passRate: wilsonProportion(3, 5),
       paper: { repository: 'https://github.com/pytorch/vision', blocks: 156 },
     });
@@ -143,17 +147,19 @@ describe('stats.json per-repository figures', () => {
     ]);
   });
 
-  it('keeps blocked blocks out of the headline and per-source pass rates and failure causes', () => {
+  it('keeps blocked and not-run blocks out of the headline and per-source pass rates and failure causes', () => {
     expect(stats.validation).toEqual({
-      validated: 9,
+      validated: 10,
       passed: 4,
       failed: 2,
+      notRun: 1,
       blocked: 3,
       passRate: wilsonProportion(4, 6),
     });
     expect(stats.failureCauses.map((f) => f.failureClass).sort()).toEqual(['forward-error', 'missing-module']);
+    expect(stats.notRunCauses).toEqual([{ rule: 'needs-arguments', count: 1 }]);
     const vision = sourcesFile(specs, snapshots).sources.find((s) => s.id === 'vision')!;
-    expect(vision.counts).toEqual({ blocks: 7, validated: 7, passed: 3, failed: 2, blocked: 2 });
+    expect(vision.counts).toEqual({ blocks: 8, validated: 8, passed: 3, failed: 2, notRun: 1, blocked: 2 });
     expect(vision.passRate).toEqual(wilsonProportion(3, 5));
   });
 

@@ -117,7 +117,7 @@ describe('human output of a build', () => {
 
   it('lists the blocks that did not pass with their one-line reason', () => {
     expect(r.code).toBe(0);
-    expect(r.out).toContain('did not pass: 1 failed, 0 blocked\n');
+    expect(r.out).toContain('did not pass: 1 failed, 0 not run automatically, 0 blocked\n');
     expect(r.out).toContain(
       '  forward-error  tiny:tiny.blocks.Broken: forward: RuntimeError: this block always fails\n',
     );
@@ -132,11 +132,11 @@ describe('human output of a build', () => {
 });
 
 describe('the list of blocks that did not pass', () => {
-  it('shows the first 20, failed before blocked, by class, then how many more; upstream text made printable', () => {
+  it('shows the first 20, failed, not run, then blocked, by class, then how many more; upstream text made printable', () => {
     const record = (i: number): [string, ValidationRecord] => [
       `s:m.B${String(i).padStart(2, '0')}`,
       {
-        status: i < 2 ? 'blocked' : 'failed',
+        status: i < 2 ? 'blocked' : i === 24 ? 'not-run' : 'failed',
         failureClass: i < 2 ? 'missing-dependency' : i < 4 ? 'needs-arguments' : i < 10 ? 'forward-error' : 'timeout',
         reason: {
           stage: i < 4 ? 'build' : 'forward',
@@ -156,7 +156,7 @@ describe('the list of blocks that did not pass', () => {
     const lines = io.text.out.split('\n').filter(Boolean);
     expect(lines).toHaveLength(22);
     expect(lines.slice(0, 3)).toEqual([
-      'did not pass: 23 failed, 2 blocked',
+      'did not pass: 22 failed, 1 not run automatically, 2 blocked',
       '  forward-error    s:m.B04: forward: TypeError: missing x',
       '  forward-error    s:m.B05: forward: TypeError: missing x',
     ]);
@@ -166,6 +166,15 @@ describe('the list of blocks that did not pass', () => {
       '  timeout          s:m.B10: forward: TypeError: missing x',
     ]);
     expect(lines[21]).toBe('  ... and 5 more (see --json)');
+    // What the harness could not run is listed after the code's failures, and says so.
+    const all = capture();
+    printFailures(all, blockFailures(Array.from({ length: 25 }, (_, i) => record(i))), 30);
+    const rows = all.text.out.split('\n').filter(Boolean);
+    expect(rows.slice(-3)).toEqual([
+      '  not run: timeout  s:m.B24: forward: TypeError: missing x',
+      '  blocked           s:m.B00: build: TypeError: missing x',
+      '  blocked           s:m.B01: build: TypeError: missing x',
+    ]);
   });
 });
 

@@ -402,9 +402,16 @@ describe('resolved config', () => {
         include: ['torchvision/**/*.py'],
       }),
     ]);
+    // The paper's 22 repositories, pinned: a git source at a commit, an installed distribution at a version (the
+    // base's torch and torchvision, or `name==version` in environment.requirements for what the layer installs).
     const paper = loadConfig('content/corpus.paper.json');
-    expect(paper.sources.length).toBeGreaterThanOrEqual(19);
-    expect(paper.sources.every((s) => s.kind === 'git')).toBe(true);
+    expect(paper.sources).toHaveLength(22);
+    const pins = new Set(['torch', 'torchvision', ...paper.environment.requirements.map((r) => r.split('==')[0])]);
+    for (const s of paper.sources) {
+      if (s.kind === 'git') expect(s.ref, s.id).toMatch(/^[0-9a-f]{40}$/);
+      else expect(s.kind === 'python' && pins.has(s.distribution), s.id).toBe(true);
+    }
+    expect(paper.environment.requirements.every((r) => /^[A-Za-z0-9._-]+==[0-9.]+$/.test(r))).toBe(true);
     expect(paper.sources.map((s) => s.id)).toEqual(
       expect.arrayContaining([
         'torchvision',

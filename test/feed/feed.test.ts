@@ -153,6 +153,25 @@ describe('writeChangeFeed', () => {
     expect(text).not.toContain('<script>');
   });
 
+  it('links to itself with rel="self": absolute under the site URL, else relative to where the site serves it', () => {
+    const links = (text: string) => [...text.matchAll(/<link rel="(\w+)" href="([^"]*)"\/>/g)].map((m) => [m[1], m[2]]);
+    const withUrl = links(renderAtom(feed, { siteUrl: 'https://example.github.io/nnblocks' }));
+    expect(withUrl.slice(0, 2)).toEqual([
+      ['self', 'https://example.github.io/nnblocks/changes.atom'],
+      ['alternate', 'https://example.github.io/nnblocks/changes/'],
+    ]);
+    // No site URL configured: /changes.atom still names itself, and each entry its page, relative to the feed.
+    const bare = renderAtom(feed);
+    expect(links(bare).slice(0, 2)).toEqual([
+      ['self', 'changes.atom'],
+      ['alternate', 'changes/'],
+    ]);
+    expect(links(bare).filter(([rel]) => rel === 'alternate')).toHaveLength(
+      1 + feed.changes.length + feed.upstream.length,
+    );
+    parseAtom(bare);
+  });
+
   it('escapes every XML special character', () => {
     expect(escapeXml(`<a href="x">'&'</a>\u0000`)).toBe(
       '&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;\uFFFD',

@@ -15,7 +15,7 @@ function rec(id: string, device: RunRecord['device'], extra: Partial<RunRecord> 
     fidelity: { status: 'identical' },
     recipe,
     params: 4672,
-    outputs: [{ shape: [2, 16, 32, 32], dtype: 'float32', checksum: 12566.999304724857 }],
+    outputs: [{ shape: [2, 16, 32, 32], dtype: 'float32', checksum: 12566.999304724857, projection: 3.5 }],
     device,
     ...extra,
   };
@@ -49,7 +49,7 @@ describe('checksumsClose', () => {
 
 describe('compareRuns', () => {
   it('agrees when only the device and rounding differ', () => {
-    const a = gpu({ outputs: [{ shape: [2, 16, 32, 32], dtype: 'float32', checksum: 12567.2 }] });
+    const a = gpu({ outputs: [{ shape: [2, 16, 32, 32], dtype: 'float32', checksum: 12567.2, projection: 3.5 }] });
     const c = compareRuns(a, cpu, tol, { a: 'cuda', b: 'cpu' });
     expect(c).toMatchObject({ ok: true, blocks: 2, agree: 2, outputsCompared: 1, mismatches: [], problems: [] });
     expect(c.maxRelDiff).toBeCloseTo(1.6e-5, 6);
@@ -62,9 +62,13 @@ describe('compareRuns', () => {
     // Another recipe (time shares set a candidate aside) makes the outputs incomparable: they are not compared.
     ['recipe', { recipe: { ...recipe, kwargs: { inplanes: 32, planes: 32 } } }, ['recipe']],
     ['params', { params: 1 }, ['params']],
-    ['shape', { outputs: [{ shape: [2, 16, 16, 16], dtype: 'float32', checksum: 1 }] }, ['shape']],
-    ['dtype', { outputs: [{ shape: [2, 16, 32, 32], dtype: 'float16', checksum: 12567 }] }, ['dtype']],
-    ['checksum', { outputs: [{ shape: [2, 16, 32, 32], dtype: 'float32', checksum: 12600 }] }, ['checksum']],
+    ['shape', { outputs: [{ shape: [2, 16, 16, 16], dtype: 'float32', checksum: 1, projection: 3.5 }] }, ['shape']],
+    ['dtype', { outputs: [{ shape: [2, 16, 32, 32], dtype: 'float16', checksum: 12567, projection: 3.5 }] }, ['dtype']],
+    [
+      'checksum',
+      { outputs: [{ shape: [2, 16, 32, 32], dtype: 'float32', checksum: 12600, projection: 3.5 }] },
+      ['checksum'],
+    ],
     ['output count', { outputs: [] }, ['outputs']],
     // A run asked for cuda that recorded cpu did not test the GPU.
     ['device', { device: 'cpu' }, ['device']],

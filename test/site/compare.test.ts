@@ -55,6 +55,23 @@ describe('comparison rows', () => {
     expect(rows.find((r) => r.label === 'label')).toMatchObject({ a: null, differs: true });
   });
 
+  it('marks a default written two ways for one number (0. and 0.0) the same, shown as each source writes it', () => {
+    const a = spec(site.catalog.attention.slug);
+    const b = spec(site.catalog.attention.slug);
+    const param = (text: string, value: number) =>
+      ({ name: 'p', kind: 'positional', annotation: 'float', default: text, defaultLiteral: value }) as const;
+    a.interface.constructorParams = [param('0.', 0), { ...param('1e-5', 1e-5), name: 'eps' }];
+    b.interface.constructorParams = [param('0.0', 0), { ...param('0.00001', 0.00001), name: 'eps' }];
+    const rows = interfaceRows(a, b);
+    expect(rows).toEqual([
+      { label: 'p', a: 'p: float = 0.', b: 'p: float = 0.0', differs: false },
+      { label: 'eps', a: 'eps: float = 1e-5', b: 'eps: float = 0.00001', differs: false },
+    ]);
+    // Another value, or the same text under another annotation, still differs.
+    b.interface.constructorParams = [param('0.1', 0.1), { ...param('1e-5', 1e-5), name: 'eps', annotation: 'int' }];
+    expect(interfaceRows(a, b).map((r) => r.differs)).toEqual([true, true]);
+  });
+
   it('reads similarity either way and the clusters two blocks share', () => {
     const a = spec(site.catalog.attention.slug);
     const near = a.dedup!.nearest[0];

@@ -66,12 +66,14 @@ describe('block page instructions', () => {
     }
   });
 
-  it('ends the replay script with a check of the recorded checksums', () => {
+  it('ends the replay script with a check of the recorded checksums and projections', () => {
     const p = page(`blocks/${site.catalog.attention.slug}/`);
     const script = p.one('pre.replay').text();
-    const checksum = first((s) => s.slug === site.catalog.attention.slug).validation!.outputs[0].checksum;
-    expect(script).toContain(`float('${checksum}')`);
-    expect(script.trimEnd().split('\n').slice(-3).join('\n')).toContain('assert shape == want_shape');
+    const output = first((s) => s.slug === site.catalog.attention.slug).validation!.outputs[0];
+    expect(script).toContain(`float('${output.checksum}'), float('${output.projection}')`);
+    const end = script.trimEnd().split('\n').slice(-5).join('\n');
+    expect(end).toContain('assert shape == want_shape');
+    expect(end).toContain('assert want_p is None or near(p, want_p, 0.01 * norm)');
   });
 
   it('shows requirements at a public release, never a local build', () => {

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { citationKey } from '../../pipeline/catalog/citation.ts';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { CITE_KEY_PATTERN } from '../../pipeline/contract/rules.ts';
-import { FIXTURE_COMMIT_DATES } from './fixtures/make-catalog.ts';
+import { FIXTURE_COMMIT_DATES, FIXTURE_MENTION_ARXIV, FIXTURE_SOURCE_ARXIV } from './fixtures/make-catalog.ts';
 import { parseHtml, type Page } from './helpers/html.ts';
 import { BASE, SITE, siteFixture, type SiteFixture } from './helpers/site-fixture.ts';
 
@@ -75,6 +75,29 @@ describe('citation metadata on a block page (Zotero, Google Scholar)', () => {
     expect(metas(p, 'citation_publication_date')).toEqual([]);
     const git = JSON.parse(page(`blocks/${gitBlock().slug}/`).one('head script[type="application/ld+json"]').text());
     expect(git.dateModified).toBe('2022-12-08');
+  });
+
+  it('names the papers a block was introduced in by title, apart from those its code only mentions', () => {
+    const s = specs.find((x) => x.papers?.some((p) => p.arxiv === FIXTURE_SOURCE_ARXIV))!;
+    const p = page(`blocks/${s.slug}/`);
+    const ld = JSON.parse(p.one('head script[type="application/ld+json"]').text()) as {
+      isBasedOn: { name?: string; identifier: string; url: string }[];
+      citation: { name?: string; identifier: string }[];
+    };
+    // The taxonomy knows arXiv:1905.02244 (MobileNetV3): title, authors and year come with it.
+    const mnv3 = ld.isBasedOn.find((x) => x.identifier === `arXiv:${FIXTURE_SOURCE_ARXIV}`)!;
+    expect(mnv3).toMatchObject({
+      name: 'Searching for MobileNetV3',
+      url: `https://arxiv.org/abs/${FIXTURE_SOURCE_ARXIV}`,
+    });
+    expect(ld.citation.map((x) => x.identifier)).toEqual([`arXiv:${FIXTURE_MENTION_ARXIV}`]);
+    expect(ld.isBasedOn.map((x) => x.identifier)).not.toContain(`arXiv:${FIXTURE_MENTION_ARXIV}`);
+    const refs = metas(p, 'citation_reference');
+    expect(refs[0]).toMatch(/^citation_title=\S/);
+    expect(refs.find((r) => r?.includes(FIXTURE_SOURCE_ARXIV))).toMatch(
+      /^citation_title=Searching for MobileNetV3; citation_author=.*; citation_publication_date=2019; citation_arxiv_id=1905\.02244$/,
+    );
+    expect(refs.at(-1)).toBe(`citation_arxiv_id=${FIXTURE_MENTION_ARXIV}`);
   });
 
   it('keeps an upstream name from closing the JSON-LD script (the __proto__ block)', () => {

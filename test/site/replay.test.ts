@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { PYTHON_KEYWORDS, TORCH_DTYPES, type TorchDtype } from '../../pipeline/contract/vocabulary.ts';
-import { pyLiteral, pyStr, replayScript } from '../../src/lib/replay.ts';
+import { pyLiteral, pyStr } from '../../src/lib/py-literal.ts';
+import { replayScript } from '../../src/lib/replay.ts';
 import { testPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tree.ts';
 import { FORGED, HOSTILE_KWARG_VALUE, makeCatalog } from './fixtures/make-catalog.ts';
@@ -41,13 +42,16 @@ describe('Python literals', () => {
     expect(JSON.parse(back)).toEqual(nasty);
   });
 
-  it('writes None, booleans, numbers and nested tuples; refuses anything else', () => {
+  it('writes None, booleans, numbers, lists as lists and tuples as tuples; refuses anything else', () => {
     const v = [null, true, false, 0, -1.5, 1e21, 5e-7, [1], [[1, 2], ['a']]];
-    expect(pyLiteral(v)).toBe("(None, True, False, 0, -1.5, 1e+21, 5e-7, (1,), ((1, 2), ('a',)))");
+    expect(pyLiteral(v)).toBe("[None, True, False, 0, -1.5, 1e+21, 5e-7, [1], [[1, 2], ['a']]]");
     expect(python(`import ast\nprint(ast.literal_eval(${JSON.stringify(pyLiteral(v))}))`)).toBe(
-      "(None, True, False, 0, -1.5, 1e+21, 5e-07, (1,), ((1, 2), ('a',)))",
+      "[None, True, False, 0, -1.5, 1e+21, 5e-07, [1], [[1, 2], ['a']]]",
     );
-    expect(pyLiteral({ tuple: [8, [1, 2]] })).toBe('(8, (1, 2))'); // a recipe's tuple (RecipeValue)
+    // A recipe's tuple (RecipeValue) is the only tuple: Swin's `window_size=[4, 4]` ran as a list, and a tuple
+    // there fails (`'tuple' object has no attribute 'copy'`).
+    expect(pyLiteral({ tuple: [8, [1, 2]] })).toBe('(8, [1, 2])');
+    expect(pyLiteral([{ tuple: [8] }, { tuple: [] }])).toBe('[(8,), ()]');
     expect(pyLiteral({ tuple: [8], call: 'os.system' })).toBeNull();
     expect(pyLiteral({ __class__: 'os' })).toBeNull();
     expect(pyLiteral([[[[[1]]]]])).toBeNull(); // deeper than RUN_LIMITS.literalDepth
@@ -68,6 +72,7 @@ describe('replay script', () => {
       ['dtype', (s) => (s.validation!.recipe!.inputs[0].dtype = FORGED.dtype)],
       ['output dtype', (s) => (s.validation!.outputs[0].dtype = FORGED.dtype)],
       ['checksum', (s) => (s.validation!.outputs[0].checksum = FORGED.checksum)],
+      ['projection', (s) => (s.validation!.outputs[0].projection = FORGED.checksum)],
       ['ref', (s) => (s.validation!.recipe!.refs = [FORGED.ref])],
       [
         'ref target',
@@ -172,11 +177,23 @@ describe('replay script', () => {
         'import ast, json, sys\nprint(json.dumps(ast.literal_eval(sys.stdin.read().split("outputs: ", 1)[1].splitlines()[0])))',
         wrong.stdout,
       ),
-    ) as [number[], string, number][];
-    spec.validation!.outputs = got.map(([shape, dtype, checksum]) => ({
+    ) as [number[], string, number, number][];
+    // The stand-in's outputs with a projection off by a tenth of its value: its Σ|x| matches, and the script fails
+    // on the projection.
+    spec.validation!.outputs = got.map(([shape, dtype, checksum, projection]) => ({
       shape,
       dtype: dtype as TorchDtype,
       checksum: String(checksum),
+      projection: String(projection * 1.1),
+    }));
+    const moved = run(spec);
+    expect(moved.status).toBe(1);
+    expect(moved.stderr).toContain("AssertionError: ('projection'");
+    spec.validation!.outputs = got.map(([shape, dtype, checksum, projection]) => ({
+      shape,
+      dtype: dtype as TorchDtype,
+      checksum: String(checksum),
+      projection: String(projection),
     }));
     const right = run(spec);
     expect(right.stderr).toBe('');
@@ -211,7 +228,7 @@ describe('replay script', () => {
     ];
     const script = replayScript(spec)!;
     expect(script).toContain(
-      "x0 = {k: torch.randn((2, 4, 3, 3), generator=g, dtype=torch.float32).to(device) for k in ('0', 'high')}",
+      "x0 = {k: torch.randn((2, 4, 3, 3), generator=g, dtype=torch.float32).to(device) for k in ['0', 'high']}",
     );
     expect(script).toContain('x1 = 2');
     expect(script).toContain('x2 = boxes_of((6, 5), 32, 2, torch.float32).to(device)');
@@ -246,6 +263,141 @@ describe('replay script', () => {
       encoding: 'utf8',
     });
     expect(JSON.parse(out.trim())).toBe(true);
+  });
+
+  it('builds with lists as lists and tuples as tuples, as the runner built it', () => {
+    const spec = read(catalog.forgeable.slug);
+    spec.validation!.recipe!.kwargs = [
+      { name: 'window_size', value: [4, 4] },
+      { name: 'size', value: { tuple: [8, 8] } },
+      { name: 'nested', value: [{ tuple: [1] }, [2]] },
+    ];
+    spec.validation!.outputs = [];
+    const script = replayScript(spec)!;
+    expect(script).toContain("'window_size': [4, 4],");
+    expect(script).toContain("'size': (8, 8),");
+    expect(script).toContain("'nested': [(1,), [2]],");
+    const dir = tempDir('nnb-replay-types-');
+    mkdirSync(join(dir, 'blocks', 'pkg'), { recursive: true });
+    // Swin's `ShiftedWindowAttention` copies its window: `self.window_size.copy()` needs the list it was given.
+    writeFileSync(
+      join(dir, 'blocks', 'pkg', 'standin.py'),
+      [
+        'import json, torch',
+        'class Block(torch.nn.Module):',
+        '    def __init__(self, window_size, size, nested):',
+        '        super().__init__()',
+        '        window_size.copy()',
+        '        kinds = [type(window_size), type(size), type(nested), type(nested[0]), type(nested[1])]',
+        '        open("built.json", "w").write(json.dumps([k.__name__ for k in kinds]))',
+        '    def forward(self, x):',
+        '        return x',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'blocks', 'manifest.json'),
+      JSON.stringify({
+        blocks: [{ id: spec.id, importRoot: join(dir, 'blocks'), module: 'pkg.standin', className: 'Block' }],
+      }),
+    );
+    const res = spawnSync(testPython(), ['-I', '-c', script], { cwd: dir, encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(JSON.parse(readFileSync(join(dir, 'built.json'), 'utf8'))).toEqual([
+      'list',
+      'tuple',
+      'list',
+      'tuple',
+      'list',
+    ]);
+  });
+
+  it("measures each output's projection as the runner does (measure.py `projection`)", () => {
+    const script = replayScript(read(catalog.forgeable.slug))!;
+    const lines = script.split('\n');
+    const measured = lines.slice(
+      lines.findIndex((l) => l.startsWith('def measured')),
+      lines.findIndex((l) => l.startsWith('def near')),
+    );
+    const runner = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
+    const code = [
+      'import json, sys, torch',
+      `sys.path.insert(0, ${JSON.stringify(runner)})`,
+      'from nnblocks_runner.measure import output_record',
+      ...measured,
+      'g = torch.Generator().manual_seed(3)',
+      'ts = [torch.randn(2, 64, 14, 14, generator=g), torch.randn(3, 5, generator=g, dtype=torch.float64) * 1e-12,',
+      '      torch.zeros(0, 4), torch.zeros(2, 3), torch.randint(0, 9, (4, 4), generator=g)]',
+      'rows = [(measured(t)[2:4], output_record(t)) for t in ts]',
+      "print(json.dumps([[s, p, r['checksum'], r['projection']] for (s, p), r in rows]))",
+    ].join('\n');
+    const rows = JSON.parse(python(code)) as number[][];
+    for (const [s, p, checksum, projection] of rows) {
+      expect(s).toBe(checksum);
+      expect(p).toBe(projection);
+    }
+    // Not ≈ 0 where Σ|x| is: a 1e-12 output projects to its own scale, not to 0.
+    expect(Math.abs(rows[1][1])).toBeGreaterThan(1e-14);
+    expect(rows[0][1]).not.toBe(0);
+  });
+
+  it('checks the sensitivity of outputs that are all zeros, as the runner measures it', () => {
+    const spec = read(catalog.forgeable.slug);
+    Object.assign(spec.validation!.recipe!, {
+      kwargs: [{ name: 'width', value: 4 }],
+      refs: [],
+      inputs: [{ shape: [2, 3], dtype: 'float32' }],
+    });
+    spec.validation!.outputs = [{ shape: [2, 2], dtype: 'float32', checksum: '0', projection: '0' }];
+    const dir = tempDir('nnb-replay-zeros-');
+    mkdirSync(join(dir, 'blocks', 'pkg'), { recursive: true });
+    // ViT's shape of the problem: a zero-initialised head makes the output 0 whatever the body computes.
+    writeFileSync(
+      join(dir, 'blocks', 'pkg', 'standin.py'),
+      [
+        'import torch',
+        'class Block(torch.nn.Module):',
+        '    def __init__(self, width):',
+        '        super().__init__()',
+        '        self.body = torch.nn.Linear(3, width)',
+        '        self.head = torch.nn.Linear(width, 2)',
+        '        torch.nn.init.zeros_(self.head.weight)',
+        '        torch.nn.init.zeros_(self.head.bias)',
+        '    def forward(self, x):',
+        '        return self.head(self.body(x).relu())',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'blocks', 'manifest.json'),
+      JSON.stringify({
+        blocks: [{ id: spec.id, importRoot: join(dir, 'blocks'), module: 'pkg.standin', className: 'Block' }],
+      }),
+    );
+    const runner = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
+    const measured = python(
+      [
+        'import json, sys',
+        `sys.path[:0] = [${JSON.stringify(runner)}, ${JSON.stringify(join(dir, 'blocks'))}]`,
+        'from nnblocks_runner.replay import build, sensitivity',
+        'from pkg.standin import Block',
+        `specs, seed = [{"shape": [2, 3], "dtype": "float32"}], ${spec.validation!.recipe!.seed}`,
+        "print(sensitivity(lambda: build(Block, {'width': 4}, seed, 'cpu'), specs, seed, 'cpu'))",
+      ].join('\n'),
+    );
+    expect(Number(measured)).toBeGreaterThan(0);
+    const run = (sensitivity: string) => {
+      spec.validation!.sensitivity = sensitivity;
+      return spawnSync(testPython(), ['-I', '-c', replayScript(spec)!], { cwd: dir, encoding: 'utf8' });
+    };
+    const right = run(measured);
+    expect(right.stderr).toBe('');
+    expect(right.stdout).toContain('replayed: the zero outputs move with the parameters as recorded');
+    const wrong = run(String(Number(measured) * 1.01));
+    expect(wrong.stderr).toContain("AssertionError: ('sensitivity'");
+    const a = auditPython(replayScript(spec)!);
+    expect(a.imports).toEqual(['importlib', 'json', 'math', 'sys', 'torch']);
+    expect(a.names.filter((n) => !/^x\d+$/.test(n))).toEqual(REPLAY_NAMES.filter((n) => a.names.includes(n)));
+    const dtypes: readonly string[] = TORCH_DTYPES;
+    expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
   });
 
   it("replays a part: the builder's model, the submodule at its path, fed what the model passes it", () => {

@@ -101,6 +101,32 @@ describe('search filters and sorting', () => {
     expect(await page.locator('[data-clear]').isVisible()).toBe(false);
   });
 
+  it('counts values for the query only once the reader turns to the filters, on a catalog too large for more', async () => {
+    // Past QUERY_COUNTS_MAX_BLOCKS the page says `on-demand`: a query alone must not load every filter index.
+    const searchPage = (url: URL) => url.pathname.endsWith('/search/');
+    await page.route(searchPage, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({
+        response: res,
+        body: (await res.text()).replace('data-counts="query"', 'data-counts="on-demand"'),
+      });
+    });
+    try {
+      s!.server.served.length = 0;
+      await openSearch(s!, 'q=se%20block');
+      const note = page.locator('[data-counts-note]');
+      await expect
+        .poll(() => page.evaluate(() => document.querySelector<HTMLElement>('[data-search]')!.dataset.counted))
+        .toBe('1');
+      expect(await note.textContent()).toBe('Counts: the whole catalog');
+      expect(s!.server.served.some((f) => f.path.includes('/pagefind/filter/'))).toBe(false);
+      await page.hover('[data-facets] fieldset');
+      await expect.poll(() => note.textContent()).toBe('Counts: results for “se block”');
+    } finally {
+      await page.unroute(searchPage);
+    }
+  });
+
   it('keeps every result when sorted by parameters, blocks without a count last', async () => {
     await openSearch(s!, 'category=Convolution');
     const relevance = await resultRows(page);

@@ -14,6 +14,7 @@ import { TORCH_DTYPES } from '../../pipeline/contract/vocabulary.ts';
 import { macs } from '../../src/lib/format.ts';
 import {
   FIXTURE_SANDBOX,
+  FIXTURE_MENTION_ARXIV,
   FIXTURE_SOURCE_ARXIV,
   HOSTILE_KWARG_VALUE,
   ODD_LAYER_TYPES,
@@ -210,7 +211,10 @@ describe('catalog site, built files', () => {
     );
     expect(tv.blocked).toBeGreaterThan(0);
     expect(cells[7]).toContain('opencv-python');
-    expect(cells[9]).toContain(`${(tv.passRate!.value * 100).toFixed(1)}%`);
+    expect(cells[8]).toBe(
+      tv.notRun.toLocaleString('en-US') + tv.notRunByRule.map((r) => ` ${r.rule} ${r.count}`).join(''),
+    );
+    expect(cells[10]).toContain(`${(tv.passRate!.value * 100).toFixed(1)}%`);
     const unblock = p.one('table[data-unblock]');
     const first = unblock.one('tbody tr').text().replace(/\s+/g, ' ');
     expect(first).toContain('opencv-python');
@@ -228,6 +232,32 @@ describe('catalog site, built files', () => {
     expect(p.one('[data-reason-error]').text()).toBe("ModuleNotFoundError: No module named 'cv2'");
     expect(p.all('[data-params]')).toEqual([]);
     expect(p.all('pre.replay')).toEqual([]);
+  });
+
+  it('badges what the harness could not run "not run automatically", apart from failed, with its own filter and figures', () => {
+    const p = page(`blocks/${site.catalog.failed['needs-arguments'].slug}/`);
+    expect(p.all('.badge').map((b) => b.text())).toContain('◌ not run automatically');
+    expect(p.all('.badge.failed')).toEqual([]);
+    expect(p.one('.meta .badge').attr('data-pagefind-filter')).toBe('status:not-run');
+    expect(p.one('[data-not-run]').text().replace(/\s+/g, ' ').trim()).toMatch(
+      /^not run automatically: no constructor arguments that build it were found — the harness could not run it, which says nothing about the code: not a failure, and not counted in the pass rate/,
+    );
+    // Broken code keeps the red ✗: the native extension and the hostile forward error are the code's.
+    const broken = page(`blocks/${site.catalog.failed['native-extension'].slug}/`);
+    expect(broken.all('.badge').map((b) => b.text())).toContain('✗ failed');
+    expect(broken.all('[data-not-run]')).toEqual([]);
+    // The search filter offers the status by its words, counted.
+    const stats = JSON.parse(readFileSync(join(site.catalog.dir, 'stats.json'), 'utf8')) as StatsFile;
+    const box = page('search/').one('input[data-filter="status"][value="not-run"]');
+    expect(box).toBeDefined();
+    expect(stats.validation.notRun).toBeGreaterThan(0);
+    // The stats page gives the rate's definition with what it leaves out, and the causes by rule.
+    const sp = page('stats/');
+    expect(sp.one('[data-rate-definition]').text().replace(/\s+/g, ' ')).toBe(
+      `Passed ÷ (passed + failed): ${stats.validation.passed} passed of ${stats.validation.passed + stats.validation.failed} that ran; ${stats.validation.notRun} not run automatically and ${stats.validation.blocked} blocked left out (of ${stats.validation.validated} validated).`,
+    );
+    expect(sp.one('#not-run').text()).toBe('Not run automatically');
+    expect(stats.notRunCauses.map((c) => c.rule)).toEqual(expect.arrayContaining(['needs-arguments', 'time-limit']));
   });
 
   it('says why a block could not be built, naming the constructor parameter it needs, with no size or replay script', () => {
@@ -346,7 +376,20 @@ describe('catalog site, built files', () => {
   it('renders the home page with headline figures and one main navigation', () => {
     const p = page('');
     const figures = p.all('[aria-label="Headline figures"] .label').map((e) => e.text());
-    expect(figures).toEqual(['blocks', 'sources', 'pass validation', 'unique architectures']);
+    expect(figures).toEqual(['blocks', 'sources', 'pass rate', 'unique architectures']);
+    // The caption says what the percentage is of (passed ÷ those that ran) and what it leaves out of those validated.
+    const stats = JSON.parse(readFileSync(join(site.catalog.dir, 'stats.json'), 'utf8')) as StatsFile;
+    const v = stats.validation;
+    const rate = p.one('[data-figure="pass-rate"]').text();
+    expect(rate).toBe(`${(v.passRate!.value * 100).toFixed(1)}%`);
+    const note = p.all('[aria-label="Headline figures"] li')[2].one('.note').text();
+    expect(note).toMatch(
+      new RegExp(`^${v.passed} passed of ${v.passed + v.failed} that ran \\(passed \\+ failed\\); 95% CI `),
+    );
+    expect(note).toContain(
+      `${v.validated} validated: ${v.notRun} not run automatically, ${v.blocked} blocked, not counted.`,
+    );
+    expect(v.passed / (v.passed + v.failed)).toBeCloseTo(v.passRate!.value, 10);
     expect(p.all('nav[aria-label="Main"]')).toHaveLength(1);
     expect(p.one('a.skip').attr('href')).toBe('#main');
   });
@@ -365,8 +408,37 @@ describe('catalog site, built files', () => {
     };
     expect(index.blocks).toHaveLength(60);
     expect(index.blocks.find((b) => b.slug === attention.slug)?.json).toBe(`${BASE}api/blocks/${attention.slug}.json`);
+    // methods.json and stats.json through the API too, byte for byte.
+    for (const f of ['methods.json', 'stats.json'])
+      expect(readFileSync(join(site.dist, 'api', f), 'utf8'), f).toBe(readFileSync(join(site.catalog.dir, f), 'utf8'));
     expect(page('404.html').one('main').text()).toContain('Page not found');
     for (const p of ['stats/', 'sources/torchvision/']) expect(page(p).all('svg').length, p).toBeGreaterThan(0);
+  });
+
+  it('shows on /sources/ the commit or release each source is pinned to, as its text promises', () => {
+    const list = JSON.parse(readFileSync(join(site.catalog.dir, 'sources.json'), 'utf8')) as {
+      sources: { id: string; commit?: string; release?: { distribution: string; version: string } }[];
+    };
+    const p = page('sources/');
+    expect(p.one('main p.muted').text()).toContain('commit or release');
+    const rows = p.all('tbody tr');
+    expect(rows).toHaveLength(list.sources.length);
+    for (const s of list.sources) {
+      const row = rows.find((r) => r.all('a').some((a) => a.text() === s.id))!;
+      const pin = row.one('[data-pin]');
+      if (s.commit) {
+        expect(pin.one('code').text(), s.id).toBe(s.commit.slice(0, 12));
+        expect(pin.one('code').attr('title')).toBe(s.commit);
+      } else expect(pin.text(), s.id).toContain(`${s.release!.distribution} ${s.release!.version}`);
+    }
+  });
+
+  it('labels filter counts with a singular noun for one block', () => {
+    const labels = page('search/')
+      .all('.count')
+      .map((c) => [c.text(), c.attr('aria-label')]);
+    expect(labels.length).toBeGreaterThan(0);
+    for (const [text, label] of labels) expect(label).toBe(`${text} ${text === '1' ? 'block' : 'blocks'}`);
   });
 
   it("lists the latest build's changes on /changes/, all in the static HTML", () => {
@@ -487,6 +559,17 @@ describe('method pages and papers', () => {
     const hrefs = papers.flatMap((x) => x.all('a').map((a) => a.attr('href')));
     expect(hrefs).toContain(`https://arxiv.org/abs/${FIXTURE_SOURCE_ARXIV}`);
     expect(p.one('#paper-h').text()).toBe('Introduced in');
+    // A paper only a comment names is listed apart, never as the block's origin.
+    const introduced = p
+      .one('section[aria-labelledby="paper-h"]')
+      .all('[data-paper]')
+      .map((x) => x.attr('data-paper'));
+    expect(introduced).toContain(`arxiv:${FIXTURE_SOURCE_ARXIV}`);
+    expect(introduced).not.toContain(`arxiv:${FIXTURE_MENTION_ARXIV}`);
+    expect(p.one('#mention-h').text()).toBe('Also cited');
+    const mentioned = p.one('section[aria-labelledby="mention-h"]').all('[data-paper]');
+    expect(mentioned.map((x) => x.attr('data-paper'))).toEqual([`arxiv:${FIXTURE_MENTION_ARXIV}`]);
+    expect(mentioned[0].text()).toContain('named in a comment or parameter note');
     // A paper the taxonomy describes carries a BibTeX entry with its arXiv eprint.
     expect(
       p

@@ -107,4 +107,12 @@ describe('usageOf', () => {
       "block = SqueezeExcitation(label='x\\'); import os #')",
     );
   });
+
+  it('lists stay lists and tuples stay tuples, as validation built the block', () => {
+    const kwargs = [
+      { name: 'window_size', value: [4, 4] },
+      { name: 'size', value: { tuple: [8, 8] } },
+    ];
+    expect(usageOf(spec({ kwargs })).construct).toBe('block = SqueezeExcitation(window_size=[4, 4], size=(8, 8))');
+  });
 });

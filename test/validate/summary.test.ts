@@ -67,11 +67,19 @@ describe('summarize', () => {
       record('skipped'),
     ]);
     expect(s.total).toBe(7);
-    expect(s.byStatus).toEqual({ passed: 3, failed: 3, blocked: 0, skipped: 1 });
+    expect(s.byStatus).toEqual({ passed: 3, failed: 3, 'not-run': 0, blocked: 0, skipped: 1 });
     expect(s.byFailureClass).toEqual({ timeout: 1, 'missing-module': 2 });
     expect(s.passRate).toBe(0.5);
     expect(s.interval).toEqual(wilsonInterval(3, 6));
     expect(s.fidelity).toEqual({ identical: 2, differs: 0, 'n/a': 1 });
+  });
+
+  it('counts failed blocks the harness could not run as not-run, out of the rate, when told which', () => {
+    const records = [record('passed'), record('failed', 'forward-error'), record('failed', 'needs-arguments')];
+    const s = summarize(records, (r) => r.failureClass === 'needs-arguments');
+    expect(s.byStatus).toEqual({ passed: 1, failed: 1, 'not-run': 1, blocked: 0, skipped: 0 });
+    expect(s.passRate).toBe(0.5);
+    expect(s.byFailureClass).toEqual({ 'forward-error': 1, 'needs-arguments': 1 });
   });
 
   it('keeps blocked blocks (a distribution not installed) out of the rate, and counts what they need', () => {
@@ -83,7 +91,7 @@ describe('summarize', () => {
       blocked('cv2, scipy'),
       blocked('ultralytics'),
     ]);
-    expect(s.byStatus).toEqual({ passed: 1, failed: 1, blocked: 3, skipped: 0 });
+    expect(s.byStatus).toEqual({ passed: 1, failed: 1, 'not-run': 0, blocked: 3, skipped: 0 });
     expect(s.passRate).toBe(0.5);
     expect(s.interval).toEqual(wilsonInterval(1, 2));
     expect(s.blockedBy).toEqual([

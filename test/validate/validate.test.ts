@@ -354,7 +354,9 @@ describe('validateBlocks on ordinary blocks', () => {
       kwargs: {},
       inputs: [{ shape: [2, 3, 32, 32], dtype: 'float32' }],
     });
-    expect(r.outputs).toEqual([{ shape: [2, 8, 32, 32], dtype: 'float32', checksum: expect.any(Number) }]);
+    expect(r.outputs).toEqual([
+      { shape: [2, 8, 32, 32], dtype: 'float32', checksum: expect.any(Number), projection: expect.any(Number) },
+    ]);
     expect(r.params).toBe(3 * 8 * 9 + 8 + 8 + 8);
     expect(r.buffers).toBe(8 + 8 + 1); // running mean, var, num_batches_tracked
     expect(r.gradients).toEqual({ withGrad: 4, without: 0, mode: 'train' });

@@ -58,15 +58,19 @@ export function printDiagnostics(io: CliIO, diagnostics: Diagnostic[], limit = 1
 }
 
 /**
- * The blocks that did not pass, each with its one-line reason: the first `limit` (failed before blocked, by failure
- * class, then id), then how many more. The reasons are upstream's text: printable.
+ * The blocks that did not pass, each with its one-line reason: the first `limit` (failed, then not run
+ * automatically, then blocked; by failure class, then id), then how many more. The reasons are upstream's text:
+ * printable.
  */
 export function printFailures(io: CliIO, failures: BlockFailure[], limit = 20): void {
   if (failures.length === 0) return;
-  const failed = failures.filter((f) => f.status === 'failed').length;
-  io.out(`did not pass: ${failed} failed, ${failures.length - failed} blocked\n`);
+  const count = (status: BlockFailure['status']) => failures.filter((f) => f.status === status).length;
+  io.out(
+    `did not pass: ${count('failed')} failed, ${count('not-run')} not run automatically, ${count('blocked')} blocked\n`,
+  );
   const shown = failures.slice(0, limit);
-  const label = (f: BlockFailure) => (f.status === 'failed' ? (f.failureClass ?? 'failed') : 'blocked');
+  const label = (f: BlockFailure) =>
+    f.status === 'blocked' ? 'blocked' : `${f.status === 'not-run' ? 'not run: ' : ''}${f.failureClass ?? 'failed'}`;
   const width = Math.max(...shown.map((f) => label(f).length));
   for (const f of shown) io.out(`  ${label(f).padEnd(width)}  ${printable(f.id)}: ${printable(f.reason)}\n`);
   if (failures.length > limit) io.out(`  ... and ${failures.length - limit} more (see --json)\n`);

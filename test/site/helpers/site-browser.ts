@@ -57,7 +57,7 @@ export async function rendered(page: Page, action: () => Promise<unknown>): Prom
 }
 
 /** Opens /search/ with `query` (a query string without `?`) and waits for its results. */
-export async function openSearch(s: SiteInBrowser, query: string): Promise<void> {
+export async function openSearch(s: Pick<SiteInBrowser, 'page' | 'server'>, query: string): Promise<void> {
   await s.page.goto(`${s.server.url}search/?${query}`);
   await s.page.waitForFunction(
     () => Number(document.querySelector<HTMLElement>('[data-search]')?.dataset.rendered ?? 0) > 0,

@@ -15,6 +15,8 @@ _numel, _detach, _double, _abs, _sum, _item, _cpu, _size = (
     torch.Tensor.numel, torch.Tensor.detach, torch.Tensor.double, torch.Tensor.abs, torch.Tensor.sum,
     torch.Tensor.item, torch.Tensor.cpu, torch.Tensor.size)
 _dtype_of = torch.Tensor.dtype.__get__
+_Generator, _rand, _mul, _sub, _float64 = torch.Generator, torch.rand, torch.Tensor.mul, torch.Tensor.sub, torch.float64
+_to, _device_of = torch.Tensor.to, torch.Tensor.device.__get__
 _no_torch_function = torch._C.DisableTorchFunction
 _getattribute, _isinstance, _type, _id, _len, _str, _float, _range = (
     object.__getattribute__, isinstance, type, id, len, str, float, range)
@@ -75,10 +77,56 @@ def checksum(t):
     return v if math.isfinite(v) else _str(v)
 
 
+# The projection's weights come from their own generator, seeded with this, never from the recipe's seed: the same
+# weights for every block and every run of it.
+PROJECTION_SEED = 0
+
+
+def projection_weights(t):
+    """2r − 1 for `t`'s shape on its device, r = `torch.rand` (float64) from a generator seeded with PROJECTION_SEED."""
+    with _no_torch_function():
+        r = _rand(_size(t), generator=_Generator().manual_seed(PROJECTION_SEED), dtype=_float64)
+        return _to(_sub(_mul(r, 2.0), 1.0), _device_of(t))
+
+
+def projection(t):
+    """Σ x·(2r − 1) in float64, r = `torch.rand` of the output's shape (float64) from a generator seeded with
+    PROJECTION_SEED: a fixed random projection of the output. Σ|x| can't see a sign flipped or values moved (a
+    transposed output sums the same); this can, and its scale is the output's own (an output of 1e-12 projects to
+    about 1e-12, which a check relative to Σ|x| still tells from 0). Uniform, not `randn`: torch's CPU `rand` draws
+    one value at a time, the same bits on every CPU, where `randn` has vectorised paths. |2r − 1| < 1, so outputs
+    that differ by d in Σ|x − x'| project at most d apart: the replay script's tolerance rests on that."""
+    with _no_torch_function():
+        if not _numel(t):
+            return 0.0
+        v = _float(_item(_sum(_mul(_double(_detach(t)), projection_weights(t)))))
+    return v if math.isfinite(v) else _str(v)
+
+
+def projection_gradient(outs, wrt):
+    """Σ|∂P/∂w| over the tensors `wrt` in float64, P the sum of the projections of the floating outputs `outs` (with
+    their graph): torch's autograd engine called directly, as backward_of does, without touching any `.grad`."""
+    with _no_torch_function():
+        loss = _sum(_mul(_double(outs[0]), projection_weights(outs[0])))
+        for t in outs[1:]:
+            loss = _add(loss, _sum(_mul(_double(t), projection_weights(t))))
+        seed = _ones_like(loss)
+    if _stash_tls is not None and _remove_tls is not None:
+        _stash_tls("context", contextvars.copy_context())
+    try:
+        grads = _run_backward((loss,), (seed,), False, False, tuple(wrt), allow_unreachable=True, accumulate_grad=False)
+    finally:
+        if _stash_tls is not None and _remove_tls is not None:
+            _remove_tls("context")
+    with _no_torch_function():
+        v = _float(sum(_float(_item(_sum(_abs(_double(g))))) for g in grads if g is not None))
+    return v if math.isfinite(v) else _str(v)
+
+
 def output_record(t):
     with _no_torch_function():
         shape, dtype = [int(n) for n in _size(t)], _str(_dtype_of(t)).replace("torch.", "")
-    return {"shape": shape, "dtype": dtype, "checksum": checksum(t)}
+    return {"shape": shape, "dtype": dtype, "checksum": checksum(t), "projection": projection(t)}
 
 
 def modules(m):
@@ -148,6 +196,17 @@ def no_grad():
     module it reads at call time) can't make the runner's forwards record a graph, or its backward record none."""
     before = _is_grad_enabled()
     _set_grad_enabled(False)
+    try:
+        yield
+    finally:
+        _set_grad_enabled(before)
+
+
+@contextlib.contextmanager
+def enable_grad():
+    """`torch.enable_grad()` through the C switch, as `no_grad`."""
+    before = _is_grad_enabled()
+    _set_grad_enabled(True)
     try:
         yield
     finally:

@@ -8,8 +8,8 @@ import importlib, sys
 import torch
 
 from . import infer
-from .measure import (backward_of, clear_grad, finite, grad_of, is_floating, make_differentiable, no_grad, plain,
-                      requires_grad, tensors, tensors_of)
+from .measure import (backward_of, clear_grad, enable_grad, finite, grad_of, is_floating, make_differentiable, no_grad,
+                      plain, projection_gradient, requires_grad, tensors, tensors_of)
 from .part import block_of, part_of
 from .protocol import error_text
 
@@ -130,6 +130,23 @@ def forward(m, specs, seed, device):
     if not out:
         raise TypeError("forward returned no tensor")
     return [plain(t) for t in out]
+
+
+def sensitivity(make, specs, seed, device):
+    """For outputs that are all zeros, which Σ|x| and the projection can't tell from any other block's: how their
+    projection moves with the block's parameters and floating inputs, Σ|∂P/∂θ| + Σ|∂P/∂x| (measure.py
+    `projection_gradient`). The replay protocol once more, with gradients: `make()` seeds and builds (`build`), inputs
+    are drawn afresh, the forward runs in eval mode with gradients on. ViT's head is zero-initialised, so its
+    logits are 0 whatever its encoder computed; ∂P/∂W of the head is the encoder's features, which are not."""
+    m = make()
+    inputs = make_inputs(specs, seed, device)
+    leaves = [x for x in tensors(inputs) if is_floating(x)]
+    for x in leaves:
+        make_differentiable(x)
+    with enable_grad():
+        outs = [t for t in output_tensors(m(*inputs)) if is_floating(t) and requires_grad(t)]
+    wrt = [p for p in tensors_of(block_of(m), "_parameters") if requires_grad(p)] + leaves
+    return projection_gradient(outs, wrt) if outs and wrt else 0.0
 
 
 def backward(m, specs, seed, device):

@@ -10,10 +10,10 @@ from . import infer
 from .canonical import canonical
 from .classify import NO_CORPUS, Corpus, classify, native_statement, with_absent_imports
 from .containment import VIOLATIONS, Blocker
-from .measure import count, module_tree, output_record, same_values, state_shapes
+from .measure import count, is_floating, module_tree, output_record, same_values, state_shapes
 from .part import block_of
 from .protocol import error_text, trim
-from .replay import build, forward
+from .replay import build, forward, sensitivity
 from .search import recipe_of, search
 from .shares import CANONICAL_SHARE, OverBudget, budgeted, fidelity_seconds, monotonic, perf_counter
 
@@ -22,6 +22,7 @@ _getrusage, _max_memory_allocated = resource.getrusage, torch.cuda.max_memory_al
 
 
 DETAIL_MAX = 1000  # characters of a failure detail (a module name, an unresolved name, a violation)
+SENSITIVITY_S = 10.0  # at most, for the sensitivity of a block whose outputs are all zeros (replay.sensitivity)
 
 
 class Failure(NamedTuple):
@@ -108,6 +109,22 @@ def compare(orig, found, seed, device):
     return {"status": "differs", "reason": ", ".join(reasons)} if reasons else {"status": "identical"}
 
 
+def zero_outputs_sensitivity(cls, found, rec, seed, device, seconds):
+    """replay.sensitivity of a block whose outputs are all zeros, one of them floating and not empty (ViT's logits
+    from its zero-initialised head), within `seconds`; None for any other block, a part (its capture would have to
+    be replayed as well), or when it fails or runs over."""
+    c = found.candidate
+    if c["origin"] == "part" or any(o["checksum"] != 0 for o in rec["outputs"]):
+        return None
+    if not any(0 not in o["shape"] and is_floating(t) for t, o in zip(found.outputs, rec["outputs"])):
+        return None  # nothing but empty outputs (a detector that found no box): nothing to project
+    make = lambda: build(cls, c["kwargs"], seed, device, c["refs"], c.get("builder"), c.get("calls") or ())
+    try:
+        return budgeted(min(SENSITIVITY_S, seconds), lambda: sensitivity(make, found.specs, seed, device))
+    except BaseException:
+        return None
+
+
 def module_file(job):
     rel = job["module"].replace(".", "/")
     cands = (os.path.join(job["importRoot"], rel + ".py"), os.path.join(job["importRoot"], rel, "__init__.py"))
@@ -163,6 +180,9 @@ def stages(job, st, rec):
     rec["gradients"] = found.gradients
     if failed:  # it ran forward, but no candidate back-propagated
         return failed
+    sens = zero_outputs_sensitivity(cls, found, rec, seed, device, fidelity_seconds(started, job["timeoutMs"] / 1000))
+    if sens is not None:
+        rec["sensitivity"] = sens
     if job.get("original"):
         blocker.remove()  # the original runs with its own package importable
         rec["fidelity"] = fidelity(job["original"], found, seed, device, fidelity_seconds(started, job["timeoutMs"] / 1000))

@@ -1,0 +1,69 @@
+// Figures the corpus benchmarks read from a built catalog beyond stats.json: blocks failing on a module the corpus
+// itself provides (our resolver's fault), compiled-extension and needs-arguments failures, blocks blocked by a
+// distribution their own source declares, and where the passing recipes came from.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
+import { openRun, prepare } from '../../pipeline/run/prepare.ts';
+
+/** The corpus's own top-level packages, from its (warm) index: `mmcv`, `torchvision`, `models`... */
+export async function corpusPackages(config: string): Promise<Set<string>> {
+  const ctx = openRun(config);
+  try {
+    const p = await prepare(ctx);
+    return new Set(p.index.modules.flatMap((m) => (m.module ? [m.module.split('.')[0]] : [])));
+  } finally {
+    ctx.store.close();
+  }
+}
+
+export interface CatalogTally {
+  /** Failed with `missing-module` of a package in `packages`, by that package. */
+  corpusMissing: Map<string, number>;
+  /** Failed with `native-extension` (a compiled extension the sandbox can't load). */
+  native: number;
+  /** Failed with `needs-arguments`, by source. */
+  needsArguments: Map<string, number>;
+  /** Blocked by a distribution the block's own source declares (the environment should have installed it). */
+  blockedDeclared: Map<string, number>;
+  /** Passing recipes by source, then by origin (builder, usage, override, inference). */
+  origins: Map<string, Map<string, number>>;
+}
+
+const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+
+/** Reads every block spec of the catalog at `dir` once. */
+export function tallyCatalog(dir: string, packages: Set<string>): CatalogTally {
+  const env = (JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as BuildInfo).environment;
+  const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
+  const declared = new Set(
+    [...(env?.requirements ?? []), ...(env?.missing ?? [])].flatMap((r) => r.from.map((f) => `${f}\0${r.name}`)),
+  );
+  const t: CatalogTally = {
+    corpusMissing: new Map(),
+    native: 0,
+    needsArguments: new Map(),
+    blockedDeclared: new Map(),
+    origins: new Map(),
+  };
+  const blocksDir = join(dir, 'blocks');
+  for (const f of readdirSync(blocksDir)) {
+    const spec = JSON.parse(readFileSync(join(blocksDir, f), 'utf8'));
+    const v = spec.validation;
+    const top = String(v?.failureDetail ?? '').split('.')[0];
+    if (v?.failureClass === 'missing-module' && packages.has(top)) bump(t.corpusMissing, top);
+    if (v?.failureClass === 'native-extension') t.native += 1;
+    if (v?.failureClass === 'needs-arguments') bump(t.needsArguments, spec.sourceId);
+    for (const b of (v?.status === 'blocked' ? v.blockedBy : []) as { distribution: string }[])
+      if (declared.has(`${spec.sourceId}\0${norm(b.distribution)}`)) bump(t.blockedDeclared, b.distribution);
+    if (v?.status === 'passed') {
+      const per = t.origins.get(spec.sourceId) ?? new Map<string, number>();
+      bump(per, String(v.recipe?.origin ?? 'inference'));
+      t.origins.set(spec.sourceId, per);
+    }
+  }
+  return t;
+}
+
+/** Sum of a tally's counts. */
+export const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);

@@ -1,0 +1,75 @@
+// Measuring a whole `nnblocks build` from outside: wall time and the peak resident memory of its process tree
+// (validate workers and their children included), sampled from /proc, for the corpus benchmarks.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { round } from './harness.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface Measured {
+  s: number;
+  /** Largest sum of resident memory over the build's process tree, sampled every 250 ms. */
+  treePeakBytes: number;
+  /** Largest single process (GNU time's maximum resident set size), when /usr/bin/time is there. */
+  maxRssBytes: number | null;
+}
+
+/** Resident bytes of `root` and all its descendants, from /proc (Linux). */
+export function treeRss(root: number): number {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(name), Number(fields[1]));
+      rss.set(Number(name), Number(fields[21]) * 4096);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  for (const [pid, bytes] of rss) {
+    for (let p: number | undefined = pid; p && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        total += bytes;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * `nnblocks build --config CONFIG --out OUT [...extra]` in a child process: wall time, the process tree's peak
+ * RSS, the largest process's. Rejects with the tail of stderr when the build exits non-zero.
+ */
+export function timedBuild(config: string, out: string, extra: string[] = []): Promise<Measured> {
+  const time = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'maxrss-kb %M'] : [];
+  const cli = [process.execPath, join(ROOT, 'bin', 'nnblocks.mjs'), 'build', '--config', config, '--out', out];
+  const cmd = [...time, ...cli, ...extra];
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let peak = 0;
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
+    const timer = setInterval(() => (peak = Math.max(peak, treeRss(child.pid!))), 250);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      if (code !== 0) return reject(new Error(`nnblocks build exited ${code}: ${stderr.slice(-2000)}`));
+      const kb = /maxrss-kb (\d+)/.exec(stderr);
+      resolve({
+        s: (performance.now() - t) / 1000,
+        treePeakBytes: peak,
+        maxRssBytes: kb ? Number(kb[1]) * 1024 : null,
+      });
+    });
+  });
+}
+
+/** Bytes as GiB, two decimals. */
+export const gib = (b: number) => round(b / 1024 ** 3, 2);
