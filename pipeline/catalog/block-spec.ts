@@ -13,10 +13,10 @@ import type { UsedBy } from '../contract/used-by.ts';
 import type { ValidationRecord } from '../contract/validation.ts';
 import { capText, isTypeName } from '../contract/rules.ts';
 import { CATALOG_FORMAT_VERSION, RUN_LIMITS } from '../contract/vocabulary.ts';
-import { categorize } from './category.ts';
-import { kindOf } from './kind.ts';
+import { classify } from './classify.ts';
 import { blockPapers, type SourcePapers } from './papers.ts';
-import { matchMethods, taxonomy } from './taxonomy.ts';
+import { taxonomy } from './taxonomy.ts';
+import type { StructureFacts } from './structure/reader.ts';
 import { interfaceOf } from './interface.ts';
 import { publishedTree } from './module-tree.ts';
 import { dependencySources } from './license-mix.ts';
@@ -46,6 +46,8 @@ export interface SpecInput {
    * text.
    */
   sourcePapers?: SourcePapers;
+  /** The block's static structure (structure/reader.ts): what structural taxonomy and category rules read. */
+  structure?: StructureFacts;
 }
 
 /** Layer constructors named in the class body (`nn.Conv2d(`): the static composition when validation didn't build it. */
@@ -113,26 +115,21 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
   }
   const iface = interfaceOf(input.classes, block.baseChain);
   const layers = composition.layers.map((l) => l.type);
-  const kind = kindOf({ name: block.name, module: block.module, bases: block.baseChain });
   const tax = taxonomy();
-  // Transforms and losses implement no network method, whatever their names say.
-  const methods =
-    kind.kind === 'block'
-      ? matchMethods({
-          name: block.name,
-          module: block.module,
-          bases: block.baseChain,
-          layers,
-          // Structure (a pre-norm attention + MLP block named `Block`) needs the built module's own children.
-          ...(input.tree ? { children: input.tree.children } : {}),
-        })
-      : [];
-  const { categories, rules } = categorize({
+  const {
+    kind,
+    kindRule,
+    methods,
+    categories,
+    categoryRules: rules,
+  } = classify({
     name: block.name,
+    module: block.module,
     bases: block.baseChain,
     layers,
-    kind: kind.kind,
-    methods: methods.map((m) => ({ slug: m.slug, categories: tax.methods.find((x) => x.slug === m.slug)!.categories })),
+    params: iface.constructorParams.map((p) => p.name),
+    ...(input.tree ? { children: input.tree.children } : {}),
+    ...(input.structure ? { structure: input.structure } : {}),
   });
   const papers = blockPapers(
     input.sourcePapers ?? {},
@@ -173,8 +170,8 @@ export function blockSpec(input: SpecInput, reported: Composition): BlockSpec {
     qualname: block.qualname,
     module: block.module,
     sourceId: block.sourceId,
-    kind: kind.kind,
-    kindRule: kind.rule,
+    kind,
+    kindRule,
     categories,
     categoryRules: rules,
     ...(methods.length ? { methods } : {}),

@@ -5,6 +5,9 @@
 // verdict can be reviewed. The table is in docs/catalog.md ("Categories"), checked against `categoryRulesMarkdown`.
 import type { CategoryHit } from '../contract/block.ts';
 import type { BlockKind, Category } from '../contract/vocabulary.ts';
+import type { ChildRole } from './roles.ts';
+import type { Feature } from './structure/features.ts';
+import type { StructureFacts } from './structure/reader.ts';
 
 export interface CategoryInput {
   name: string;
@@ -16,6 +19,10 @@ export interface CategoryInput {
   kind?: BlockKind;
   /** Taxonomy methods the block implements, with their categories (taxonomy.ts). */
   methods?: { slug: string; categories: Category[] }[];
+  /** The static structure (structure/reader.ts): roles of the children, forward features, method names. */
+  structure?: Pick<StructureFacts, 'roles' | 'features' | 'methods'>;
+  /** Constructor parameter names. */
+  params?: string[];
 }
 
 interface Rule {
@@ -30,6 +37,36 @@ interface Rule {
 const name = (re: RegExp) => (b: CategoryInput) => re.test(b.name);
 const base = (re: RegExp) => (b: CategoryInput) => b.bases.some((x) => re.test(x));
 const layer = (re: RegExp) => (b: CategoryInput) => b.layers.some((x) => re.test(x));
+const feature =
+  (...fs: Feature[]) =>
+  (b: CategoryInput) =>
+    fs.some((f) => b.structure?.features.includes(f) ?? false);
+const role = (r: ChildRole) => (b: CategoryInput) => b.structure?.roles.includes(r) ?? false;
+/** Parts of a model that take `num_classes` or a `backbone` without being one. */
+const PART_OF_MODEL =
+  /Head$|Classifier$|Predictor$|Decoder$|Output(Layers?)?$|Neck$|Aux$|Preprocessor$|Embed\w*$|Module$/i;
+
+/**
+ * A whole model, by what it is built from and for: a `num_classes` argument with a stack of blocks or three
+ * submodules at least (not a head's), a `backbone` argument (a detector or classifier around one),
+ * `forward_features` (timm's networks), or a base that is a model's.
+ */
+function wholeNetwork(b: CategoryInput): boolean {
+  const params = new Set(b.params ?? []);
+  const roles = b.structure?.roles ?? [];
+  const part = PART_OF_MODEL.test(b.name);
+  if (!part && params.has('num_classes') && (roles.includes('stack') || roles.length >= 3)) return true;
+  if (!part && params.has('backbone')) return true;
+  // Assembled from parts it is given: `Sam(image_encoder, prompt_encoder, mask_decoder)`.
+  if ([...params].filter((p) => MODEL_PART_PARAM.test(p)).length >= 2) return true;
+  // An encoder or decoder made of a stack of layers (mmocr's decoders, DETR's TransformerEncoder).
+  if (/(Encoder|Decoder)$/.test(b.name) && (roles.includes('stack') || roles.length >= 3)) return true;
+  if (b.structure?.methods.includes('forward_features')) return true;
+  return b.bases.some((x) => NETWORK_BASE.test(x));
+}
+const MODEL_PART_PARAM = /(^|_)(backbone|encoder|decoder|neck|head|detector)$/;
+const NETWORK_BASE =
+  /\.(Base)?(Backbone|Classifier|Detector|SelfSupervisor|Segmentor|Retriever|Recognizer|TextRecognizer|TextDetector|Pose(Estimator|Detector))$|\.BaseModel$|\.(ImageClassifier|VisionTransformer|ResNet|BaseBackbone)$/;
 
 export const CATEGORY_RULES: Rule[] = [
   {
@@ -42,9 +79,10 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'name:network',
     category: 'network',
-    description: 'name is a whole network (Net, ResNet, VGG, ViT, Transformer, RCNN, FPN, UNet, Backbone, *Model...)',
+    description:
+      'name is a whole network (Net, ResNet, VGG, ViT, Transformer, RCNN, FPN, UNet, Backbone, *Model, *Detector...)',
     test: name(
-      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d+|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD|SSDLite|FCOS|DETR|YOLO(v\d+|X)?|Raft|RAFT|MaxVit|MViT|S3D|Model)$/,
+      /(Net|VGG|ViT|VisionTransformer|Transformer|RCNN|R_CNN|FPN|Backbone|AlexNet|Inception\d+|Swin|ConvNeXt|RegNet|DenseNet|SqueezeNet|MNASNet|GoogLeNet|RetinaNet|SSD|SSDLite|FCOS|DETR|YOLO(v\d+|X)?|Raft|RAFT|MaxVit|MViT|S3D|Model|Detector|Segmentor|Recognizer)$/,
     ),
   },
   {
@@ -52,6 +90,26 @@ export const CATEGORY_RULES: Rule[] = [
     category: 'network',
     description: 'name is a stage of a network (`AnyStage`, `ResStage`)',
     test: name(/Stage$/),
+  },
+  {
+    id: 'structure:network',
+    category: 'network',
+    description:
+      'a whole model: takes `num_classes` (not a head) or a `backbone`, or two parts (encoder, decoder, head...); an Encoder/Decoder with a stack of layers; defines `forward_features`; or subclasses a model base (`BaseBackbone`, `BaseClassifier`, `BaseModel`...)',
+    test: wholeNetwork,
+  },
+  {
+    id: 'structure:stage',
+    category: 'network',
+    description:
+      'holds a stack of repeated blocks (a comprehension or loop of one block class; a list filled in a loop over `num_layers`), or is a Sequential that builds `num_blocks` of a `block`: a stage or a network (not a head, nor a block or layer holding one)',
+    test: (b) =>
+      // PyG's BasicGNN: `self.convs.append(self.init_conv(...))` for each of `num_layers`.
+      (feature('stack')(b) && (b.params ?? []).some((p) => /^(num_layers|num_blocks|depth)$/.test(p))) ||
+      (role('stack')(b) && !/Head$|Block\d*$|(Transformer|Encoder|Decoder)Layer$|Neck$/i.test(b.name)) ||
+      // mmpretrain's `ResLayer(nn.Sequential)`: a Sequential subclass that builds `num_blocks` of `block`.
+      (b.bases.some((x) => /\.(Sequential|ModuleList)$/.test(x)) &&
+        (b.params ?? []).some((p) => /^(block|num_blocks|depth|num_layers|blocks)$/.test(p))),
   },
   {
     id: 'name:transformer-block',
@@ -66,6 +124,19 @@ export const CATEGORY_RULES: Rule[] = [
     test: name(/Attention|Attn|MultiHead|SelfAttn/i),
   },
   {
+    id: 'structure:transformer-block',
+    category: 'transformer-block',
+    description: 'an attention and an MLP among its submodules, with a residual add in its forward',
+    test: (b) => role('attention')(b) && (role('mlp')(b) || role('linear')(b)) && feature('residual')(b),
+  },
+  {
+    id: 'structure:attention',
+    category: 'attention',
+    description:
+      'its forward computes attention (softmax of a product, scaled_dot_product_attention) or gates the input (SE, ECA, CBAM); not a whole model (a retrieval softmax)',
+    test: (b) => feature('attention-core', 'channel-gate', 'channel-gate-1d', 'spatial-gate')(b) && !wholeNetwork(b),
+  },
+  {
     id: 'layer:attention',
     category: 'attention',
     description: 'contains nn.MultiheadAttention (weak)',
@@ -74,26 +145,57 @@ export const CATEGORY_RULES: Rule[] = [
   },
   { id: 'name:normalization', category: 'normalization', description: 'name contains Norm', test: name(/Norm/) },
   {
+    id: 'structure:affine',
+    category: 'normalization',
+    description:
+      "its forward scales or shifts the raw input by learned per-channel parameters and nothing else (ResMLP's Affine, YOLOR's implicit knowledge); not LayerScale",
+    test: (b) => feature('param-affine')(b) && !feature('param-scale')(b),
+  },
+  {
     id: 'base:normalization',
     category: 'normalization',
     description: 'a base is a torch normalization layer',
     test: base(/(BatchNorm|LayerNorm|GroupNorm|InstanceNorm|_NormBase)/),
   },
-  { id: 'name:pooling', category: 'pooling', description: 'name contains Pool', test: name(/Pool/) },
+  {
+    id: 'name:pooling',
+    category: 'pooling',
+    description: 'name contains Pool, or is an aggregation over a set (PyG `MeanAggregation`, `LastAggregator`)',
+    test: name(/Pool|Aggregat(ion|or)$/),
+  },
   { id: 'base:pooling', category: 'pooling', description: 'a base is a torch pooling layer', test: base(/Pool/) },
   {
     id: 'name:activation',
     category: 'activation',
-    description: 'name is an activation (ReLU, GELU, SiLU, Swish, Sigmoid, Softmax, Mish, Hardswish...)',
+    description:
+      'name is an activation (ReLU, GELU, SiLU, Swish, Sigmoid, Softmax, Mish, Hardswish...), or ends with one (QuickGELU, StarReLU, HSigmoid)',
     test: name(
-      /^(h?Swish|Hardswish|Hardsigmoid|Mish|GELU|SiLU|ReLU\d*|Sigmoid|Softmax|Tanh|LeakyReLU|Activation)\w*$/i,
+      /^(h?Swish|Hardswish|Hardsigmoid|Mish|GELU|SiLU|ReLU\d*|Sigmoid|Softmax|Tanh|LeakyReLU|Activation)\w*$|(ReLU\d*|GELU|SiLU|Swish|Mish|Sigmoid|Tanh|Softplus)(Me|V\d)?$/i,
     ),
+  },
+  {
+    id: 'base:activation',
+    category: 'activation',
+    description: 'a base is a torch activation (`torch.nn.PReLU`, `torch.nn.GELU`)',
+    test: base(
+      /^torch\.nn\.(modules\.activation\.)?(\w*ReLU\d?|GELU|SiLU|Sigmoid|Tanh|Softmax|Mish|Hardswish|Hardsigmoid|ELU|Softplus|GLU)$/,
+    ),
+  },
+  {
+    id: 'structure:activation',
+    category: 'activation',
+    description:
+      'learns nothing per channel and its forward applies activation functions to the input (QuickGELU, HardMish)',
+    test: feature('elementwise'),
   },
   {
     id: 'name:embedding',
     category: 'embedding',
-    description: 'name contains Embed or PositionalEncoding',
-    test: name(/Embed|PositionalEncoding|PosEnc/),
+    description:
+      'name contains Embed or PositionalEncoding, ends with Encoding, or is a position bias or rotary encoding (RelPosBias, RoPE)',
+    test: name(
+      /Embed|PositionalEncoding|PosEnc|Pos(ition)?(al)?Bias|RelPos|RelativePosition|RoPE|Rope[A-Z\d]|^Rope$|Rotary|Encoding$/,
+    ),
   },
   {
     id: 'name:recurrent',
@@ -110,14 +212,14 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'name:convolution',
     category: 'convolution',
-    description: 'name contains Conv as a word or Convolution (not Convert, Convex)',
-    test: name(/Conv(?![a-z])|Convolution/),
+    description: 'name contains Conv as a word, Convolution or Deconv (not Convert, Convex)',
+    test: name(/Conv(?![a-z])|Convolution|Deconv/),
   },
   {
     id: 'base:convolution',
     category: 'convolution',
-    description: 'a base is a torch convolution',
-    test: base(/Conv[123]d|_ConvNd/),
+    description: "a base is a torch convolution, or PyG's `MessagePassing` (a graph convolution)",
+    test: base(/Conv[123]d|_ConvNd|\.MessagePassing$/),
   },
   {
     id: 'layer:convolution',
@@ -136,10 +238,23 @@ export const CATEGORY_RULES: Rule[] = [
       b.layers.every((l) => /Linear$|Dropout$|ReLU$|GELU$|SiLU$|Identity$/.test(l)),
   },
   {
+    id: 'name:linear',
+    category: 'mlp',
+    description:
+      'a fully connected layer: named `Linear` (`HeteroLinear`, not `LinearAttention`) or a `torch.nn.Linear` subclass',
+    test: (b) => /Linear$/.test(b.name) || base(/^torch\.nn\.(modules\.linear\.)?Linear$/)(b),
+  },
+  {
     id: 'name:residual',
     category: 'residual',
-    description: 'name is a residual unit (Residual, Bottleneck, BasicBlock, ResBlock)',
-    test: name(/Residual|Bottleneck|BasicBlock|ResBlock/),
+    description: 'name is a residual unit (Residual, Bottleneck, BasicBlock, ResBlock, YOLO `Shortcut`)',
+    test: name(/Residual|Bottleneck|BasicBlock|ResBlock|^Shortcut$/),
+  },
+  {
+    id: 'structure:residual',
+    category: 'residual',
+    description: 'its forward adds the input (or its shortcut) to what its submodules made of it',
+    test: feature('residual'),
   },
   {
     id: 'name:regularization',
@@ -154,19 +269,58 @@ export const CATEGORY_RULES: Rule[] = [
     test: name(/Permute|SwapAxes|Reshape|Flatten|Window(De)?[Pp]artition|PatchMerging|PixelShuffle/),
   },
   {
+    id: 'structure:reshape',
+    category: 'reshape',
+    description:
+      'holds and learns nothing; its forward only views, permutes, concatenates or slices (Concat, SpaceToDepth)',
+    test: feature('rearrange'),
+  },
+  {
     id: 'name:detection',
     category: 'detection',
     description:
-      'name is a detection or segmentation part (RoI, RPN, Anchor, BoxGenerator, Predictor, detection heads)',
+      'name is a detection or segmentation part (RoI, RPN, Anchor, BoxGenerator, Predictor, detection heads, YOLO `Detect`/`Segment`)',
     test: name(
-      /RoI|ROI|RPN|RegionProposal|Anchor|Box(Coder|Generator)|Predictor|RCNNHeads?$|(Detection|Segmentation|Classification|Regression|Scoring)Head$|Matcher|Sampler/,
+      /RoI|ROI|RPN|RegionProposal|Anchor|Box(Coder|Generator)|Predictor|RCNNHeads?$|(Detection|Segmentation|Classification|Regression|Scoring)Head$|Matcher|Sampler|^(Dual|Triple)?D?(Detect|Segment)$|^Panoptic$/,
     ),
   },
   {
     id: 'name:utility',
     category: 'utility',
-    description: 'name is a wrapper or helper (Wrapper, Identity, Sequential, Lambda, Frozen, *Getter, *Head...)',
-    test: name(/Wrapper|Identity|Sequential|Lambda|Frozen|Transform(?!er)|Getter|Head$/),
+    description:
+      'name is a wrapper or helper (Wrapper, Identity, Sequential, Lambda, Frozen, *Getter, *Head, *DataPreprocessor, DataParallel, EMA, Ensemble...)',
+    test: name(
+      /Wrapper|Identity|Sequential|Lambda|Frozen|Transform(?!er)|Getter|Head$|Preprocessor|Processor$|PostProcess|DataParallel|Distributed|MovingAverage|WeightAverage|EMA$|Ensemble|[Aa]utoShape|MultiBackend|End2End|ONNX|Silence|^NMS$/,
+    ),
+  },
+  {
+    id: 'roles:convolution',
+    category: 'convolution',
+    description: 'a direct submodule is a convolution, read from its constructor or the built module (weak)',
+    weak: true,
+    test: role('conv'),
+  },
+  {
+    id: 'roles:mlp',
+    category: 'mlp',
+    description: 'its direct submodules are linear maps, activations and norms, a linear map at least (weak)',
+    weak: true,
+    test: (b) =>
+      role('linear')(b) && (b.structure?.roles.every((r) => ['linear', 'activation', 'norm'].includes(r)) ?? false),
+  },
+  {
+    id: 'roles:embedding',
+    category: 'embedding',
+    description: 'its direct submodules are embeddings (a knowledge-graph model of entity and relation tables) (weak)',
+    weak: true,
+    test: (b) => (b.structure?.roles.length ?? 0) > 0 && (b.structure?.roles.every((r) => r === 'embedding') ?? false),
+  },
+  {
+    id: 'roles:pooling',
+    category: 'pooling',
+    description: 'its direct submodules are poolings (weak)',
+    weak: true,
+    test: (b) => (b.structure?.roles.length ?? 0) > 0 && (b.structure?.roles.every((r) => r === 'pool') ?? false),
   },
   { id: 'fallback', category: 'other', description: 'no rule above fired', test: () => true },
 ];

@@ -9,11 +9,14 @@ import type { PaperRecord } from '../contract/methods.ts';
 import { isArxivId, isDoi, SLUG_PATTERN } from '../contract/rules.ts';
 import { CATEGORIES, type Category } from '../contract/vocabulary.ts';
 import { CHILD_ROLES, structureOf, type ChildFact, type ChildRole } from './roles.ts';
+import { FEATURES, type Feature } from './structure/features.ts';
 
 /** One match rule: every condition given must hold. Patterns are JavaScript regular expressions. */
 export interface MatchRule {
-  /** Over the class name (`SqueezeExcitation`). */
+  /** Over the class name (`SqueezeExcitation`), case-insensitively. */
   name?: string;
+  /** Class names, compared without case, spaces, `-` or `_`: `"SE block"` matches `SEBlock`, `SE_Block`, `seblock`. */
+  names?: string[];
   /** Over any qualified base (`torchvision.ops.misc.SqueezeExcitation`). */
   base?: string;
   /** Over the dotted module (`torchvision.models.mobilenetv2`). */
@@ -28,6 +31,19 @@ export interface MatchRule {
    * identity, layer scale), have exactly these roles (roles.ts: `norm`, `attention`, `mlp`, `other`).
    */
   children?: ChildRole[];
+  /**
+   * Structure: the same roles, space-separated, match this pattern (`^(norm )?attention (norm )?mlp( norm)?$`: one
+   * attention and one MLP, pre- or post-norm).
+   */
+  roles?: string;
+  /** Structure: the block's own forward shows each of these features (structure/features.ts). */
+  flow?: Feature[];
+  /** Structure: ... and none of these (a squeeze-and-excitation gate that is not half of a CBAM). */
+  notFlow?: Feature[];
+  /** Structure: the corpus classes of its direct submodules show these features between them. */
+  childFlow?: Feature[];
+  /** Structure: some method the class (or a corpus base) defines matches (`^(switch_to_deploy|reparameterize)$`). */
+  defines?: string;
 }
 
 export interface TaxonomyMethod {
@@ -61,6 +77,8 @@ export interface MethodInput {
   layers: string[];
   /** The direct submodules of the built module, in order (validation's module tree); absent when it never built. */
   children?: ChildFact[];
+  /** The static structure (structure/reader.ts): roles (the built tree's when there is one), features. */
+  structure?: { roles: ChildRole[]; features: Feature[]; childFeatures: Feature[]; methods: string[] };
 }
 
 const FILE = join(dirname(fileURLToPath(import.meta.url)), 'data', 'taxonomy.json');
@@ -92,23 +110,40 @@ export function checkTaxonomy(t: Taxonomy): string[] {
       aliasOwner.set(key, m.slug);
     }
     if (m.match.length === 0) errors.push(`${at}: no match rule`);
-    for (const [i, r] of m.match.entries()) {
-      const patterns = [r.name, r.base, r.module, r.notModule, ...(r.layersAll ?? []), ...(r.layersOnly ?? [])];
-      if (!r.name && !r.base && !r.module && !r.layersAll && !r.children?.length)
-        errors.push(`${at}: rule ${i} has no positive condition`);
-      for (const role of r.children ?? [])
-        if (!CHILD_ROLES.includes(role) || role === 'neutral')
-          errors.push(`${at}: rule ${i} child role '${role}' is not one of norm, attention, mlp, other`);
-      for (const p of patterns) {
-        if (p === undefined) continue;
-        try {
-          new RegExp(p);
-        } catch {
-          errors.push(`${at}: rule ${i} pattern '${p}' is not a regular expression`);
-        }
-      }
-    }
+    for (const [i, r] of m.match.entries()) errors.push(...ruleProblems(r).map((e) => `${at}: rule ${i} ${e}`));
     for (const p of m.papers) if (!paperIds.has(p)) errors.push(`${at}: paper '${p}' is not in the papers list`);
+  }
+  return errors;
+}
+
+/** Problems of one match rule: no positive condition, an unknown role or feature, a pattern that does not compile. */
+function ruleProblems(r: MatchRule): string[] {
+  const errors: string[] = [];
+  const structural = r.children !== undefined || r.roles || r.defines || r.flow?.length || r.childFlow?.length;
+  if (!r.name && !r.names?.length && !r.base && !r.module && !r.layersAll && !structural)
+    errors.push('has no positive condition');
+  const roles: readonly ChildRole[] = CHILD_ROLES.filter((x) => x !== 'neutral');
+  for (const role of r.children ?? [])
+    if (!roles.includes(role)) errors.push(`child role '${role}' is not one of ${roles.join(', ')}`);
+  for (const f of [...(r.flow ?? []), ...(r.notFlow ?? []), ...(r.childFlow ?? [])])
+    if (!FEATURES.includes(f)) errors.push(`feature '${f}' is not one of ${FEATURES.join(', ')}`);
+  const patterns = [
+    r.name,
+    r.base,
+    r.module,
+    r.notModule,
+    r.roles,
+    r.defines,
+    ...(r.layersAll ?? []),
+    ...(r.layersOnly ?? []),
+  ];
+  for (const p of patterns) {
+    if (p === undefined) continue;
+    try {
+      new RegExp(p);
+    } catch {
+      errors.push(`pattern '${p}' is not a regular expression`);
+    }
   }
   return errors;
 }
@@ -140,25 +175,62 @@ interface Compiled {
 /** Compiled once per taxonomy object: a build matches every block against every rule. */
 const compiled = new WeakMap<Taxonomy, Compiled[]>();
 
+/** A class name or a `names` entry as compared: `SE_Block`, `SE block` and `seblock` are one. */
+export const nameKey = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** The roles a rule compares: from the structure when it was read, else from the built tree's children. */
+function rolesOf(b: MethodInput): ChildRole[] | undefined {
+  if (b.structure) return b.structure.roles;
+  return b.children ? structureOf(b.children) : undefined;
+}
+
 function compile(r: MatchRule): (b: MethodInput) => boolean {
-  const re = (p?: string) => (p === undefined ? undefined : new RegExp(p));
-  const [name, base, mod, notMod] = [re(r.name), re(r.base), re(r.module), re(r.notModule)];
+  const re = (p?: string, flags = '') => (p === undefined ? undefined : new RegExp(p, flags));
+  // Names are compared without case: `SEModule`, `SeModule` and `seModule` are one name.
+  const [name, base, mod, notMod, roles] = [re(r.name, 'i'), re(r.base), re(r.module), re(r.notModule), re(r.roles)];
+  const defines = re(r.defines);
+  const names = r.names ? new Set(r.names.map(nameKey)) : undefined;
   const all = (r.layersAll ?? []).map((p) => new RegExp(p));
   const only = r.layersOnly?.map((p) => new RegExp(p));
   const shape = r.children?.join(' ');
-  return (b) =>
-    (!name || name.test(b.name)) &&
-    (!base || b.bases.some((x) => base.test(x))) &&
-    (!mod || mod.test(b.module)) &&
-    (!notMod || !notMod.test(b.module)) &&
-    all.every((p) => b.layers.some((l) => p.test(l))) &&
-    (!only || (b.layers.length > 0 && b.layers.every((l) => only.some((p) => p.test(l))))) &&
-    (shape === undefined || (b.children !== undefined && structureOf(b.children).join(' ') === shape));
+  const flow = r.flow ?? [];
+  const notFlow = r.notFlow ?? [];
+  const childFlow = r.childFlow ?? [];
+  return (b) => {
+    const seq = shape !== undefined || roles ? rolesOf(b)?.join(' ') : undefined;
+    return (
+      (!name || name.test(b.name)) &&
+      (!names || names.has(nameKey(b.name))) &&
+      (!base || b.bases.some((x) => base.test(x))) &&
+      (!mod || mod.test(b.module)) &&
+      (!notMod || !notMod.test(b.module)) &&
+      all.every((p) => b.layers.some((l) => p.test(l))) &&
+      (!only || (b.layers.length > 0 && b.layers.every((l) => only.some((p) => p.test(l))))) &&
+      (shape === undefined || seq === shape) &&
+      (!roles || (seq !== undefined && roles.test(seq))) &&
+      flow.every((f) => b.structure?.features.includes(f)) &&
+      !notFlow.some((f) => b.structure?.features.includes(f)) &&
+      childFlow.every((f) => b.structure?.childFeatures.includes(f)) &&
+      (!defines || (b.structure?.methods.some((m) => defines.test(m)) ?? false))
+    );
+  };
 }
 
-/** The kind of evidence a rule is, for the block's record: `name#0`, `base#2`, `composition#1`, `module#0`. */
+/**
+ * The kind of evidence a rule is, for the block's record: `name#0`, `base#2`, `composition#1` (layers, children),
+ * `structure#3` (forward data flow, roles), `module#0`.
+ */
 function labelOf(r: MatchRule, i: number): string {
-  const kind = r.layersAll || r.layersOnly || r.children ? 'composition' : r.base ? 'base' : r.name ? 'name' : 'module';
+  const kind =
+    r.flow || r.childFlow || r.roles || r.defines
+      ? 'structure'
+      : r.layersAll || r.layersOnly || r.children
+        ? 'composition'
+        : r.base
+          ? 'base'
+          : r.name || r.names
+            ? 'name'
+            : 'module';
   return `${kind}#${i}`;
 }
 

@@ -18,14 +18,15 @@ const categoryHit = Type.Object(
 );
 
 /**
- * A taxonomy method (docs/taxonomy.md) the block implements, and the rule that matched: `name`, `base`,
- * `composition` (each with the rule's index in the method's list, `name#0`), or `cluster:<level>` when the block
- * sits in a de-duplication cluster with a matched one.
+ * A taxonomy method (docs/taxonomy.md) the block implements, and the rule that matched: `name`, `base`, `module`,
+ * `composition` (layers, children), `structure` (forward data flow, roles of the children), each with the rule's
+ * index in the method's list (`name#0`), or `cluster:<level>` when the block sits in a de-duplication cluster with a
+ * matched one.
  */
 const methodHit = Type.Object(
   {
     slug: common.ref.slug(),
-    rule: Type.String({ pattern: '^((name|base|module|composition)#\\d+|cluster:exact)$' }),
+    rule: Type.String({ pattern: '^((name|base|module|composition|structure)#\\d+|cluster:exact)$' }),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import { join, relative, sep } from 'node:path';
 import { blockSpec, slugsFor, staticLayers } from '../catalog/block-spec.ts';
 import { blockFailures } from '../catalog/failure-reason.ts';
 import { codePapers } from '../catalog/papers.ts';
+import { StructureReader } from '../catalog/structure/reader.ts';
 import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../contract/block.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
@@ -77,6 +78,8 @@ export async function buildPartial(
   );
   const specs: BlockSpec[] = [];
   const dedupItems: DedupItem[] = [];
+  // Every discovered block, not just this shard's: a child's class is read the same whichever shard holds it.
+  const structures = new StructureReader(p.program, p.discovered.blocks);
   for (const b of blocks) {
     const mod = p.program.moduleAt(b.sourceId, b.path)!;
     const own = classAt(mod, b.stmt, b.name) ?? mod.facts.classes.find((c) => c.qualname === b.qualname)!;
@@ -104,6 +107,7 @@ export async function buildPartial(
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
           // Read from the class text here, like the static layers: ids only cross into the spec, never the text.
           sourcePapers: codePapers(b, text, { file, functions: mod.facts.functions, builders: blockUsage.builders }),
+          structure: structures.factsOf(b, tree),
         },
         { layers, from: tree ? 'validation' : 'static' },
       ),

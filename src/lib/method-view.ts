@@ -11,7 +11,7 @@ export interface Implementation {
   duplicates: { level: 'exact' | 'lexical' | 'structural'; names: { slug: string; label: string }[] }[];
 }
 
-/** What a taxonomy rule label (`name#0`, `composition#1`, `cluster:exact`) says, in words: the label is the record's. */
+/** What a taxonomy rule label (`name#0`, `composition#1`, `structure#2`, `cluster:exact`) says, in words: the label is the record's. */
 export function ruleText(rule: string): string {
   const kind = rule.split(/[#:]/)[0];
   if (kind === 'cluster')
@@ -20,6 +20,7 @@ export function ruleText(rule: string): string {
     name: 'its name',
     base: 'its base class',
     composition: 'its composition',
+    structure: 'its structure (forward data flow and submodules)',
     module: 'its module',
   };
   return words[kind] ?? rule;

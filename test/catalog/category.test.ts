@@ -2,15 +2,31 @@
 // adds) and near misses it must not fire on, each with the reason.
 import { describe, expect, it } from 'vitest';
 import { CATEGORY_RULES, categorize, type CategoryInput } from '../../pipeline/catalog/category.ts';
+import { structureOf } from '../../pipeline/catalog/roles.ts';
+import type { Feature } from '../../pipeline/catalog/structure/features.ts';
 import { matchMethods, taxonomy } from '../../pipeline/catalog/taxonomy.ts';
 
-type Block = string | Partial<CategoryInput>;
+type Structure = NonNullable<CategoryInput['structure']>;
+type Block = string | (Partial<Omit<CategoryInput, 'structure'>> & { structure?: Partial<Structure> });
 
-/** A block by name (bases: just nn.Module, no layers), or with bases/layers given. */
+/** A block by name (bases: just nn.Module, no layers), or with bases, layers, parameters or structure given. */
 function input(b: Block): CategoryInput {
   const o = typeof b === 'string' ? { name: b } : b;
-  return { name: o.name ?? 'Block', bases: o.bases ?? ['torch.nn.Module'], layers: o.layers ?? [], kind: o.kind };
+  return {
+    name: o.name ?? 'Block',
+    bases: o.bases ?? ['torch.nn.Module'],
+    layers: o.layers ?? [],
+    kind: o.kind,
+    ...(o.params ? { params: o.params } : {}),
+    ...(o.structure ? { structure: { roles: [], features: [], methods: [], ...o.structure } } : {}),
+  };
 }
+/** A neutrally named block with these child roles and forward features (structure/reader.ts). */
+const shaped = (roles: Structure['roles'], features: Feature[] = [], extra: Partial<CategoryInput> = {}): Block => ({
+  name: 'Unit',
+  structure: { roles, features },
+  ...extra,
+});
 
 const NORM = 'torch.nn.modules.batchnorm.BatchNorm2d';
 
@@ -19,11 +35,51 @@ const table: Record<string, [Block[], Block[], string]> = {
   'kind:transform': [[{ name: 'RandomCrop', kind: 'transform' }], [{ name: 'RandomCrop' }], 'the kind says so'],
   'kind:loss': [[{ name: 'Focal', kind: 'loss' }], [{ name: 'FocalLoss' }], 'the kind decides, not the name'],
   'name:network': [
-    ['ResNet', 'VisionTransformer', 'MaskRCNN', 'BackboneWithFPN', 'SSD', 'SSDLite', 'YOLOv5', 'Inception3'],
+    [
+      'ResNet',
+      'VisionTransformer',
+      'MaskRCNN',
+      'BackboneWithFPN',
+      'SSD',
+      'SSDLite',
+      'YOLOv5',
+      'Inception3',
+      'MMDetDetector',
+    ],
     ['SSDHead', 'SSDClassificationHead', 'YOLOHead', 'InceptionA', 'ResNetBlock'],
     'a whole network by its name ending; heads and blocks of a network are not networks',
   ],
   'name:stage': [['AnyStage', 'ResStage'], ['Stager', 'StageBlock'], 'a stage of a network'],
+  'structure:network': [
+    [
+      shaped(['conv', 'stack', 'pool', 'linear'], [], { name: 'Beit', params: ['img_size', 'num_classes'] }),
+      { name: 'ProposalNetwork', params: ['backbone', 'proposal_generator'] },
+      { name: 'Sam', params: ['image_encoder', 'prompt_encoder', 'mask_decoder'] },
+      { name: 'Cait', structure: { methods: ['forward_features', 'forward'] } },
+      { name: 'SwAV', bases: ['mmpretrain.models.selfsup.base.BaseSelfSupervisor', 'torch.nn.Module'] },
+      shaped(['embedding', 'stack', 'norm'], [], { name: 'ABIEncoder' }),
+    ],
+    [
+      shaped(['linear', 'linear'], [], { name: 'RepVitClassifier', params: ['dim', 'num_classes'] }),
+      shaped(['pool', 'linear', 'linear'], [], { name: 'ClsHead', params: ['num_classes'] }),
+      { name: 'HybridEmbed', params: ['backbone', 'img_size'] },
+      shaped(['linear'], [], { name: 'Tiny', params: ['num_classes'] }),
+    ],
+    'a whole model by what it takes, defines or subclasses; a head or an embedding that takes num_classes or a backbone is not',
+  ],
+  'structure:stage': [
+    [
+      shaped(['stack', 'other'], [], { name: 'SwinBlockSequence' }),
+      { name: 'ResLayer', bases: ['torch.nn.Sequential', 'torch.nn.Module'], params: ['block', 'num_blocks'] },
+      shaped(['other', 'linear'], ['stack'], { name: 'GCN', params: ['in_channels', 'num_layers'] }),
+    ],
+    [
+      shaped(['stack', 'conv'], [], { name: 'MobileVitBlock' }),
+      shaped(['conv', 'stack'], [], { name: 'RetinaNetHead' }),
+      { name: 'Seq', bases: ['torch.nn.Sequential', 'torch.nn.Module'], params: ['in_channels'] },
+    ],
+    'a stack of repeated blocks, or a Sequential made of num_blocks blocks; a block or head holding a stack is neither',
+  ],
   'name:transformer-block': [
     ['TransformerEncoderLayer', 'SwinTransformerBlock', 'DecoderBlock', 'EncoderLayer'],
     ['Transformer', 'TransformerEncoder', 'BasicBlock'],
@@ -33,6 +89,22 @@ const table: Record<string, [Block[], Block[], string]> = {
     ['WindowAttention', 'MultiHeadSelfAttn', 'attnPool', 'MultiHead'],
     ['Attend', 'Scatter'],
     'Attention, Attn, MultiHead in any case',
+  ],
+  'structure:transformer-block': [
+    [
+      shaped(['norm', 'attention', 'norm', 'mlp'], ['residual']),
+      shaped(['attention', 'linear', 'linear'], ['residual']),
+    ],
+    [shaped(['norm', 'attention', 'norm', 'mlp']), shaped(['norm', 'mlp'], ['residual'])],
+    'an attention and an MLP (or linear maps) among its submodules, and a residual add',
+  ],
+  'structure:attention': [
+    [shaped(['linear', 'linear'], ['attention-core']), shaped(['conv', 'activation'], ['channel-gate'])],
+    [
+      shaped(['linear'], ['residual']),
+      shaped(['stack', 'linear'], ['attention-core'], { name: 'BlipRetrieval', params: ['backbone', 'num_classes'] }),
+    ],
+    'attention computed in its own forward, or a gate; a whole model with a retrieval softmax is not an attention',
   ],
   'layer:attention': [
     [{ name: 'Mixer', layers: ['torch.nn.Linear', 'torch.nn.MultiheadAttention'] }],
@@ -45,29 +117,64 @@ const table: Record<string, [Block[], Block[], string]> = {
     [{ bases: ['pkg.m.Normalizer', 'torch.nn.Module'] }],
     'a torch normalization layer among the bases',
   ],
-  'name:pooling': [['RoIPool', 'GemPool'], ['Spool'], 'Pool, capitalized'],
+  'structure:affine': [
+    [shaped([], ['param-affine'])],
+    [shaped([], ['param-affine', 'param-scale']), shaped(['norm'], [])],
+    'the raw input times a learned per-channel parameter; a LayerScale (constant init) is not',
+  ],
+  'name:pooling': [
+    ['RoIPool', 'GemPool', 'MeanAggregation', 'LastAggregator'],
+    ['Spool', 'Aggregate'],
+    'Pool, capitalized, or an aggregation over a set',
+  ],
   'base:pooling': [
     [{ name: 'Gem', bases: ['torch.nn.AdaptiveAvgPool2d', 'torch.nn.Module'] }],
     [{ name: 'Gem', bases: ['pkg.m.Base', 'torch.nn.Module'] }],
     'a pooling layer among the bases',
   ],
   'name:activation': [
-    ['ReLU6', 'HSwish', 'Hardsigmoid', 'GELUTanh', 'SiLU', 'Mish'],
-    ['SqueezeExcitation', 'ReactBlock'],
-    'the name starts with an activation',
+    ['ReLU6', 'HSwish', 'Hardsigmoid', 'GELUTanh', 'SiLU', 'Mish', 'QuickGELU', 'StarReLU', 'HSigmoid', 'HardMishMe'],
+    ['SqueezeExcitation', 'ReactBlock', 'ConvNormAct'],
+    'the name starts or ends with an activation',
   ],
-  'name:embedding': [['PatchEmbed', 'PositionalEncoding', 'RelPosEnc'], ['Embargo'], 'Embed, PosEnc'],
+  'base:activation': [
+    [{ name: 'PReLU', bases: ['torch.nn.PReLU', 'torch.nn.Module'] }],
+    [{ name: 'Lin', bases: ['torch.nn.Linear', 'torch.nn.Module'] }],
+    'a torch activation among the bases',
+  ],
+  'structure:activation': [
+    [shaped([], ['elementwise'])],
+    [shaped([], ['rearrange']), shaped(['linear'])],
+    'an activation function of the input, nothing learned per channel',
+  ],
+  'name:embedding': [
+    [
+      'PatchEmbed',
+      'PositionalEncoding',
+      'RelPosEnc',
+      'RelPosBias',
+      'RelativePositionBias',
+      'RopePosEmbed',
+      'TemporalEncoding',
+    ],
+    ['Embargo', 'Biased'],
+    'Embed, PosEnc, a relative position bias',
+  ],
   'name:recurrent': [['ConvGRU', 'LSTMCell', 'BiRNN'], ['FasterRCNN'], 'LSTM, GRU, RNN; RCNN is not RNN'],
   'name:mlp': [['Mlp', 'MLPBlock', 'PositionwiseFeedForward', 'FFN'], ['Ffn', 'Perceptron'], 'MLP, FeedForward, FFN'],
   'name:convolution': [
-    ['BasicConv2d', 'MBConv', 'DeformConv2d', 'ConvBlock', 'DepthwiseConvolution'],
+    ['BasicConv2d', 'MBConv', 'DeformConv2d', 'ConvBlock', 'DepthwiseConvolution', 'DeconvModule'],
     ['ConvertImageDtype', 'Convex'],
     'Conv as a word: Convert and Convex are not convolutions',
   ],
   'base:convolution': [
-    [{ name: 'Std', bases: ['torch.nn.Conv2d', 'torch.nn.Module'] }, { bases: ['torch.nn.modules.conv._ConvNd'] }],
+    [
+      { name: 'Std', bases: ['torch.nn.Conv2d', 'torch.nn.Module'] },
+      { bases: ['torch.nn.modules.conv._ConvNd'] },
+      { name: 'Sparse', bases: ['torch_geometric.nn.conv.message_passing.MessagePassing', 'torch.nn.Module'] },
+    ],
     [{ name: 'Std', bases: ['torch.nn.Linear', 'torch.nn.Module'] }],
-    'a torch convolution among the bases',
+    "a torch convolution among the bases, or PyG's MessagePassing",
   ],
   'layer:convolution': [
     [{ layers: ['torch.nn.Conv2d', 'torch.nn.BatchNorm2d', 'torch.nn.ReLU'] }],
@@ -79,11 +186,17 @@ const table: Record<string, [Block[], Block[], string]> = {
     [{ layers: ['torch.nn.Dropout', 'torch.nn.ReLU'] }, { layers: ['torch.nn.Linear', 'torch.nn.LayerNorm'] }, {}],
     'Linear layers and only activations or dropout besides; no Linear at all is not an MLP',
   ],
-  'name:residual': [
-    ['BasicBlock', 'Bottleneck', 'InvertedResidual', 'ResBlock'],
-    ['Block', 'Resize'],
-    'residual units',
+  'name:linear': [
+    ['Linear', 'HeteroLinear', { name: 'Dense', bases: ['torch.nn.Linear', 'torch.nn.Module'] }],
+    ['LinearAttention', 'Linearize'],
+    'a fully connected layer, filed with MLPs',
   ],
+  'name:residual': [
+    ['BasicBlock', 'Bottleneck', 'InvertedResidual', 'ResBlock', 'Shortcut'],
+    ['Block', 'Resize', 'ShortcutConv'],
+    'residual units; YOLO names its add of two maps Shortcut',
+  ],
+  'structure:residual': [[shaped(['conv', 'conv'], ['residual'])], [shaped(['conv', 'conv'])], 'a residual add'],
   'name:regularization': [
     ['StochasticDepth', 'DropPath', 'DropBlock2d', 'SpatialDropout'],
     ['Droplet', 'Drop'],
@@ -94,6 +207,11 @@ const table: Record<string, [Block[], Block[], string]> = {
     ['Merge', 'Partition'],
     'tensor reshapes',
   ],
+  'structure:reshape': [
+    [shaped([], ['rearrange'])],
+    [shaped([], ['elementwise'])],
+    'only views, permutes and concatenations',
+  ],
   'name:detection': [
     [
       'RoIAlign',
@@ -102,15 +220,42 @@ const table: Record<string, [Block[], Block[], string]> = {
       'DefaultBoxGenerator',
       'KeypointRCNNPredictor',
       'SSDScoringHead',
+      'DualDDetect',
+      'Segment',
     ],
-    ['Roi', 'Predict', 'Head'],
+    ['Roi', 'Predict', 'Head', 'Detector'],
     'parts of detectors and segmenters',
   ],
   'name:utility': [
-    ['Wrapper', 'Identity', 'GeneralizedRCNNTransform', 'IntermediateLayerGetter', 'FrozenThing', 'SSDHead'],
-    ['TransformerEncoder', 'Block', 'Header'],
-    'wrappers and helpers; Transformer is not Transform',
+    [
+      'Wrapper',
+      'Identity',
+      'GeneralizedRCNNTransform',
+      'IntermediateLayerGetter',
+      'FrozenThing',
+      'SSDHead',
+      'ImgDataPreprocessor',
+      'MMDistributedDataParallel',
+      'ExponentialMovingAverage',
+      'CosineEMA',
+      'PostProcess',
+      'AutoShape',
+    ],
+    ['TransformerEncoder', 'Block', 'Header', 'Schema'],
+    'wrappers and helpers (preprocessors, EMA, DDP, post-processing); Transformer is not Transform',
   ],
+  'roles:convolution': [[shaped(['conv', 'other'])], [shaped(['linear', 'other'])], 'holds a convolution'],
+  'roles:mlp': [
+    [shaped(['linear', 'activation', 'linear'])],
+    [shaped(['linear', 'conv']), shaped(['activation'])],
+    'linear maps, activations and norms only',
+  ],
+  'roles:embedding': [
+    [shaped(['embedding', 'embedding'])],
+    [shaped(['embedding', 'linear']), shaped([])],
+    'embedding tables only (a knowledge-graph model)',
+  ],
+  'roles:pooling': [[shaped(['pool', 'pool'])], [shaped(['pool', 'conv']), shaped([])], 'poolings only'],
   fallback: [['Block', 'TransformerEncoder', 'Scale'], [], 'every block gets a category'],
 };
 
@@ -156,7 +301,7 @@ describe('category rules', () => {
     });
   });
 
-  it('a block named neutrally (`Block`) that is a pre-norm attention + MLP block is a transformer block, not other', () => {
+  it('a block named neutrally (`Block`) that is a pre-norm attention + MLP residual block is a transformer block', () => {
     const t = 'torch.nn.modules';
     const lin = (name: string) => ({ name, type: `${t}.linear.Linear` });
     const children = [
@@ -166,22 +311,26 @@ describe('category rules', () => {
       { name: 'mlp', type: 'vision_transformer.Mlp', children: [lin('fc1'), lin('fc2')] },
     ];
     const layers = children.map((c) => c.type);
-    const of = (kids: typeof children) =>
-      categorize({
+    // The built module's children give the roles; the forward (`x = x + self.attn(self.norm1(x))`) the residual.
+    const of = (kids: typeof children, features: Feature[]) => {
+      const structure = { roles: structureOf(kids), features, childFeatures: [], methods: [] };
+      return categorize({
         ...input({ name: 'Block', layers }),
-        methods: matchMethods({ name: 'Block', module: 'vision_transformer', bases: [], layers, children: kids }).map(
+        structure,
+        methods: matchMethods({ name: 'Block', module: 'vision_transformer', bases: [], layers, structure }).map(
           (m) => ({ slug: m.slug, categories: taxonomy().methods.find((x) => x.slug === m.slug)!.categories }),
         ),
       });
-    expect(of(children)).toEqual({
-      categories: ['transformer-block', 'attention'],
-      rules: [
-        { category: 'transformer-block', rule: 'method:transformer-encoder-block' },
-        { category: 'attention', rule: 'method:transformer-encoder-block' },
-      ],
-    });
-    // Without its MLP it is no encoder block, and its name says nothing: other, as before.
-    expect(of(children.slice(0, 3)).categories).toEqual(['other']);
+    };
+    expect(of(children, ['residual']).categories).toEqual(['transformer-block', 'attention', 'residual']);
+    expect(of(children, ['residual']).rules.slice(0, 2)).toEqual([
+      { category: 'transformer-block', rule: 'method:transformer-encoder-block' },
+      { category: 'attention', rule: 'method:transformer-encoder-block' },
+    ]);
+    // Without its MLP it is no encoder block, and its name says nothing: just a residual unit.
+    expect(of(children.slice(0, 3), ['residual']).categories).toEqual(['residual']);
+    // Without the residual add (and no name, no MLP), other.
+    expect(of(children.slice(0, 3), []).categories).toEqual(['other']);
   });
 
   it('a transform or a loss is that alone, whatever its name says', () => {

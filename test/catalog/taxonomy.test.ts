@@ -11,12 +11,37 @@ import {
   type MethodInput,
   type Taxonomy,
 } from '../../pipeline/catalog/taxonomy.ts';
+import { structureOf } from '../../pipeline/catalog/roles.ts';
+import type { Feature } from '../../pipeline/catalog/structure/features.ts';
 
-type Cls = string | Partial<MethodInput>;
+type Cls = string | (Partial<MethodInput> & { features?: Feature[]; childFeatures?: Feature[]; defines?: string[] });
 
-/** `Name@module.tail` → a class of `torchvision.<module.tail>`; an object gives bases or layers too. */
+/**
+ * `Name@module.tail` → a class of `torchvision.<module.tail>`; an object gives bases, layers or children too, and the
+ * forward's `features` (structure/features.ts): the roles of its children are read from them as the build does.
+ */
 function cls(c: Cls): MethodInput {
-  if (typeof c !== 'string') return { name: 'Block', module: 'pkg.m', bases: [], layers: [], ...c };
+  if (typeof c !== 'string') {
+    const { features, childFeatures, defines, ...rest } = c;
+    const structured = features || childFeatures || defines || c.children;
+    return {
+      name: 'Block',
+      module: 'pkg.m',
+      bases: [],
+      layers: [],
+      ...rest,
+      ...(structured
+        ? {
+            structure: {
+              roles: structureOf(c.children ?? []),
+              features: features ?? [],
+              childFeatures: childFeatures ?? [],
+              methods: defines ?? [],
+            },
+          }
+        : {}),
+    };
+  }
   const [name, mod] = c.split('@');
   return { name, module: mod ? `torchvision.${mod}` : 'torchvision.ops.misc', bases: ['torch.nn.Module'], layers: [] };
 }
@@ -42,6 +67,7 @@ const mlp = (type: string) => ({
 const VIT_BLOCK: Cls = {
   name: 'Block',
   module: 'vision_transformer',
+  features: ['residual'],
   children: [
     LN('norm1'),
     attention('vision_transformer.Attention'),
@@ -51,9 +77,10 @@ const VIT_BLOCK: Cls = {
   ],
 };
 /** Segment Anything's image-encoder `Block`: the attention and MLP classes named otherwise (`MLPBlock`). */
-const SAM_BLOCK: Partial<MethodInput> = {
+const SAM_BLOCK: Partial<MethodInput> & { features: Feature[] } = {
   name: 'Block',
   module: 'segment_anything.modeling.image_encoder',
+  features: ['residual'],
   children: [
     LN('norm1'),
     attention('segment_anything.modeling.image_encoder.Attention'),
@@ -64,6 +91,7 @@ const SAM_BLOCK: Partial<MethodInput> = {
 /** Known by what its parts hold, not their names: an attention with q, k, v projections, an nn.Sequential MLP. */
 const SEQUENTIAL_MLP_BLOCK: Cls = {
   name: 'Layer',
+  features: ['residual'],
   children: [
     LN('ln_1'),
     { name: 'mix', type: 'pkg.m.Mixer', children: [LINEAR('q'), LINEAR('k'), LINEAR('v'), LINEAR('o')] },
@@ -73,12 +101,23 @@ const SEQUENTIAL_MLP_BLOCK: Cls = {
   ],
 };
 /** Norms and linear maps but no attention (a gated MLP block). */
-const NO_ATTENTION: Cls = { name: 'Block', children: [LN('norm1'), LINEAR('proj'), LN('norm2'), mlp('pkg.m.Mlp')] };
+const NO_ATTENTION: Cls = {
+  name: 'Block',
+  features: ['residual'],
+  children: [LN('norm1'), LINEAR('proj'), LN('norm2'), mlp('pkg.m.Mlp')],
+};
 /** Attention without an MLP after it. */
-const NO_MLP: Cls = { name: 'Block', children: [LN('norm1'), attention('pkg.m.Attention'), LN('norm2')] };
+const NO_MLP: Cls = {
+  name: 'Block',
+  features: ['residual'],
+  children: [LN('norm1'), attention('pkg.m.Attention'), LN('norm2')],
+};
+/** The right children, but no residual add in its forward. */
+const NO_RESIDUAL: Cls = { ...(VIT_BLOCK as object), features: [] };
 /** A decoder-style block: self-attention, then cross-attention, then the MLP. */
 const CROSS_ATTENTION: Cls = {
   name: 'Block',
+  features: ['residual'],
   children: [
     LN('norm1'),
     attention('pkg.m.Attention'),
@@ -91,6 +130,7 @@ const CROSS_ATTENTION: Cls = {
 /** A whole ViT holds such blocks, but its own children are an embedding, a list of blocks and a norm. */
 const VIT_STACK: Cls = {
   name: 'VisionTransformer',
+  features: ['stack'],
   children: [
     leaf('patch_embed', 'pkg.m.PatchEmbed'),
     {
@@ -102,16 +142,40 @@ const VIT_STACK: Cls = {
   ],
 };
 
+/** A block holding a LayerScale child: it uses one, it is not one. */
+const CHILD_SCALE: Cls = { name: 'Block', children: [leaf('ls1', 'pkg.m.LayerScale'), LINEAR('fc')] };
+const CONV = (name: string) => leaf(name, `${T}.conv.Conv2d`);
+
 /** slug → [torchvision classes that land there, classes that must not, why]. */
 const table: Record<string, [Cls[], Cls[], string]> = {
   'squeeze-and-excitation': [
-    ['SqueezeExcitation@ops.misc', 'QuantizableSqueezeExcitation@models.quantization.mobilenetv3', 'SELayer'],
-    ['Squeeze@models.x', 'SEResNet'],
-    'SE by name or a SqueezeExcitation base; an SE network is not the block',
+    [
+      'SqueezeExcitation@ops.misc',
+      'QuantizableSqueezeExcitation@models.quantization.mobilenetv3',
+      'SELayer',
+      'SE',
+      'SEModule',
+      'EffectiveSEModule',
+      'EseModule',
+      'seblock',
+      { name: 'Gate', features: ['channel-gate'] },
+    ],
+    ['Squeeze@models.x', 'SEResNet', 'SEBottleneck', { name: 'Gate', features: ['channel-gate', 'spatial-gate'] }],
+    'SE by any of its names (any case) or a SqueezeExcitation base, or a channel gate; an SE network is not the block',
   ],
   'shifted-window-attention': [
-    ['ShiftedWindowAttention@models.swin_transformer', 'ShiftedWindowAttentionV2', 'SwinTransformerBlockV2'],
-    ['SwinTransformer@models.swin_transformer', 'WindowAttention'],
+    [
+      'ShiftedWindowAttention@models.swin_transformer',
+      'ShiftedWindowAttentionV2',
+      'SwinTransformerBlockV2',
+      'ShiftWindowMSA',
+      { name: 'Mixer', features: ['shift', 'attention-core'] },
+    ],
+    [
+      'SwinTransformer@models.swin_transformer',
+      'WindowAttention',
+      { name: 'Mixer', features: ['window-partition', 'attention-core'] },
+    ],
     'Swin attention and its block, not the whole network nor unshifted windows',
   ],
   'window-attention': [
@@ -130,13 +194,26 @@ const table: Record<string, [Cls[], Cls[], string]> = {
   ],
   'transformer-encoder-block': [
     ['EncoderBlock@models.vision_transformer', 'TransformerEncoderLayer', VIT_BLOCK, SAM_BLOCK, SEQUENTIAL_MLP_BLOCK],
-    ['Encoder@models.vision_transformer', 'DecoderBlock', NO_ATTENTION, NO_MLP, CROSS_ATTENTION, VIT_STACK],
-    'one encoder block, not the stack; by name, base, or a pre-norm attention + MLP structure whatever its name',
+    [
+      'Encoder@models.vision_transformer',
+      'DecoderBlock',
+      NO_ATTENTION,
+      NO_MLP,
+      CROSS_ATTENTION,
+      VIT_STACK,
+      NO_RESIDUAL,
+    ],
+    'one encoder block, not the stack; by name, base, or an attention + MLP residual structure whatever its name',
   ],
   'multiscale-attention': [
-    ['MultiscaleAttention@models.video.mvit', 'MultiscaleBlock@models.video.mvit', 'Pool@models.video.mvit'],
-    ['Pool@models.other', 'MViT@models.video.mvit'],
-    'MViT pooling attention; a Pool elsewhere is not',
+    [
+      'MultiscaleAttention@models.video.mvit',
+      'MultiscaleBlock@models.video.mvit',
+      'Pool@models.video.mvit',
+      { name: 'MultiScaleAttention', module: 'timm.models.mvitv2' },
+    ],
+    ['Pool@models.other', 'MViT@models.video.mvit', { name: 'MultiScaleBlock', module: 'timm.models.crossvit' }],
+    'MViT pooling attention, any case; CrossViT names another idea MultiScaleBlock',
   ],
   'patch-embedding': [['PatchEmbed', 'PatchEmbedding3d'], ['PatchMerging', 'Embedding'], 'patches to tokens'],
   'patch-merging': [['PatchMerging@models.swin_transformer', 'PatchMergingV2'], ['PatchEmbed'], 'Swin downsampling'],
@@ -253,9 +330,12 @@ const table: Record<string, [Cls[], Cls[], string]> = {
       'RegionProposalNetwork@models.detection.rpn',
       'RPNHead@models.detection.rpn',
       'AnchorGenerator@models.detection.anchor_utils',
+      'RPN',
+      'StandardRPNHead',
+      'DefaultAnchorGenerator',
     ],
-    ['RoIHeads@models.detection.roi_heads', 'DefaultBoxGenerator'],
-    'RPN and its anchors; SSD default boxes are not RPN',
+    ['RoIHeads@models.detection.roi_heads', 'DefaultBoxGenerator', 'ProposalNetwork'],
+    'RPN and its anchors (detectron2 names them RPN, StandardRPNHead); SSD default boxes are not RPN',
   ],
   'atrous-spatial-pyramid-pooling': [
     [
@@ -300,6 +380,79 @@ const table: Record<string, [Cls[], Cls[], string]> = {
     ['ConvGRU@models.other', 'RAFT@models.optical_flow.raft'],
     'RAFT update operator, by its module',
   ],
+  // Methods added for catalogs beyond torchvision: class names from timm, mmcv, mmpretrain, detectron2, Mask2Former
+  // and YOLO, and the structures test/catalog/structure/rules.test.ts reads from real code forms.
+  'layer-scale': [
+    ['LayerScale', 'LayerScale2d', { name: 'Scale', features: ['param-scale', 'param-affine'] }],
+    ['LayerScaleBlock', { name: 'Scale', features: ['param-affine'] }, { ...CHILD_SCALE, features: ['param-scale'] }],
+    'the per-channel scale itself: a block that uses one, or a scale drawn at random, is not one',
+  ],
+  'efficient-channel-attention': [
+    ['EcaModule', 'CecaModule', 'ECA', 'EfficientChannelAttention', { name: 'Gate', features: ['channel-gate-1d'] }],
+    ['EcaNet', 'Decay', { name: 'Gate', features: ['channel-gate'] }],
+    'a 1-d conv across the pooled channels; a 2-d projection is SE',
+  ],
+  cbam: [
+    [
+      'CbamModule',
+      'LightCbamModule',
+      'CBAM',
+      { name: 'Gate', features: ['channel-gate', 'spatial-gate'] },
+      { name: 'Gate', childFeatures: ['channel-gate', 'spatial-gate'] },
+    ],
+    ['CbamResNet', { name: 'Gate', features: ['channel-gate'] }, { name: 'Gate', childFeatures: ['spatial-gate'] }],
+    'a channel gate and a spatial gate, in one forward or as two children',
+  ],
+  'non-local-block': [
+    [
+      'NonLocal2d',
+      '_NonLocalNd',
+      'NonLocalAttn',
+      'NONLocalBlock2D',
+      { name: 'Mix', features: ['residual', 'attention-core', 'pairwise-attention'], children: [CONV('g'), CONV('z')] },
+    ],
+    [
+      'BatNonLocalAttn',
+      { name: 'Mix', features: ['residual', 'attention-core', 'pairwise-attention'], children: [LINEAR('qkv')] },
+      { name: 'Mix', features: ['attention-core', 'pairwise-attention'], children: [CONV('g')] },
+    ],
+    'pairwise attention added back over conv projections; a transformer attention (linear maps) is not one',
+  ],
+  'global-context-block': [['ContextBlock', 'GlobalContext', 'GCBlock'], ['Context'], 'GCNet, by its class names'],
+  'transformer-decoder-block': [
+    ['TransformerDecoderLayer', 'DecoderLayer', 'DetrTransformerDecoderLayer', CROSS_ATTENTION],
+    ['TransformerDecoder', VIT_BLOCK],
+    'self-attention, cross-attention and an MLP: one layer, not the stack',
+  ],
+  'mlp-mixer-block': [
+    [
+      'MixerBlock',
+      { name: 'Unit', features: ['residual'], children: [LN('n1'), mlp('pkg.Mlp'), LN('n2'), mlp('pkg.Mlp')] },
+    ],
+    ['MlpMixer', { name: 'Unit', children: [LN('n1'), mlp('pkg.Mlp'), LN('n2'), mlp('pkg.Mlp')] }],
+    'token MLP and channel MLP, each a residual branch; the network is not the block',
+  ],
+  'structural-reparameterization': [
+    ['RepVGGBlock', 'MobileOneBlock', 'RepConvN', { name: 'Fold', defines: ['_fuse_bn_tensor', 'forward'] }],
+    ['RepVGG', { name: 'Net', defines: ['switch_to_deploy', 'forward'] }],
+    'defines the kernel arithmetic that folds branches; a network that only calls it is not the block',
+  ],
+  'cross-stage-partial': [
+    ['CSPStage', 'CrossStage', 'RepNCSP', 'BottleneckCSP', 'C3'],
+    ['CSPNet', 'CspNet', 'CSPDarkNet'],
+    'the stage or block, not the network',
+  ],
+  'spatial-pyramid-pooling': [['SPP', 'SPPF', 'SPPCSPC', 'SPPELAN'], ['SPPNet', 'Spp2'], 'SPP and its YOLO variants'],
+  'split-attention': [
+    ['SplitAttn', 'SplitAttentionConv2d', 'RadixSoftmax', 'RSoftmax'],
+    ['ResNeSt', 'SplitAttnBlock'],
+    'ResNeSt split attention, not the network',
+  ],
+  'deformable-attention': [
+    ['MSDeformAttn', 'MultiScaleDeformableAttention', 'MultiScaleDeformableAttnFunction'],
+    ['MSDeformAttnTransformerEncoder', 'DeformConv2d'],
+    'the attention, not the encoder built from it',
+  ],
 };
 
 const slugsOf = (c: Cls) => matchMethods(cls(c)).map((m) => m.slug);
@@ -326,7 +479,7 @@ describe('taxonomy: which torchvision classes land in each method', () => {
     expect(matchMethods(cls({ name: 'MyConv', layers: CBR }))).toEqual([
       { slug: 'conv-norm-activation', rule: 'composition#2' },
     ]);
-    expect(matchMethods(cls(VIT_BLOCK))).toEqual([{ slug: 'transformer-encoder-block', rule: 'composition#2' }]);
+    expect(matchMethods(cls(VIT_BLOCK))).toEqual([{ slug: 'transformer-encoder-block', rule: 'structure#2' }]);
   });
 });
 
@@ -345,8 +498,13 @@ describe('taxonomy file checks', () => {
     ],
     [
       'a structural rule with a role roles.ts does not know',
-      (t: Taxonomy) => (t.methods[0].match = [{ children: ['norm', 'conv' as never] }]),
-      /child role 'conv' is not one of/,
+      (t: Taxonomy) => (t.methods[0].match = [{ children: ['norm', 'gate' as never] }]),
+      /child role 'gate' is not one of/,
+    ],
+    [
+      'a structural rule with a feature features.ts does not know',
+      (t: Taxonomy) => (t.methods[0].match = [{ flow: ['gating' as never] }]),
+      /feature 'gating' is not one of/,
     ],
     [
       'a rule with only a negative condition',

@@ -513,6 +513,17 @@ describe('method pages and papers', () => {
     expect(page('methods/').one(`tr[data-method="${m!.slug}"]`).text()).toContain(String(m!.members.length));
   });
 
+  it('gives a method with no implementation in this catalog no page: the index lists it apart, by name', () => {
+    const none = methodsJson().methods.filter((x) => x.members.length === 0);
+    expect(none.length, 'the taxonomy knows methods the fixture implements none of').toBeGreaterThan(0);
+    const index = page('methods/');
+    for (const m of none) {
+      expect(existsSync(join(site.dist, 'methods', m.slug, 'index.html')), m.slug).toBe(false);
+      expect(index.all(`tr[data-method="${m.slug}"]`)).toEqual([]);
+      expect(index.one('section[aria-labelledby="absent"]').text()).toContain(m.name);
+    }
+  });
+
   it("shows an implementation's first builder configuration with its MACs and the input they were counted at", () => {
     const bySlug = readdirSync(join(site.catalog.dir, 'blocks')).map((f) => spec(f.replace(/\.json$/, '')));
     const byId = new Map(bySlug.map((s) => [s.id, s]));
@@ -539,7 +550,7 @@ describe('method pages and papers', () => {
     expect(p.one('#methods').text()).toContain('Implements');
     // The rule that matched, in words: the record's label (`name#0`) is not for readers.
     expect(p.one('section[aria-labelledby="methods"]').text()).toMatch(
-      /matched by (its name|its base class|its composition|its module|being an? )/,
+      /matched by (its name|its base class|its composition|its structure|its module|being an? )/,
     );
     expect(p.one('section[aria-labelledby="methods"]').text()).not.toMatch(/#\d/);
     const methodLinks = p.all('a').map((a) => a.attr('href'));
