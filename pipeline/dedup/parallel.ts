@@ -3,6 +3,7 @@
 // result is identical to `dedup`'s. Parse trees stay in the workers, which free them batch by batch.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { collectGarbage } from '../util/memory.ts';
 import { releaseTrees } from '../util/tree-sitter.ts';
 import {
   decodeFingerprint,
@@ -164,6 +165,9 @@ async function mapInWorkers<T>(
   workerCount: number,
   batchSize: number,
 ): Promise<T[]> {
+  // The workers' memory grows beside this thread's: what earlier stages left here (a build's index and assembled
+  // modules, gigabytes that V8 sees no reason to collect yet) is collected first.
+  await collectGarbage();
   const batches = batchesOf(codes, batchSize);
   const results: T[] = new Array(codes.length);
   const workers: Worker[] = [];
