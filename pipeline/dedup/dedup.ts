@@ -130,7 +130,9 @@ export function dedupFingerprinted(items: DedupItem[], derived: Fingerprint[], p
     derived.map((d) => d.bagKey),
     derived.map((d) => d.bagSig),
   );
-  nearDuplicates(structForms, structuralUf, { ...near, threshold: p.structuralThreshold });
+  // No structural neighbours are listed, so no similarity of this level is kept: a candidate pair already in one
+  // cluster is skipped in every bucket, not only in big ones (`bigBucket`), which leaves the clusters as they are.
+  nearDuplicates(structForms, structuralUf, { ...near, bigBucket: 1, threshold: p.structuralThreshold });
 
   // Architecture identity, for validated blocks with a well-formed tree.
   const arch: (string | null)[] = items.map((item) => {

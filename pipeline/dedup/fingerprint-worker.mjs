@@ -1,25 +1,33 @@
-// Worker-thread entry for parallel fingerprinting: loads the TypeScript through tsx (workers don't inherit the
-// parent's loader, neither under the CLI nor under vitest), then answers { batch, codes } with fingerprints.
+// Worker-thread entry for dedup's per-code work: loads the TypeScript through tsx (workers don't inherit the
+// parent's loader, neither under the CLI nor under vitest), then answers { task, start, codes } with the
+// fingerprints or the own-code spans of the codes.
 import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register();
 const { fingerprint, fingerprintContext } = await import('./fingerprint.ts');
+const { ownCodeSpans } = await import('./own-code.ts');
+const { releaseTrees } = await import('../util/tree-sitter.ts');
 const ctx = fingerprintContext(workerData.params);
 
-parentPort.on('message', (msg) => {
+parentPort.on('message', async (msg) => {
+  let reply;
+  let transfer = [];
   try {
-    const fingerprints = msg.codes.map((code) => fingerprint(code, ctx));
-    // Typed arrays move to the parent instead of being copied.
-    const transfer = fingerprints.flatMap((f) => [
-      f.shingles.buffer,
-      f.shingleSig.buffer,
-      f.bag.buffer,
-      f.bagSig.buffer,
-    ]);
-    parentPort.postMessage({ batch: msg.batch, fingerprints }, transfer);
+    if (msg.task === 'own-spans') {
+      reply = { start: msg.start, results: msg.codes.map((code) => ownCodeSpans(code)) };
+    } else {
+      const fingerprints = msg.codes.map((code) => fingerprint(code, ctx));
+      // Typed arrays move to the parent instead of being copied.
+      transfer = fingerprints.flatMap((f) => [f.shingles.buffer, f.shingleSig.buffer, f.bag.buffer, f.bagSig.buffer]);
+      reply = { start: msg.start, results: fingerprints };
+    }
   } catch (err) {
-    parentPort.postMessage({ batch: msg.batch, error: String(err && err.stack ? err.stack : err) });
+    reply = { start: msg.start, error: String(err && err.stack ? err.stack : err) };
   }
+  // The batch's parse trees are freed before the reply: the parent answers with the next batch at once, and a
+  // worker that always has a message waiting never reaches the turn of its event loop where the trees are freed.
+  await releaseTrees();
+  parentPort.postMessage(reply, transfer);
 });
 parentPort.postMessage({ ready: true });

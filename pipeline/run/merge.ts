@@ -13,6 +13,7 @@ import { localSourceDiagnostics } from '../catalog/provenance.ts';
 import { stableStringify } from '../catalog/stable-json.ts';
 import { clustersFile, sourcesFile, statsFile } from '../catalog/summary.ts';
 import { BUILD_INFO, writeCatalog } from '../catalog/write-catalog.ts';
+import type { DedupCaches } from '../dedup/cache.ts';
 import { dedupParallel } from '../dedup/parallel.ts';
 import { loadConfig } from '../config/load.ts';
 import { defaultCatalogDir } from '../config/outputs.ts';
@@ -58,12 +59,14 @@ export async function mergePartials(
 
 /**
  * De-duplicates across all partials' blocks and writes the catalog files. Fingerprints are computed in worker
- * threads for large corpora (same result as in-thread: a test checks it); small ones stay in-thread.
+ * threads for large corpora (same result as in-thread: a test checks it); small ones stay in-thread. With `caches`
+ * (a build's, in its index), fingerprints and the last result are kept between runs (pipeline/dedup/cache.ts).
  */
 export async function finishCatalog(
   partials: PartialBuild[],
   outDir: string,
   startedAt = performance.now(),
+  caches?: DedupCaches,
 ): Promise<BuildSummary> {
   if (partials.length === 0)
     throw new NnblocksError(
@@ -87,7 +90,7 @@ export async function finishCatalog(
   const specs = partials.flatMap((x) => x.specs).sort(byId);
   const items = partials.flatMap((x) => x.dedupItems).sort(byId);
   let t = performance.now();
-  const d = await dedupParallel(items, partials[0].dedupParams);
+  const d = await dedupParallel(items, partials[0].dedupParams, { caches });
   const dedupMs = performance.now() - t;
   const perBlock = new Map(d.blocks.map((b) => [b.id, b]));
   for (const s of specs) {

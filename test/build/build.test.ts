@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../pipeline/cli/main.ts';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
+import { loadConfig } from '../../pipeline/config/load.ts';
+import { Store } from '../../pipeline/index/store.ts';
+import { DEDUP_NAMESPACES } from '../../pipeline/run/kv-store.ts';
 import { tempDir } from '../helpers/tree.ts';
 import { catalogFiles } from './catalog-files.ts';
 import { BODY_LINES, fixtureCorpus } from './fixture.ts';
@@ -82,6 +85,27 @@ describe('nnblocks build', () => {
     const again = tempDir('nnb-cat-');
     expect(await runCli(['build', '--config', config, '--out', again, '--json'], quiet)).toBe(0);
     expect(catalogFiles(again)).toEqual(catalogFiles(full));
+  });
+
+  it('gives the same bytes from warm caches as from none (assembled modules, own code, fingerprints, result)', async () => {
+    const store = Store.open(loadConfig(config).cacheDir);
+    const kept = (ns: string) =>
+      (store.db.prepare('SELECT count(*) AS n FROM kv WHERE ns = ?').get(ns) as { n: number }).n;
+    try {
+      // The builds before this one left every cache warm: this build takes everything from them...
+      const namespaces = ['assembled', ...Object.values(DEDUP_NAMESPACES)];
+      for (const ns of namespaces) expect(kept(ns), ns).toBeGreaterThan(0);
+      const warm = tempDir('nnb-cat-');
+      expect(await runCli(['build', '--config', config, '--out', warm, '--json'], quiet)).toBe(0);
+      // ...and this one from none.
+      for (const ns of namespaces) store.db.prepare('DELETE FROM kv WHERE ns = ?').run(ns);
+      const cold = tempDir('nnb-cat-');
+      expect(await runCli(['build', '--config', config, '--out', cold, '--json'], quiet)).toBe(0);
+      expect(catalogFiles(warm)).toEqual(catalogFiles(full));
+      expect(catalogFiles(cold)).toEqual(catalogFiles(full));
+    } finally {
+      store.close();
+    }
   });
 
   it('merges sharded builds into exactly the unsharded catalog (N = 1, 2, 3)', async () => {

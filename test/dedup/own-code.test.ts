@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractBlocks } from '../../pipeline/assemble/extract.ts';
 import { dedup } from '../../pipeline/dedup/dedup.ts';
-import { dedupItemOf } from '../../pipeline/run/dedup-items.ts';
+import { dedupItemsOf, dedupSubjectOf } from '../../pipeline/run/dedup-items.ts';
 import { indexTree } from '../helpers/corpus.ts';
 import { py, tempDir } from '../helpers/tree.ts';
 
@@ -38,7 +38,7 @@ describe('own code for de-duplication', () => {
     const block = discovered.blocks.find((b) => b.name === 'Block')!;
     const [extracted] = extractBlocks(program, [block], { outDir: tempDir(), labels: new Map(), write: false });
     expect(extracted.code).toContain('    BatchNorm2d,\n)');
-    const item = dedupItemOf(block, snapshots[0], extracted, null)!;
+    const [item] = await dedupItemsOf([dedupSubjectOf(block, snapshots[0], extracted, null)!]);
     // Continuation lines of the imports are gone with their statements...
     expect(item.code).not.toMatch(/^\s*(Conv2d,|BatchNorm2d,|\)|gelu)\s*$/m);
     expect(item.code).not.toMatch(/^import torch$/m);
