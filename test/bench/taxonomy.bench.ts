@@ -166,13 +166,19 @@ export async function run(): Promise<Figure[]> {
           alone: { methods: [{ ...m, match: [r] }], papers: tax.papers },
           repos: new Set(),
         });
+  // NNB_TAXONOMY_CORPUS=fresh measures one corpus; its "Other" blocks are then listed on stderr, to look at.
+  const only = process.env.NNB_TAXONOMY_CORPUS;
   for (const [name, repos] of Object.entries(CORPORA)) {
+    if (only && name !== only) continue;
     const cache = mkdtempSync(join(tmpdir(), `nnb-taxonomy-${name}-`));
     try {
       const t = performance.now();
       const rows = await classifyCorpus(repos, cache);
       const other = rows.filter((r) => r.other).length;
       const share = (100 * other) / Math.max(1, rows.length);
+      if (only)
+        for (const r of rows.filter((x) => x.other))
+          process.stderr.write(`other: ${r.source} ${r.input.module}.${r.input.name} [${r.input.bases.join(', ')}]\n`);
       const implemented = new Set(rows.flatMap((r) => r.methods.map((m) => m.slug)));
       const none = tax.methods.map((m) => m.slug).filter((s) => !implemented.has(s));
       for (const rule of structural.values())
