@@ -108,23 +108,37 @@ function installedOriginals(
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 }
 
-/** Packages of the runtime that blocks of every corpus import (detr's, dino's, yolo's `torchvision.ops`...). */
-const COMPANIONS = ['torchvision'];
+/**
+ * Packages every worker imports once before any block, where a site folder of the environment holds them (their
+ * top-level package; `module` is what is imported):
+ * - torchvision (the runtime's): detr's, dino's, yolo's `torchvision.ops`, about a second each on torch 2.x that
+ *   each block's child would pay again;
+ * - matplotlib's font manager (a requirement of most research repositories: yolov5/yolov7 import it with their
+ *   `utils.plots`): its first import lists the system's fonts by running `fc-list` and caches the list. Inside a
+ *   block's contained child that process is a sandbox violation, and every child starts without the cache, so every
+ *   block importing matplotlib failed (102 of 164 on six detection repositories). Imported in the worker, before any
+ *   containment, the font list is made once and every child inherits it. Only these fixed names come here: a PyPI
+ *   name is its project's, whatever repository asked for it.
+ */
+const COMPANIONS: { package: string; module: string }[] = [
+  { package: 'torchvision', module: 'torchvision' },
+  { package: 'matplotlib', module: 'matplotlib.font_manager' },
+];
 
 /**
- * The runtime's companion packages, where its site folders hold them: every worker imports them once before any
- * block (about a second each on torch 2.x) instead of each block's child doing it again. A block whose corpus
- * provides one of them still never sees it: the Blocker takes preloaded packages it refuses out of sys.modules.
+ * The companion packages, where the environment's site folders hold them: each worker imports them once. A block
+ * whose corpus provides one of them still never sees it: the Blocker takes preloaded packages it refuses out of
+ * sys.modules.
  */
 function runtimeCompanions(
-  runtime: readonly string[],
+  sites: readonly string[],
   already: { importRoot: string; package: string }[],
 ): { importRoot: string; package: string }[] {
   const out: { importRoot: string; package: string }[] = [];
-  for (const pkg of COMPANIONS) {
-    if (already.some((e) => e.package === pkg)) continue;
-    const root = runtime.find((r) => existsSync(join(r, pkg, '__init__.py')));
-    if (root) out.push({ importRoot: root, package: pkg });
+  for (const c of COMPANIONS) {
+    if (already.some((e) => e.package === c.package)) continue;
+    const root = sites.find((r) => existsSync(join(r, c.package, '__init__.py')));
+    if (root) out.push({ importRoot: root, package: c.module });
   }
   return out;
 }
@@ -201,7 +215,7 @@ export class WorkerPool {
     this.staging = createStaging(plan.runnerDir);
     this.hostWork = plan.opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
     this.preload = installedOriginals(plan.items, plan.runtime);
-    this.companions = runtimeCompanions(plan.opts.runtimeRoots ?? [], this.preload);
+    this.companions = runtimeCompanions([...(plan.opts.runtimeRoots ?? []), ...(plan.opts.sites ?? [])], this.preload);
   }
 
   /** Runs every block not cached; returns the sandbox the first worker reported. */

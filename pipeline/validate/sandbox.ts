@@ -53,9 +53,9 @@ export function pythonPrefixes(python: string): string[] {
 /**
  * The version of the walls below, part of every sandboxed result's cache key: change it with any wall that changes
  * what a block sees or may do, so that results found behind the old walls are found again. (2: name resolution
- * without DNS, offlineNameBinds.)
+ * without DNS, offlineNameBinds. 3: matplotlib's font manager preloaded in the worker, pool.ts COMPANIONS.)
  */
-export const SANDBOX_WALLS = 'walls/2';
+export const SANDBOX_WALLS = 'walls/3';
 
 /** The command line running the worker inside bubblewrap. */
 export function sandboxCommand(spec: SandboxSpec): { file: string; args: string[] } {

@@ -71,6 +71,18 @@ describe('the validation environment', () => {
       [`${GOOD.replace(/-/g, '_')}/__init__.py`]: 'VALUE = 42\n',
       [`${GOOD.replace(/-/g, '_')}_hook.pth`]: 'import os; os.environ["NNB_PTH_RAN"] = "yes"\n',
     });
+    // matplotlib's font manager as the real one behaves at its first import: it lists the system's fonts by running
+    // `fc-list` (a process: a violation inside a block's contained child). The workers import it first.
+    writeWheel(wheelhouse, 'matplotlib', '0.0.1', {
+      'matplotlib/__init__.py': '',
+      'matplotlib/font_manager.py': py`
+        import subprocess
+        try:
+            FONTS = subprocess.run(["fc-list"], capture_output=True).returncode
+        except OSError as e:
+            FONTS = type(e).__name__
+      `,
+    });
     // A source distribution whose setup.py tries what a hostile one would: read the build's secrets, write on the
     // host, change the base environment. It runs inside the install sandbox.
     const pkg = EVIL.replace(/-/g, '_');
@@ -104,7 +116,7 @@ describe('the validation environment', () => {
   it('installs what a source declares in a sandboxed layer on the torch base, and lists what it could not', async (ctx) => {
     if (!base) return skipBecause(ctx, 'no managed environment on this machine (`npm test` makes it in setup)');
     if (!bwrapAvailable().ok) return skipBecause(ctx, 'bubblewrap is not available');
-    const r = await environmentFor(`${GOOD}>=1.0\n${EVIL}\n${ABSENT}\ntorch>=1.7\n`);
+    const r = await environmentFor(`${GOOD}>=1.0\n${EVIL}\n${ABSENT}\ntorch>=1.7\nmatplotlib\n`);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     layered = r.environment;
@@ -112,7 +124,7 @@ describe('the validation environment', () => {
     expect(e.kind).toBe('managed');
     expect(e.torch).toMatch(/^2\.14\.1/);
     // torch is the base's, never replaced by a declared `torch>=1.7`.
-    expect(e.requirements.map((q) => q.name)).toEqual([EVIL, GOOD].sort());
+    expect(e.requirements.map((q) => q.name)).toEqual([EVIL, GOOD, 'matplotlib'].sort());
     expect(e.requirements.find((q) => q.name === GOOD)).toEqual({ name: GOOD, version: '1.0', from: ['fx'] });
     expect(e.missing.map((m) => m.name)).toEqual([ABSENT]);
     expect(e.missing[0].reason).toMatch(/no matching distribution|could not find/i);
@@ -149,6 +161,14 @@ describe('the validation environment', () => {
                 print("pth", os.environ.get("NNB_PTH_RAN"), flush=True)
                 return x * ${mod}.VALUE
       `,
+      // Imports matplotlib's font manager, whose first import runs a process: the worker made it before any block.
+      plots: py`
+        import torch.nn as nn
+        import matplotlib.font_manager
+        class Block(nn.Module):
+            def forward(self, x):
+                return x * 3
+      `,
       absent: py`
         import torch.nn as nn
         import ${ABSENT.replace(/-/g, '_')}
@@ -172,6 +192,7 @@ describe('the validation environment', () => {
     expect(recs.uses.status).toBe('passed');
     expect(recs.uses.stdoutTail).toContain('pth None');
     expect(recs.absent.status).toBe('blocked');
+    expect(recs.plots.status, JSON.stringify(recs.plots.reason)).toBe('passed');
   });
 
   it('offline (install: false) installs nothing and says so; the key follows the installed set', async (ctx) => {
