@@ -195,7 +195,7 @@ export const CAUSE_RULES: readonly CauseRule[] = [
     id: 'import-other',
     group: 'import-other',
     when: 'stage parse, compile or import, or none',
-    why: 'it did not import (a syntax error, an exception in the module body, a hang): a failure by the paper\u2019s criterion, in none of its groups',
+    why: "it did not import (a syntax error, an exception in the module body, a hang): a failure by the paper's criterion, in none of its groups",
     test: importStage,
   },
   {
@@ -215,7 +215,7 @@ export function causeRule(facts: CauseFacts): CauseRule {
 /** The table docs/catalog.md shows (a test keeps the two in sync). */
 export function causeRulesMarkdown(): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  const label = new Map<string, string>(CAUSE_GROUPS.map((g) => [g.id, g.paper ? g.label : `${g.label} (ours)`]));
+  const label = new Map<string, string>(CAUSE_GROUPS.map((g) => [g.id, g.paper ? g.label : `ours: ${g.label}`]));
   return [
     '| # | rule | group | when | why |',
     '| --- | --- | --- | --- | --- |',

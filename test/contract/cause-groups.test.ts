@@ -198,7 +198,7 @@ const cases: Case[] = [
     type: 'ZeroDivisionError',
     message: 'division by zero',
     rule: 'import-other',
-    why: 'its module body raises: a failure by the paper’s criterion, in none of its groups',
+    why: "its module body raises: a failure by the paper's criterion, in none of its groups",
   },
   {
     status: 'failed',
