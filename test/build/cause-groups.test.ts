@@ -2,10 +2,11 @@
 // counts (compiled ops, a name made at run time, the repository's registry and config files) and the ways it does
 // not (a distribution not installed, a block the harness cannot build, a forward that raises), built by the real
 // pipeline and validated in the sandbox; stats.json groups each by the first rule of contract/cause-groups.ts that
-// fires on its published record, beside the paper's counts.
-import { readdirSync, readFileSync } from 'node:fs';
+// fires on its published record, beside the paper's counts. Then real upstream code: yolov5's models, which read
+// their yaml configuration, from its local mirror (pinned as the paper corpus pins it; skipped where absent).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { checkCatalog } from '../../pipeline/catalog/check-catalog.ts';
 import { causeFacts } from '../../pipeline/catalog/figures.ts';
 import { runCli } from '../../pipeline/cli/main.ts';
@@ -13,6 +14,7 @@ import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import { causeRule } from '../../pipeline/contract/cause-groups.ts';
 import type { StatsFile } from '../../pipeline/contract/stats.ts';
 import { writeConfig } from '../helpers/run.ts';
+import { skipBecause } from '../helpers/skip.ts';
 import { gitRepo, py, tempDir } from '../helpers/tree.ts';
 
 const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, json: true });
@@ -176,4 +178,43 @@ describe('failure causes grouped as the paper groups them, in a build', () => {
     for (const r of rows) expect(r.share).toBe(Math.round((r.count / s.blocks) * 1e4) / 1e4);
     expect(s.paper).toEqual({ blocks: 1289, failures: 348, importOk: 941, others: { repositories: 12, blocks: 335 } });
   });
+});
+
+/** Where the bare mirrors are (the paper bench's), and yolov5's commit in content/corpus.paper.json. */
+const MIRRORS = process.env.NNBLOCKS_MIRRORS ?? '/work/.mirror';
+const YOLOV5 = { mirror: 'ultralytics+yolov5', ref: '5081342f04fb287fc2e5f2b5a4e06752b7937b1c' };
+
+describe('failure causes on real upstream code', () => {
+  it("groups yolov5's models, which read yolov5s.yaml when built, as the repository's configuration", async (ctx: TestContext) => {
+    const repo = join(MIRRORS, YOLOV5.mirror, 'repo');
+    if (!existsSync(repo)) skipBecause(ctx, `no mirror at ${repo}`);
+    const config = writeConfig([
+      {
+        id: 'yolov5',
+        kind: 'git',
+        url: `file://${repo}`,
+        repository: 'https://github.com/ultralytics/yolov5',
+        ref: YOLOV5.ref,
+        include: ['models/**/*.py', 'utils/**/*.py'],
+        symbols: ['DetectionModel', 'SegmentationModel'],
+      },
+    ]);
+    const out = tempDir('nnb-causes-yolov5-');
+    expect(await runCli(['build', '--config', config, '--out', out, '--json'], quiet)).toBe(0);
+    const stats = JSON.parse(readFileSync(join(out, 'stats.json'), 'utf8')) as StatsFile;
+    const blocks = readdirSync(join(out, 'blocks')).map(
+      (f) => JSON.parse(readFileSync(join(out, 'blocks', f), 'utf8')) as BlockSpec,
+    );
+    // The harness found no other arguments; what stopped them is the config file the default names.
+    for (const b of blocks) {
+      expect(b.validation!.reason!.message, b.name).toMatch(/No such file or directory: 'yolov5s(-seg)?\.yaml'/);
+      expect(causeRule(causeFacts(b)!).id, b.name).toBe('config-file');
+    }
+    expect(stats.causeGroups!.find((r) => r.group === 'repository-utilities')).toMatchObject({
+      count: 2,
+      importFailed: 0,
+      byRule: [{ rule: 'config-file', count: 2 }],
+      paper: { count: 139, share: 0.1078 },
+    });
+  }, 600_000);
 });
