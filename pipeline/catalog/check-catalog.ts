@@ -147,12 +147,20 @@ function harnessErrors(label: string, block: BlockSpec): string[] {
     : [`${label}: status ${v.status} disagrees with the harness table for ${v.failureClass ?? 'no class'}`];
 }
 
-/** Every validated block has one outcome: the four counts add up to `validated`. */
+/**
+ * Every validated block has one outcome: the four counts add up to `validated`; and every block that did not pass
+ * sits in one cause group: the groups add up to failed + notRun + blocked.
+ */
 function outcomeErrors(stats: StatsFile | undefined): string[] {
   if (!stats) return [];
   const v = stats.validation;
   const outcomes = v.passed + v.failed + v.notRun + v.blocked;
-  return outcomes === v.validated
-    ? []
-    : [`stats.json: passed + failed + notRun + blocked is ${outcomes}, not validated (${v.validated})`];
+  const errors =
+    outcomes === v.validated
+      ? []
+      : [`stats.json: passed + failed + notRun + blocked is ${outcomes}, not validated (${v.validated})`];
+  const grouped = stats.causeGroups?.reduce((n, g) => n + g.count, 0);
+  if (grouped !== undefined && grouped !== v.failed + v.notRun + v.blocked)
+    errors.push(`stats.json: causeGroups add up to ${grouped}, not failed + notRun + blocked (${outcomes - v.passed})`);
+  return errors;
 }

@@ -1,11 +1,13 @@
 // Per-repository figures and the unblock table of stats.json: per source, from files indexed to blocks
 // passing, with blocked blocks (a distribution not installed) kept apart from failed ones, the pass rate over
-// attempts only, and the NN-RAG paper's count for the same repository beside ours.
+// attempts only, and the NN-RAG paper's count for the same repository beside ours; and the blocks that did not pass
+// grouped as the paper groups its failures (contract/cause-groups.ts), beside its counts.
 import type { BlockSpec } from '../contract/block.ts';
+import { CAUSE_GROUPS, causeRule, type CauseFacts } from '../contract/cause-groups.ts';
 import type { FailureCount } from '../contract/common.ts';
 import { harnessRule } from '../contract/harness.ts';
-import type { HarnessCount, SourceFigures, UnblockRow } from '../contract/stats.ts';
-import { paperFigureFor } from './paper.ts';
+import type { CauseGroupRow, HarnessCount, PaperTotals, SourceFigures, UnblockRow } from '../contract/stats.ts';
+import { paperFailureAnalysis, paperFigureFor, paperOthers } from './paper.ts';
 import { wilsonProportion } from './proportion.ts';
 
 /** What a source contributes besides its blocks: its URLs and the size of what was indexed. */
@@ -121,4 +123,51 @@ export function unblockTable(specs: BlockSpec[]): UnblockRow[] {
       ...(r.known ? {} : { known: false }),
     }))
     .sort((a, b) => b.blocks - a.blocks || (a.distribution < b.distribution ? -1 : 1));
+}
+
+/** What the cause rules read of a block that did not pass; null for one that passed or was not validated. */
+export function causeFacts(s: BlockSpec): CauseFacts | null {
+  const v = s.validation;
+  if (!v || v.status === 'passed') return null;
+  return { status: v.status, failureClass: v.failureClass, reason: v.reason, diagnostics: s.diagnostics };
+}
+
+const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1e4) / 1e4 : 0);
+
+/**
+ * stats.json `causeGroups`: every block that did not pass in the group of the first cause rule that fires, one row
+ * per group in CAUSE_GROUPS order, with the rules that put it there and the paper's count for the group.
+ */
+export function causeGroups(specs: BlockSpec[]): CauseGroupRow[] {
+  const paper = paperFailureAnalysis();
+  const rows = new Map(
+    CAUSE_GROUPS.map((g) => [g.id as string, { count: 0, importFailed: 0, rules: new Map<string, number>() }]),
+  );
+  for (const s of specs) {
+    const facts = causeFacts(s);
+    if (!facts) continue;
+    const rule = causeRule(facts);
+    const row = rows.get(rule.group)!;
+    row.count += 1;
+    if (!importOk(s)) row.importFailed += 1;
+    row.rules.set(rule.id, (row.rules.get(rule.id) ?? 0) + 1);
+  }
+  return CAUSE_GROUPS.map((g) => {
+    const r = rows.get(g.id)!;
+    const theirs = paper.causes.find((c) => c.group === g.id);
+    return {
+      group: g.id,
+      count: r.count,
+      share: share(r.count, specs.length),
+      importFailed: r.importFailed,
+      byRule: [...r.rules].map(([rule, count]) => ({ rule, count })).sort(byCount((x) => x.rule)),
+      paper: theirs ? { count: theirs.count, share: share(theirs.count, paper.blocks) } : null,
+    };
+  });
+}
+
+/** stats.json `paper`: the paper's corpus-level figures beside ours. */
+export function paperTotals(): PaperTotals {
+  const { blocks, failures } = paperFailureAnalysis();
+  return { blocks, failures, importOk: blocks - failures, others: paperOthers() };
 }

@@ -11,17 +11,38 @@ export interface PaperRepository {
   blocks: number;
 }
 
-interface PaperFile {
-  repositories: PaperRepository[];
+/** The paper's failure analysis: blocks, failures of its import-only criterion, and failures by cause. */
+export interface PaperFailureAnalysis {
+  blocks: number;
+  failures: number;
+  /** `group`: an id of CAUSE_GROUPS (contract/cause-groups.ts). */
+  causes: { group: string; label: string; count: number }[];
 }
 
-let cached: PaperRepository[] | undefined;
+interface PaperFile {
+  repositories: PaperRepository[];
+  failureAnalysis: PaperFailureAnalysis;
+  others: { repositories: number; blocks: number };
+}
+
+let cached: PaperFile | undefined;
+const paperFile = (): PaperFile =>
+  (cached ??= JSON.parse(readFileSync(new URL('./data/nn-rag-paper.json', import.meta.url), 'utf8')) as PaperFile);
 
 /** The paper's named repositories, as the data file lists them. */
 export function paperRepositories(): PaperRepository[] {
-  cached ??= (JSON.parse(readFileSync(new URL('./data/nn-rag-paper.json', import.meta.url), 'utf8')) as PaperFile)
-    .repositories;
-  return cached;
+  return paperFile().repositories;
+}
+
+/** The paper's failure analysis (348 failures of 1,289 blocks, by cause). */
+export function paperFailureAnalysis(): PaperFailureAnalysis {
+  return paperFile().failureAnalysis;
+}
+
+/** The repositories the paper does not name one by one, counted together (its "other 12": 335 blocks). */
+export function paperOthers(): { repositories: number; blocks: number } {
+  const { repositories, blocks } = paperFile().others;
+  return { repositories, blocks };
 }
 
 /** `github.com/pytorch/vision` for any spelling of that repository's URL; null for a URL that names no host. */

@@ -9,7 +9,15 @@ import type { SourceRecord, SourcesFile } from '../contract/sources.ts';
 import type { DedupTableRow, KindCount, StatsFile } from '../contract/stats.ts';
 import type { DedupLevel } from '../contract/vocabulary.ts';
 import { BLOCK_KINDS, CATALOG_FORMAT_VERSION, DEDUP_LEVELS } from '../contract/vocabulary.ts';
-import { notRunCauses, sourceFigures, unblockTable, type SourceBuildCounts, type SourceFacts } from './figures.ts';
+import {
+  causeGroups,
+  notRunCauses,
+  paperTotals,
+  sourceFigures,
+  unblockTable,
+  type SourceBuildCounts,
+  type SourceFacts,
+} from './figures.ts';
 import { wilsonProportion } from './proportion.ts';
 import { provenanceOf } from './provenance.ts';
 
@@ -154,6 +162,8 @@ export function statsFile(specs: BlockSpec[], snapshots: SourceSnapshot[], count
     notRunCauses: notRunCauses(specs),
     dedupTable: [],
     perSource: sourceFigures(specs, snapshots.map(factsOf), counts),
+    causeGroups: causeGroups(specs),
+    paper: paperTotals(),
     unblock: unblockTable(specs),
   };
   const u = uniqueCounts(specs);

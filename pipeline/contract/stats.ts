@@ -1,8 +1,9 @@
 // `stats.json` (schemas/catalog/stats.schema.json): the corpus's headline figures — validation outcomes, the
 // de-duplication table, categories and kinds, per-repository figures, and what would unblock blocked blocks.
+import { CAUSE_GROUP_IDS, CAUSE_GROUPS } from './cause-groups.ts';
 import { common } from './common.ts';
 import { DISTRIBUTION_PATTERN, MODULE_NAME_PATTERN } from './rules.ts';
-import { OneOf, refs, schemaFile, Type, type Static } from './schema.ts';
+import { Enum, OneOf, refs, schemaFile, Type, type Static } from './schema.ts';
 import { DEDUP_LEVELS } from './vocabulary.ts';
 
 const definitions = {
@@ -82,6 +83,50 @@ const sourceFigures = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One group of blocks that did not pass, as the NN-RAG paper groups its failures (CAUSE_GROUPS and the rule table
+ * CAUSE_RULES in contract/cause-groups.ts): ours beside the paper's, as counts and shares of blocks.
+ */
+const causeGroupRow = Type.Object(
+  {
+    group: Enum(CAUSE_GROUP_IDS),
+    /** Blocks in the catalog that did not pass (failed, not-run or blocked) and fall in this group. */
+    count: common.ref.count(),
+    /** count / blocks in the catalog, in [0, 1], rounded to 4 places. */
+    share: common.ref.unit(),
+    /** Of `count`, the blocks whose import stage did not pass: failures by the paper's import-only criterion. */
+    importFailed: common.ref.count(),
+    /** The rules that put blocks here (CAUSE_RULES ids), most first, then by rule. */
+    byRule: Type.Array(
+      Type.Object({ rule: common.ref.kebab(), count: common.ref.count() }, { additionalProperties: false }),
+    ),
+    /** The paper's count for the group and its share of the paper's 1,289 blocks; null: the paper has no such group. */
+    paper: OneOf([
+      Type.Null(),
+      Type.Object({ count: common.ref.count(), share: common.ref.unit() }, { additionalProperties: false }),
+    ]),
+  },
+  { additionalProperties: false },
+);
+
+/** The NN-RAG paper's corpus-level figures, for the comparison (pipeline/catalog/data/nn-rag-paper.json). */
+const paperTotals = Type.Object(
+  {
+    /** Blocks of the paper's failure analysis (1,289). */
+    blocks: common.ref.count(),
+    /** Of those, failures of its import-only criterion (348). */
+    failures: common.ref.count(),
+    /** blocks - failures: the assembled module imports (941). */
+    importOk: common.ref.count(),
+    /** The repositories its Fig. 2 does not name one by one, counted together (12, 335 blocks). */
+    others: Type.Object(
+      { repositories: common.ref.count(), blocks: common.ref.count() },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** One row of "distributions that would unblock N blocks". */
 const unblockRow = Type.Object(
   {
@@ -144,6 +189,19 @@ const statsFile = Type.Object(
     perSource: Type.Array(sourceFigures, {
       description: 'Per-repository figures (SourceFigures in contract/stats.ts), sorted by sourceId.',
     }),
+    /**
+     * Blocks that did not pass, grouped as the NN-RAG paper groups its failures, one row per group in CAUSE_GROUPS
+     * order (the paper's four first), each beside the paper's count. Absent in older catalogs.
+     */
+    causeGroups: Type.Optional(
+      Type.Array(causeGroupRow, {
+        description:
+          "Blocks that did not pass, grouped as the NN-RAG paper groups its failures (contract/cause-groups.ts), in CAUSE_GROUPS order, beside the paper's counts.",
+        maxItems: CAUSE_GROUPS.length,
+      }),
+    ),
+    /** The paper's corpus-level figures beside ours; absent in older catalogs. */
+    paper: Type.Optional(paperTotals),
     /** Distributions that would unblock blocked blocks, most blocks first, then by name. Empty when none is blocked. */
     unblock: Type.Array(unblockRow, {
       description:
@@ -169,4 +227,6 @@ export type HarnessCount = Static<ReturnType<typeof harnessCounts>>[number];
 export type DedupTableRow = Static<typeof dedupTableRow>;
 export type SourceFigures = Static<typeof sourceFigures>;
 export type UnblockRow = Static<typeof unblockRow>;
+export type CauseGroupRow = Static<typeof causeGroupRow>;
+export type PaperTotals = Static<typeof paperTotals>;
 export type KindCount = StatsFile['byKind'][number];

@@ -2,8 +2,10 @@
 // read offline from their local mirrors, see paper-corpus.ts; the rest installed distributions from PyPI) in ONE
 // build, cold in a fresh cache folder and again warm, through the CLI as a child process so its whole process tree
 // is measured. Per repository: blocks, import-only OK (the paper's criterion), passed, blocked, failed by class,
-// beside the paper's count (its Fig. 2). Overall: passed of the blocks not blocked and not failing on a compiled
-// extension, needs-arguments of all blocks, blocks failing on a module the corpus provides, times and peak memory.
+// beside the paper's count (its Fig. 2). The blocks that did not pass grouped as the paper groups its failures, from
+// stats.json `causeGroups` (the catalog step's one table, contract/cause-groups.ts), beside its counts. Overall:
+// passed of the blocks not blocked and not failing on a compiled extension, needs-arguments of all blocks, blocks
+// failing on a module the corpus provides, times and peak memory.
 // The validation environment is made once per machine (as for `devcorpus`): a cold run on a machine without it
 // includes making it. Skipped, saying why, where a mirror is absent. Only when named (`npm run bench -- paper`:
 // twenty minutes and more); the catalog is kept in bench-results/paper-catalog/, the config in
@@ -11,7 +13,9 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CAUSE_GROUPS } from '../../pipeline/contract/cause-groups.ts';
 import type { StatsFile } from '../../pipeline/contract/stats.ts';
+import { paperFailureAnalysis, paperOthers } from '../../pipeline/catalog/paper.ts';
 import { corpusPackages, tallyCatalog, total, type CatalogTally } from './catalog-tally.ts';
 import { round, type Figure } from './harness.ts';
 import { gib, timedBuild, type Measured } from './measure.ts';
@@ -21,14 +25,11 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const RESULTS = join(ROOT, 'bench-results');
 const KEEP = join(RESULTS, 'paper-catalog');
 const ISSUE = 23;
-/** The paper's figures for the repositories it does not name one by one. */
-const PAPER_OTHERS = (
-  JSON.parse(readFileSync(join(ROOT, 'pipeline', 'catalog', 'data', 'nn-rag-paper.json'), 'utf8')) as {
-    others: { repositories: number; blocks: number };
-  }
-).others;
+/** The paper's figures for the repositories it does not name one by one (stats.json `paper`, from its data file). */
+const PAPER_OTHERS = paperOthers();
 /** The paper's import-only outcome: 348 failures of the 1,289 blocks of its failure analysis. */
-const PAPER_IMPORT_OK = round((100 * (1289 - 348)) / 1289, 1);
+const PAPER = paperFailureAnalysis();
+const PAPER_IMPORT_OK = round((100 * (PAPER.blocks - PAPER.failures)) / PAPER.blocks, 1);
 
 const pct = (part: number, whole: number) => (whole ? round((100 * part) / whole, 1) : 0);
 const list = (xs: { label: string; count: number }[]) => xs.map((x) => `${x.label} ${x.count}`).join(', ') || 'none';
@@ -114,6 +115,8 @@ export function paperFigures(
       value: list(r.failedByClass.map((f) => ({ label: f.failureClass, count: f.count }))),
     });
 
+  figures.push(...causeFigures(stats));
+
   const all = stats.validation;
   const importOk = stats.perSource.reduce((a, r) => a + r.importOk, 0);
   const nonBlocked = all.validated - all.blocked;
@@ -195,4 +198,19 @@ export function paperFigures(
     },
   );
   return figures;
+}
+
+/**
+ * One figure per group of stats.json `causeGroups` (the catalog step grouped them: contract/cause-groups.ts), ours
+ * beside the paper's, as counts and shares of blocks; none from a catalog made before the groups.
+ */
+function causeFigures(stats: StatsFile): Figure[] {
+  const label = new Map<string, string>(CAUSE_GROUPS.map((g) => [g.id, g.label]));
+  const share = (x: number) => `${round(100 * x, 1)}%`;
+  return (stats.causeGroups ?? []).map((r) => ({
+    issue: ISSUE,
+    figure: `cause: ${label.get(r.group) ?? r.group}: ours of ${stats.blocks} blocks (import failed) / paper of ${PAPER.blocks}`,
+    value: `${r.count} ${share(r.share)} (${r.importFailed}) / ${r.paper ? `${r.paper.count} ${share(r.paper.share)}` : 'no group'}`,
+    detail: { byRule: r.byRule },
+  }));
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { categoryRulesMarkdown } from '../../pipeline/catalog/category.ts';
 import { kindRulesMarkdown } from '../../pipeline/catalog/kind.ts';
 import { paramRolesMarkdown } from '../../pipeline/catalog/param-roles.ts';
+import { causeRulesMarkdown } from '../../pipeline/contract/cause-groups.ts';
 import { harnessRulesMarkdown } from '../../pipeline/contract/harness.ts';
 
 const DOC = 'docs/catalog.md';
@@ -23,6 +24,7 @@ describe(`${DOC} matches the rules in code`, () => {
     ['category-rules', 'categoryRulesMarkdown() in pipeline/catalog/category.ts', categoryRulesMarkdown],
     ['kind-rules', 'kindRulesMarkdown() in pipeline/catalog/kind.ts', kindRulesMarkdown],
     ['param-roles', 'paramRolesMarkdown() in pipeline/catalog/param-roles.ts', paramRolesMarkdown],
+    ['cause-rules', 'causeRulesMarkdown() in pipeline/contract/cause-groups.ts', causeRulesMarkdown],
   ];
   for (const [marker, source, render] of tables) {
     it(`${marker}: the table rendered by ${source}`, () => {

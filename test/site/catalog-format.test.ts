@@ -58,6 +58,20 @@ describe('catalog format', () => {
     expect(errors.some((e) => e.startsWith('stats.json: blocks is 20'))).toBe(true);
   });
 
+  it('refuses cause groups that do not add up to the blocks that did not pass, or name a group nobody has', () => {
+    const c = makeCatalog({ dir: join(work, 'causes'), blocks: 20 });
+    expect(checkCatalog(c.dir).errors).toEqual([]);
+    const file = join(c.dir, 'stats.json');
+    const stats = JSON.parse(readFileSync(file, 'utf8'));
+    stats.causeGroups[0].count += 1;
+    writeFileSync(file, JSON.stringify(stats));
+    expect(checkCatalog(c.dir).errors.some((e) => e.startsWith('stats.json: causeGroups add up to'))).toBe(true);
+    stats.causeGroups[0].count -= 1;
+    stats.causeGroups[0].group = 'gremlins';
+    writeFileSync(file, JSON.stringify(stats));
+    expect(checkCatalog(c.dir).errors.some((e) => e.includes('/causeGroups/0/group'))).toBe(true);
+  });
+
   it('is what the site reads: typed when it holds to the schema, refused (naming the fields) when forged', () => {
     const c = makeCatalog({ dir: join(work, 'site'), blocks: 20 });
     const file = join(c.dir, 'blocks', `${c.forgeable.slug}.json`);

@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
 import type { MethodsFile } from '../../pipeline/contract/methods.ts';
+import { CAUSE_GROUPS } from '../../pipeline/contract/cause-groups.ts';
 import type { StatsFile } from '../../pipeline/contract/stats.ts';
 import { testPython } from '../helpers/python.ts';
 import { TORCH_DTYPES } from '../../pipeline/contract/vocabulary.ts';
@@ -220,6 +221,35 @@ describe('catalog site, built files', () => {
     expect(first).toContain('opencv-python');
     expect(first).toContain(`${stats.unblock[0].blocks}`);
     expect(unblock.text()).toContain('scipy');
+  });
+
+  it('groups the blocks that did not pass as the paper groups its failures, beside its counts, in a table', () => {
+    const stats = JSON.parse(readFileSync(join(site.catalog.dir, 'stats.json'), 'utf8')) as StatsFile;
+    const p = page('stats/');
+    const table = p.one('table[data-cause-groups]');
+    expect(table.one('caption').text()).toContain('grouped as the NN-RAG paper groups its failures');
+    expect(table.all('thead th').map((th) => th.attr('scope'))).toEqual(Array(7).fill('col'));
+    // One row per group, the paper's four first, each headed by its name in words.
+    expect(table.all('tbody tr').map((r) => r.attr('data-cause-group'))).toEqual(CAUSE_GROUPS.map((g) => g.id));
+    const row = (g: string) => table.one(`tr[data-cause-group="${g}"]`);
+    expect(row('native-ops').one('th[scope="row"]').text()).toBe('External C++/CUDA ops');
+    expect(
+      ['native-ops', 'dependencies', 'metaprogramming', 'repository-utilities'].map((g) =>
+        row(g).one('[data-paper-count]').text(),
+      ),
+    ).toEqual(['87', '70', '52', '139']);
+    // A group of ours says so in words, not only by the dash where the paper's count would be.
+    expect(row('harness').one('[data-paper-count]').text()).toBe('–');
+    expect(row('harness').one('th[scope="row"]').text()).toContain('no group in the paper');
+    for (const r of stats.causeGroups!)
+      expect(row(r.group).one('[data-count]').text(), r.group).toBe(r.count.toLocaleString('en-US'));
+    // The fixture has compiled-ops failures, blocked and not-run blocks, and failures after import.
+    for (const g of ['native-ops', 'not-installed', 'harness', 'after-import'])
+      expect(stats.causeGroups!.find((r) => r.group === g)!.count, g).toBeGreaterThan(0);
+    const { failed, notRun, blocked } = stats.validation;
+    expect(table.one('tfoot [data-total]').text()).toBe((failed + notRun + blocked).toLocaleString('en-US'));
+    expect(p.one('[data-import-ok]').text().replace(/\s+/g, ' ')).toContain("the paper's 941 of 1,289 (73.0%)");
+    expect(p.one('[data-paper-others]').text()).toContain('335 blocks of its 12 other repositories');
   });
 
   it('says what a blocked block needs on its page, and badges it blocked rather than failed', () => {
