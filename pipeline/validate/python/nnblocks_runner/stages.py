@@ -169,7 +169,7 @@ def stages(job, st, rec):
     if found is None:
         rec["attempt"] = st.tried
         if failed.cls == "needs-arguments":
-            rec["uninferred"] = infer.uninferred(cls)[:16]
+            rec["uninferred"] = infer.uninferred(cls, job.get("moduleSlots") or ())[:16]
         return failed
     m = block_of(found.module)  # a part's own module, not the model it was found in
     rec["recipe"] = recipe_of(found.candidate, seed, found.specs)
