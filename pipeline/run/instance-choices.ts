@@ -7,7 +7,14 @@ import { readFileSync } from 'node:fs';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import type { IndexedModule } from '../index/types.ts';
-import { fit, instanceSlots, providerMembers, type InstanceSlot, type ProviderFacts } from '../usage/instances.ts';
+import {
+  fit,
+  forwardReturns,
+  instanceSlots,
+  providerMembers,
+  type InstanceSlot,
+  type ProviderFacts,
+} from '../usage/instances.ts';
 import type { UsageValue } from '../usage/types.ts';
 import type { Prepared } from './prepare.ts';
 
@@ -71,11 +78,14 @@ function providerOf(p: Prepared, b: Block): ProviderFacts | undefined {
     const base = p.program.classNamed(q);
     for (const name of [...(base?.methods.map((m) => m.name) ?? []), ...(base?.attributes ?? [])]) members.add(name);
   }
-  const out = {
+  const out: ProviderFacts = {
     members,
     registered: cls.decorators.some((d) => REGISTERS.test(d)),
     bases: b.baseChain.map((q) => q.slice(q.lastIndexOf('.') + 1)),
   };
+  const forward = cls.methods.find((m) => m.name === 'forward');
+  const returns = forward ? forwardReturns(classText(mod, { ...cls, span: forward.span })) : undefined;
+  if (returns) out.returns = returns;
   memo.set(b.id, out);
   return out;
 }

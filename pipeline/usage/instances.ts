@@ -18,13 +18,20 @@ export interface InstanceSlot {
   config: boolean;
   /** The class its annotation names (`backbone: Backbone` in detectron2): an instance of it or of a subclass. */
   type?: string;
+  /** How the block reads what a call of it returns: by key (`features['0']`), by position (`out[-1]`, unpacking). */
+  outputs?: Shape;
 }
+
+/** What a forward returns, as far as indexing tells: a mapping (`{...}`, `OrderedDict`) or a sequence. */
+export type Shape = 'mapping' | 'sequence';
 
 /** What a class offers: the attributes it sets on `self`, its methods and class attributes (its bases' too). */
 export interface ProviderFacts {
   members: Set<string>;
   /** The names of the classes of its base chain (`Backbone`, `Module`): what an annotation may name. */
   bases: string[];
+  /** What its forward returns, when its source says (forwardReturns). */
+  returns?: Shape;
   /** Registered in a registry (`@MODELS.register_module()`): a config `dict(type=Name)` builds it. */
   registered: boolean;
 }
@@ -113,10 +120,67 @@ export function instanceSlots(
       if (at(a, '\\s*\\(').test(text)) called = true;
     }
     if (!type && NOT_INSTANCE.test(p.name.toLowerCase()) && attrs.size === 0) continue;
+    const outputs = aliases.map((a) => outputsRead(a === p.name ? initText : classText, a)).find(Boolean);
     if (attrs.size || called || config || type)
-      out.push({ param: p.name, attrs: [...attrs].sort(), called, config, ...(type ? { type } : {}) });
+      out.push({
+        param: p.name,
+        attrs: [...attrs].sort(),
+        called,
+        config,
+        ...(type ? { type } : {}),
+        ...(outputs ? { outputs } : {}),
+      });
   }
   return out;
+}
+
+/**
+ * How `text` reads the result of calling `alias`: `alias(x)['0']`, or `features = alias(x)` then `features['0']` /
+ * `features.items()` (a mapping); `alias(x)[-1]`, `out = alias(x)` then `out[-1]`, or `features, pos = alias(x)` (a
+ * sequence). Strings are already emptied (codeOnly): a key reads `[""]`.
+ */
+function outputsRead(text: string, alias: string): Shape | undefined {
+  const call = `${escape(alias)}\\([^()]*(?:\\([^()]*\\)[^()]*)*\\)`;
+  const read = (x: string): Shape | undefined =>
+    new RegExp(`${x}\\s*\\[\\s*""`).test(text) || new RegExp(`${x}\\.(items|keys|values)\\(`).test(text)
+      ? 'mapping'
+      : new RegExp(`${x}\\s*\\[\\s*-?\\d`).test(text)
+        ? 'sequence'
+        : undefined;
+  const direct = read(`(?<![\\w.])${call}`);
+  if (direct) return direct;
+  if (new RegExp(`(?<![\\w.])\\w+\\s*,\\s*\\w+[\\w\\s,]*=\\s*${call}`).test(text)) return 'sequence';
+  for (const m of text.matchAll(new RegExp(`(?<![\\w.])(\\w+)\\s*=\\s*${call}`, 'g'))) {
+    const shape = read(`(?<![\\w.])${m[1]}`);
+    if (shape) return shape;
+  }
+  return undefined;
+}
+
+/**
+ * What a forward returns, from its source: `return {...}`, `dict(...)`, `OrderedDict(...)`, or a name bound to one
+ * in it, is a mapping; `return [...]`, `return a, b`, or a name bound to a list, a sequence; else undefined.
+ */
+export function forwardReturns(forward: string): Shape | undefined {
+  const text = codeOnly(forward);
+  const kind = (expr: string): Shape | undefined =>
+    /^(\{|dict\(|(collections\.)?OrderedDict\()/.test(expr)
+      ? 'mapping'
+      : /^(\[|tuple\(|list\()/.test(expr) || /^[\w.]+\s*,/.test(expr)
+        ? 'sequence'
+        : undefined;
+  for (const m of text.matchAll(/(?<![\w.])return\s+([^\n]+)/g)) {
+    const expr = m[1].trim();
+    const direct = kind(expr);
+    if (direct) return direct;
+    const name = /^(\w+)\s*$/.exec(expr)?.[1];
+    const bound = name && new RegExp(`(?<![\\w.])${name}\\s*(?::[^=\\n]+)?=\\s*([^\\n]+)`).exec(text);
+    if (bound) {
+      const shape = kind(bound[1].trim());
+      if (shape) return shape;
+    }
+  }
+  return undefined;
 }
 
 /** What a class's source offers: `self.x = ...` anywhere in it, its methods (`def x`), its class attributes. */
@@ -137,14 +201,17 @@ function words(name: string): string[] {
 /**
  * How well a provider fits a slot, or null when it does not: it must be the class the slot's annotation names or
  * a subclass, offer every attribute the block reads off the slot (a slot with neither needs a class whose name
- * shares a word of the parameter's: `backbone` → `ResNetBackbone`), and, for a config slot, be registered. Higher
- * is better: attributes matched, then the name.
+ * shares a word of the parameter's: `backbone` → `ResNetBackbone`), return what the block indexes (a mapping for
+ * `features['0']`, a sequence for `out[-1]`) where both are known, and, for a config slot, be registered. Higher
+ * is better: attributes matched, then the name, then the result read as it is returned.
  */
 export function fit(slot: InstanceSlot, className: string, provider: ProviderFacts): number | null {
   if (slot.config && !provider.registered) return null;
   if (slot.type && className !== slot.type && !provider.bases.includes(slot.type)) return null;
   if (!slot.attrs.every((a) => provider.members.has(a))) return null;
+  // A block that reads its result by key takes no module returning a list, and the other way round.
+  if (slot.outputs && provider.returns && slot.outputs !== provider.returns) return null;
   const named = words(slot.param).some((w) => className.toLowerCase().includes(w)) ? 1 : 0;
   if (slot.attrs.length === 0 && !named && !slot.type) return null;
-  return slot.attrs.length * 2 + named;
+  return slot.attrs.length * 2 + named + (slot.outputs && slot.outputs === provider.returns ? 1 : 0);
 }

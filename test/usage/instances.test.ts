@@ -1,7 +1,13 @@
 // What a block asks of the modules it is handed (usage/instances.ts), case by case: a class body, its required
 // parameters, the slots read off it, and why. Then which providers fit a slot.
 import { describe, expect, it } from 'vitest';
-import { fit, instanceSlots, providerMembers, type InstanceSlot } from '../../pipeline/usage/instances.ts';
+import {
+  fit,
+  forwardReturns,
+  instanceSlots,
+  providerMembers,
+  type InstanceSlot,
+} from '../../pipeline/usage/instances.ts';
 import { py } from '../helpers/tree.ts';
 
 const slots = (text: string, ...params: (string | [string, string])[]) =>
@@ -24,8 +30,9 @@ describe('instance slots', () => {
               hs = self.transformer(self.input_proj(features[-1]), None, self.query_embed.weight, pos[-1])[0]
     `;
     expect(slots(text, 'backbone', 'transformer', 'num_classes')).toEqual([
-      { param: 'backbone', attrs: ['num_channels'], called: true, config: false },
-      { param: 'transformer', attrs: ['d_model'], called: true, config: false },
+      // `features, pos = self.backbone(samples)` unpacks it; `self.transformer(...)[0]` indexes it by position
+      { param: 'backbone', attrs: ['num_channels'], called: true, config: false, outputs: 'sequence' },
+      { param: 'transformer', attrs: ['d_model'], called: true, config: false, outputs: 'sequence' },
       // num_classes: a number, never read as a module
     ]);
   });
@@ -95,6 +102,20 @@ describe('instance slots', () => {
     ]);
   });
 
+  it("reads the result by key through a variable (torchvision's IntermediateLayerGetter feeding an FPN)", () => {
+    const text = py`
+      class BackboneWithFPN(nn.Module):
+          def __init__(self, body, fpn_channels):
+              self.body = body
+          def forward(self, x):
+              feats = self.body(x)
+              return feats["0"]
+    `;
+    expect(slots(text, 'body', 'fpn_channels')).toEqual([
+      { param: 'body', attrs: [], called: true, config: false, outputs: 'mapping' },
+    ]);
+  });
+
   it('skips a parameter annotated with a plain type (inference guesses those)', () => {
     const text = 'class A(nn.Module):\n    def __init__(self, dim: int):\n        self.x = dim.bit_length()\n';
     expect(slots(text, ['dim', 'int'])).toEqual([]);
@@ -144,6 +165,25 @@ describe('providers that fit a slot', () => {
     expect(fit(typed, 'ResNet', { members, registered: false, bases: ['Backbone', 'Module'] })).toBe(0);
     expect(fit(typed, 'Backbone', { members, registered: false, bases: ['Module'] })).toBe(1);
     expect(fit(typed, 'ResNetBackbone', { members, registered: false, bases: ['Module'] })).toBeNull();
+  });
+
+  it('reads what a forward returns: a dict, an OrderedDict bound first, a list, a tuple; a tensor says nothing', () => {
+    expect(forwardReturns('def forward(self, x):\n    return {"0": x}\n')).toBe('mapping');
+    expect(forwardReturns('def forward(self, x):\n    out = OrderedDict()\n    out["0"] = x\n    return out\n')).toBe(
+      'mapping',
+    );
+    expect(forwardReturns('def forward(self, x):\n    outs = []\n    outs.append(x)\n    return outs\n')).toBe(
+      'sequence',
+    );
+    expect(forwardReturns('def forward(self, x):\n    return x, self.pos(x)\n')).toBe('sequence');
+    expect(forwardReturns('def forward(self, x):\n    return self.conv(x)\n')).toBeUndefined();
+  });
+
+  it('a block that reads the result by key takes no module returning a list; the same kind fits better', () => {
+    const keyed = slot({ attrs: ['num_channels'], outputs: 'mapping' });
+    expect(fit(keyed, 'Joiner', { members, registered: false, bases: [], returns: 'sequence' })).toBeNull();
+    expect(fit(keyed, 'Joiner', { members, registered: false, bases: [], returns: 'mapping' })).toBe(3);
+    expect(fit(keyed, 'Joiner', { members, registered: false, bases: [] })).toBe(2);
   });
 
   it('a config slot takes registered classes only', () => {
