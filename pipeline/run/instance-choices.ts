@@ -60,7 +60,20 @@ function classText(mod: IndexedModule, cls: ClassFact): string {
   }
 }
 
-/** What a block offers as an instance: its own members and those of the classes of its base chain the corpus has. */
+/** The module and class a qualified name (`models.backbone.BackboneBase`, as a base chain names it) denotes. */
+function classIn(p: Prepared, qualified: string, fromSource: string): { mod: IndexedModule; cls: ClassFact } | null {
+  for (let i = qualified.lastIndexOf('.'); i > 0; i = qualified.lastIndexOf('.', i - 1)) {
+    const mod = p.program.findModule(qualified.slice(0, i), fromSource);
+    const cls = mod?.facts.classes.find((c) => c.qualname === qualified.slice(i + 1));
+    if (mod && cls) return { mod, cls };
+  }
+  return null;
+}
+
+/**
+ * What a block offers as an instance: its own members and those of the classes of its base chain the corpus has
+ * (DETR's `Backbone` sets no `num_channels`, its base `BackboneBase` does), and what the forward it uses returns.
+ */
 function providerOf(p: Prepared, b: Block): ProviderFacts | undefined {
   let memo = providers.get(p);
   if (!memo) providers.set(p, (memo = new Map()));
@@ -75,16 +88,25 @@ function providerOf(p: Prepared, b: Block): ProviderFacts | undefined {
     cls.attributes,
   );
   for (const q of b.baseChain) {
-    const base = p.program.classNamed(q);
-    for (const name of [...(base?.methods.map((m) => m.name) ?? []), ...(base?.attributes ?? [])]) members.add(name);
+    const base = classIn(p, q, b.sourceId);
+    if (!base) continue;
+    const text = classText(base.mod, base.cls);
+    const of = providerMembers(
+      text,
+      base.cls.methods.map((m) => m.name),
+      base.cls.attributes,
+    );
+    for (const name of of) members.add(name);
   }
   const out: ProviderFacts = {
     members,
     registered: cls.decorators.some((d) => REGISTERS.test(d)),
     bases: b.baseChain.map((q) => q.slice(q.lastIndexOf('.') + 1)),
   };
-  const forward = cls.methods.find((m) => m.name === 'forward');
-  const returns = forward ? forwardReturns(classText(mod, { ...cls, span: forward.span })) : undefined;
+  const home = b.forwardFrom === `${b.module}.${b.qualname}` ? { mod, cls } : classIn(p, b.forwardFrom, b.sourceId);
+  const forward = home?.cls.methods.find((m) => m.name === 'forward');
+  const returns =
+    home && forward ? forwardReturns(classText(home.mod, { ...home.cls, span: forward.span })) : undefined;
   if (returns) out.returns = returns;
   memo.set(b.id, out);
   return out;
