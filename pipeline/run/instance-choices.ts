@@ -28,8 +28,11 @@ export interface InstanceChoice {
   param: string;
   /** The block builds the module itself from a config (`MODELS.build(neck)`): it gets `dict(type=Name, ...)`. */
   config: boolean;
-  /** Classes that fit, best first: where they are defined (for the extract step) and their block id. */
-  choices: { path: string; name: string; blockId: string }[];
+  /**
+   * Classes that fit, best first: where they are defined (for the extract step; `module` for fidelity, which
+   * builds the original's) and their block id.
+   */
+  choices: { path: string; module: string; name: string; blockId: string }[];
 }
 
 /**
@@ -168,7 +171,9 @@ export function instanceChoices(p: Prepared, block: Block, hasBuilders: boolean)
     out.push({
       param: slot.param,
       config: slot.config,
-      choices: ranked.slice(0, MAX_CHOICES).map(({ b }) => ({ path: b.path, name: b.qualname, blockId: b.id })),
+      choices: ranked
+        .slice(0, MAX_CHOICES)
+        .map(({ b }) => ({ path: b.path, module: b.module, name: b.qualname, blockId: b.id })),
     });
   }
   return out;
@@ -178,14 +183,16 @@ export function instanceChoices(p: Prepared, block: Block, hasBuilders: boolean)
  * The combinations the runner tries, each a parameter → class map: every slot's best first, then one slot's next
  * choice at a time, at most MAX_COMBINATIONS.
  */
-export function instanceCombinations(all: InstanceChoice[]): Record<string, { class: string; config?: true }>[] {
+export function instanceCombinations(
+  all: InstanceChoice[],
+): Record<string, { class: string; module: string; config?: true }>[] {
   const slots = all.filter((s) => s.choices.length > 0);
   if (!slots.length) return [];
   const pick = (i: number, k: number) =>
     Object.fromEntries(
       slots.map((s, j) => {
         const c = s.choices[j === i ? k : 0];
-        return [s.param, { class: `.${c.name}`, ...(s.config ? { config: true as const } : {}) }];
+        return [s.param, { class: `.${c.name}`, module: c.module, ...(s.config ? { config: true as const } : {}) }];
       }),
     );
   const out = [pick(-1, 0)];

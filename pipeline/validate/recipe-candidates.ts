@@ -180,7 +180,7 @@ export function usageRecipes(
   builders: (string | { name: string; module: string })[],
   positional: string[] | null,
   parts: PartRecipeSource[] = [],
-  instances: Record<string, { class: string; config?: true }>[] = [],
+  instances: Record<string, { class: string; module?: string; config?: true }>[] = [],
 ): UsageRecipes {
   const candidates: RecipeCandidate[] = builders.map((b) => {
     // A builder of a sibling module (`build_sam.py`) names its module: fidelity calls the original package's.

@@ -130,7 +130,7 @@ export interface RecipeCandidate {
    * parameter gets an instance of, built with the block's own width choices; `config`: a config dict naming it
    * instead (`dict(type='ResNetBackbone', ...)`), for a block that builds it through its registry.
    */
-  instances?: Record<string, { class: string; config?: true }>;
+  instances?: Record<string, { class: string; module?: string; config?: true }>;
   /**
    * A function of the block's module to call instead of the class, e.g. `resnet50`; for a part, the builder of
    * the model that holds the block (`fasterrcnn_resnet50_fpn`, assembled into the block's module).

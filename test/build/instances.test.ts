@@ -145,10 +145,17 @@ describe('composite recipes with module instances in a build', () => {
       {
         param: 'backbone',
         config: false,
-        choices: [{ path: 'pkg/backbones.py', name: 'TinyBackbone', blockId: 'fx:pkg.backbones.TinyBackbone' }],
+        choices: [
+          {
+            path: 'pkg/backbones.py',
+            module: 'pkg.backbones',
+            name: 'TinyBackbone',
+            blockId: 'fx:pkg.backbones.TinyBackbone',
+          },
+        ],
       },
     ]);
-    expect(instanceCombinations(detector)).toEqual([{ backbone: { class: '.TinyBackbone' } }]);
+    expect(instanceCombinations(detector)).toEqual([{ backbone: { class: '.TinyBackbone', module: 'pkg.backbones' } }]);
     // `MODELS.build(pool)`: a config; GlobalPool is registered and its name shares `pool`.
     expect(blockInstances(p, block('PoolHead'))).toMatchObject([
       { param: 'pool', config: true, choices: [{ name: 'GlobalPool' }] },
@@ -165,6 +172,8 @@ describe('composite recipes with module instances in a build', () => {
     expect(v.recipe?.origin).toBe('instance');
     expect(v.recipe?.calls).toMatchObject([{ name: 'backbone', target: '.TinyBackbone' }]);
     expect(v.recipe?.kwargs.map((k) => k.name)).toEqual(['num_classes']);
+    // The original is built with the original package's TinyBackbone (`pkg.backbones`, which `pkg` does not export).
+    expect(v.fidelity).toBe('exact');
   });
 
   it('builds the classifier from the config dicts of the corpus, through its registry', () => {
@@ -184,6 +193,7 @@ describe('composite recipes with module instances in a build', () => {
       { name: 'neck', target: 'builtins.dict', kwargs: [{ name: 'type', value: 'GlobalPool' }] },
     ]);
     expect(v.outputs.map((o) => o.shape)).toEqual([[2, 10]]);
+    expect(v.fidelity).toBe('exact');
   });
 
   it('names a registered class that fits where no config of the corpus builds the block', () => {
@@ -193,6 +203,7 @@ describe('composite recipes with module instances in a build', () => {
     expect(v.recipe?.calls).toEqual([
       { name: 'pool', target: 'builtins.dict', kwargs: [{ name: 'type', value: 'GlobalPool' }] },
     ]);
+    expect(v.fidelity).toBe('exact');
   });
 
   it('names a module parameter no block fits as missing, instead of guessing a number for it', () => {

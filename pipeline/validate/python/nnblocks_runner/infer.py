@@ -339,7 +339,7 @@ def instance_candidates(cls, named, slots=()):
     {"class": ".ResNetBackbone", "config": true?}, the classes the build step assembled with it), each width choice
     of inference's in turn; the parameters no instance is named for are guessed as inference guesses them. None when a
     named class is not in the block's module, or is no module class."""
-    given = {}
+    given, homes = {}, {}
     for param, spec in named.items():
         try:
             sub = resolve_name(str(spec["class"]), cls)
@@ -348,8 +348,27 @@ def instance_candidates(cls, named, slots=()):
         if not (isinstance(sub, type) and issubclass(sub, torch.nn.Module)):
             return []
         given[param] = (sub, bool(spec.get("config")))
+        if spec.get("module"):
+            homes[sub.__name__] = str(spec["module"])
     found = [kw for kw, _ in inferred_kwargs(cls, given, slots) if all(k in kw for k in given)]
-    return [candidate(kw, [k for k, v in kw.items() if isinstance(v, Ref)], "instance") for kw in found[:INSTANCE_WIDTHS]]
+    # `homes`: the upstream module of each class, for fidelity only (rehomed); the recipe names `.X` alone.
+    return [{**candidate(kw, [k for k, v in kw.items() if isinstance(v, Ref)], "instance"), "homes": homes}
+            for kw in found[:INSTANCE_WIDTHS]]
+
+
+def rehomed(kwargs, homes):
+    """An instance candidate's kwargs as the original package builds them (fidelity): each `.X` call of a class
+    of another module of the package named by its upstream module (`pkg.backbones.X`: the original's package need
+    not export it); a config dict's `type` stays (the original's registry knows X once `homes`' modules are
+    imported)."""
+    def one(v):
+        if isinstance(v, Construct):
+            call = str(v["call"])
+            home = homes.get(call[1:]) if call.startswith(".") else None
+            return Construct(call=f"{home}.{call[1:]}" if home else call,
+                             kwargs={k: one(x) for k, x in (v.get("kwargs") or {}).items()})
+        return v
+    return {k: one(v) for k, v in kwargs.items()}
 
 
 def uninferred(cls, slots=()):
