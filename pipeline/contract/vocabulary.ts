@@ -89,7 +89,7 @@ export const DEDUP_LEVELS = ['exact', 'lexical', 'structural', 'architecture'] a
 export type DedupLevel = (typeof DEDUP_LEVELS)[number];
 
 /** Where a recipe comes from (docs/validate.md, "Recipes"), in the order they are tried. */
-export const RECIPE_ORIGINS = ['override', 'builder', 'usage', 'inference', 'part'] as const;
+export const RECIPE_ORIGINS = ['override', 'builder', 'usage', 'inference', 'instance', 'part'] as const;
 
 /** Parameter roles a ParamSpec may carry, inferred from names (pipeline/catalog/param-roles.ts). */
 export const KNOWN_PARAM_ROLES = [

@@ -10,6 +10,7 @@ import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ValidateOverride } from '../config/types.ts';
 import type { BuilderFn, PartBuilder } from '../usage/types.ts';
+import { configClasses, instanceChoices, nearness, type InstanceChoice } from './instance-choices.ts';
 import { kvStore } from './kv-store.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
@@ -156,8 +157,25 @@ function assembleOptions(ctx: RunContext, p: Prepared): Omit<ExtractOptions, 'ou
     layers: (b, mod) => layerClasses(mod, b),
     // Builders of the block in sibling modules of its package (SAM's `build_sam.py`) are held like part builders.
     parts: (b) => [...siblingBuilders(p, b), ...partBuilders(p, b)],
-    instances: (b) => overrideClasses(p, b, overrideFor(ctx.config.validate?.overrides, b)),
+    instances: (b) => {
+      const override = overrideFor(ctx.config.validate?.overrides, b);
+      if (override) return overrideClasses(p, b, override);
+      // The classes its sites' config dicts name, and the blocks a composite recipe may build it with (a
+      // `backbone`, a registered `neck`): held like an override's instances.
+      const seen = new Set<string>();
+      return [...configClasses(p, b), ...blockInstances(p, b).flatMap((s) => s.choices)]
+        .filter((c) => !seen.has(`${c.path}\0${c.name}`) && seen.add(`${c.path}\0${c.name}`))
+        .map(({ path, name }) => ({ path, name }));
+    },
   };
+}
+
+/**
+ * A block's instance slots with the blocks of its source that fit them (run/instance-choices.ts); none for a block
+ * that its own builders, or builders of sibling modules, make.
+ */
+export function blockInstances(p: Prepared, b: Block): InstanceChoice[] {
+  return instanceChoices(p, b, zeroArgBuilders(p, b).length > 0 || siblingBuilders(p, b).length > 0);
 }
 
 /** Most builder configurations a block's module holds (ResNet has 9 builders: resnet18 ... wide_resnet101_2). */
@@ -176,20 +194,6 @@ export function zeroArgBuilders(p: Prepared, block: Block): string[] {
     )
     .sort((a, b) => a.line - b.line);
   return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
-}
-
-/**
- * How near a module is to a block's: the dotted segments their names share (`segment_anything.build_sam` and
- * `segment_anything.modeling.sam` share 1); -1 when they are of different packages. Top-level modules of a flat
- * repository (DINO's `vision_transformer`, `utils`) are each other's siblings.
- */
-function nearness(blockModule: string, module: string): number {
-  const a = blockModule.split('.');
-  const b = module.split('.');
-  if (a.length === 1 && b.length === 1) return 0;
-  let n = 0;
-  while (n < a.length - 1 && n < b.length - 1 && a[n] === b[n]) n++;
-  return n === 0 ? -1 : n;
 }
 
 /**

@@ -27,7 +27,8 @@ import {
   type ValidationRecord,
   type ValidationSummary,
 } from '../validate/index.ts';
-import { overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
+import { blockInstances, overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
+import { instanceCombinations } from './instance-choices.ts';
 import { requestedDevice, type Device } from './device.ts';
 import type { Prepared, RunContext } from './prepare.ts';
 
@@ -235,6 +236,8 @@ export function validateItems(
       const snap = snapshots.get(b.sourceId)!;
       const o = overrideFor(overrides, b);
       const recipes = recipesOf(p, blocks, b, e);
+      // Parameters that take a module: no override there (the override is all that is tried).
+      const slots = o ? [] : blockInstances(p, b).map((s) => s.param);
       return {
         id: b.id,
         importRoot: e.entry.importRoot,
@@ -245,6 +248,7 @@ export function validateItems(
         ...(o ? { overrides: o } : {}),
         ...(recipes.candidates.length ? { usage: recipes.candidates } : {}),
         ...(recipes.inputs.length ? { usageInputs: recipes.inputs } : {}),
+        ...(slots.length ? { moduleSlots: slots } : {}),
         // The original is importable from its source's import root (installed distribution or checkout).
         ...(b.qualname.includes('.')
           ? {}
@@ -279,5 +283,7 @@ function recipesOf(p: Prepared, blocks: Map<string, Block>, b: Block, e: Extract
     [...e.builders, ...siblings.map((f) => ({ name: f.name, module: f.module }))],
     positional,
     parts,
+    // Held by the module as the extract step assembled it (the same choices: no override there either).
+    instanceCombinations(blockInstances(p, b)),
   );
 }

@@ -18,6 +18,11 @@ export type UsageValue =
   | { kind: 'name'; name: string }
   /** A list or tuple display of names and literals: `[BasicConv2d, InceptionA]`. */
   | { kind: 'list'; items: UsageValue[] }
+  /**
+   * A config dict naming a registered class, `dict(type='ResNet', depth=50)` (or `{'type': 'ResNet', ...}`): the
+   * class it names (`blockId` when a block of the corpus registered under that name) and its other entries.
+   */
+  | { kind: 'config'; type: string; blockId?: string; args: UsageArg[] }
   /** A tensor made with a literal shape: `torch.randn(1, 3, 224, 224)` (`factory` is `torch.randn`). */
   | { kind: 'tensor'; factory: string; shape: number[] }
   /** Anything else: its source text, capped at 80 characters. Never published (docs/usage.md). */

@@ -319,6 +319,18 @@ class Miner {
       if (shape) return { kind: 'tensor', factory: sc.qualified, shape };
     }
     if (sc.kind === 'class') return { ...ref(sc.cls), kind: 'instance' };
+    if (sc.kind === 'config') {
+      // The block registered under that name, its own source's first (as a config's construction site counts).
+      const named = this.registered.get(sc.name) ?? [];
+      const cls = named.find((c) => c.mod.sourceId === mod.sourceId) ?? named[0];
+      const args = this.args(
+        mod,
+        scope,
+        call.args.filter((a) => a.kw !== 'type'),
+        forward,
+      );
+      return { kind: 'config', type: sc.name, ...(cls?.block ? { blockId: cls.block.id } : {}), args };
+    }
     if (sc.kind === 'partial' && call.args[0] && call.args[0].kw === undefined) {
       const [first, ...rest] = call.args;
       const of = this.value(mod, scope, first, false);

@@ -49,6 +49,7 @@ export function cacheKey(item: ValidateItem, parts: CacheKeyParts): string {
     ...(parts.corpus ? [parts.corpus] : []),
     ...(parts.nativeLibraries?.length ? [parts.nativeLibraries] : []),
     ...(parts.environment ? [{ environment: parts.environment }] : []),
+    ...(item.moduleSlots?.length ? [{ moduleSlots: item.moduleSlots }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }

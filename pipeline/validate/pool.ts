@@ -71,6 +71,7 @@ function toJob(
     overrides: item.overrides ?? null,
     usage: item.usage ?? [],
     usageInputs: item.usageInputs ?? [],
+    moduleSlots: item.moduleSlots ?? [],
     original: item.original ?? null,
     seed: DEFAULT_SEED,
     timeoutMs,

@@ -11,20 +11,44 @@ import type { InputSpec, RecipeCandidate } from './types.ts';
 /** Construction sites tried per block, after its builders. */
 const MAX_SITES = 6;
 
-/** A literal the runner can pass as a kwarg (JSON): literals and lists of them; null for anything else. */
-function literalOf(v: UsageValue): LiteralValue | undefined {
+/**
+ * A config dict as the runner builds it: `dict(type='ResNet', depth=50)` is a call of `builtins.dict` (the block
+ * builds the module from it through its registry; the build step assembles the class it names with the block).
+ */
+export interface ConfigValue {
+  class: 'builtins.dict';
+  kwargs: Record<string, KwargValue>;
+}
+export type KwargValue = LiteralValue | ConfigValue | KwargValue[];
+
+/**
+ * A value the runner can pass as a kwarg (JSON): literals, lists of them, config dicts whose entries are such
+ * values in turn (`backbone=dict(type='ResNet', depth=50)`); undefined for anything else.
+ */
+function literalOf(v: UsageValue): KwargValue | undefined {
   if (v.kind === 'literal') return v.value;
   if (v.kind === 'list') {
     const items = v.items.map(literalOf);
-    return items.every((x) => x !== undefined) ? (items as LiteralValue[]) : undefined;
+    return items.every((x) => x !== undefined) ? (items as KwargValue[]) : undefined;
+  }
+  if (v.kind === 'config') {
+    const kwargs: Record<string, KwargValue> = { type: v.type };
+    for (const a of v.args) {
+      const value = a.name !== undefined && !a.star ? literalOf(a.value) : undefined;
+      if (value === undefined) return undefined;
+      kwargs[a.name!] = value;
+    }
+    return { class: 'builtins.dict', kwargs };
   }
   return undefined;
 }
 
 /** Sum of the magnitudes of a value's numbers: how big a configuration a site asks for (widths, depths). */
-function magnitude(v: LiteralValue): number {
+function magnitude(v: KwargValue): number {
   if (typeof v === 'number') return Math.abs(v);
   if (Array.isArray(v)) return v.reduce((s: number, x) => s + magnitude(x), 0);
+  if (v && typeof v === 'object' && 'class' in v)
+    return Object.values(v.kwargs).reduce((s: number, x) => s + magnitude(x), 0);
   return 0;
 }
 
@@ -50,8 +74,8 @@ export function initParams(classes: (ClassFact | undefined)[]): string[] | null 
 function siteKwargs(
   args: UsageArg[],
   positional: string[] | null,
-): { kwargs: Record<string, LiteralValue>; skipped: number } | null {
-  const kwargs: Record<string, LiteralValue> = {};
+): { kwargs: Record<string, KwargValue>; skipped: number } | null {
+  const kwargs: Record<string, KwargValue> = {};
   let skipped = 0;
   let pos = 0;
   for (const a of args) {
@@ -156,6 +180,7 @@ export function usageRecipes(
   builders: (string | { name: string; module: string })[],
   positional: string[] | null,
   parts: PartRecipeSource[] = [],
+  instances: Record<string, { class: string; module?: string; config?: true }>[] = [],
 ): UsageRecipes {
   const candidates: RecipeCandidate[] = builders.map((b) => {
     // A builder of a sibling module (`build_sam.py`) names its module: fidelity calls the original package's.
@@ -173,7 +198,7 @@ export function usageRecipes(
     };
   });
   const seen = new Set<string>();
-  const sites: { kwargs: Record<string, LiteralValue>; fill: boolean; size: number; order: string }[] = [];
+  const sites: { kwargs: Record<string, KwargValue>; fill: boolean; size: number; order: string }[] = [];
   for (const s of usage.constructions) {
     if (s.via === 'reference' || s.args.length === 0) continue;
     const k = siteKwargs(s.args, positional);
@@ -191,6 +216,8 @@ export function usageRecipes(
   sites.sort((a, b) => a.size - b.size || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   for (const s of sites.slice(0, MAX_SITES))
     candidates.push({ origin: 'usage', kwargs: s.kwargs, ...(s.fill ? { fill: true } : {}) });
+  // Instances of other blocks of its source where it takes modules (run/instance-choices.ts): after inference.
+  for (const combination of instances) candidates.push({ origin: 'instance', instances: combination });
   for (const p of parts) {
     const kwargs = offline(p.params);
     const sizing = cheapConfig(p.params, p.positional);

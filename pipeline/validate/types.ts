@@ -37,6 +37,11 @@ export interface ValidateItem {
   usage?: RecipeCandidate[];
   /** Forward inputs the corpus calls the block with (literal tensor shapes), tried before probing. */
   usageInputs?: InputSpec[][];
+  /**
+   * Required parameters that take a module (or a config the block builds one from), read off its source
+   * (usage/instances.ts): inference never guesses a number for them (`backbone=16`).
+   */
+  moduleSlots?: string[];
   /** The original class, for fidelity; imported with its package unblocked. */
   original?: { importRoot: string; module: string; className: string };
 }
@@ -119,7 +124,13 @@ export type ValidationStatus = 'passed' | 'failed' | 'blocked' | 'skipped';
 
 /** One way to build a block, as usage mining found it (see ValidateItem.usage). */
 export interface RecipeCandidate {
-  origin: 'builder' | 'usage' | 'part';
+  origin: 'builder' | 'usage' | 'part' | 'instance';
+  /**
+   * An `instance` candidate: the class of the block's source (`.ResNetBackbone`, assembled with the block) each
+   * parameter gets an instance of, built with the block's own width choices; `config`: a config dict naming it
+   * instead (`dict(type='ResNetBackbone', ...)`), for a block that builds it through its registry.
+   */
+  instances?: Record<string, { class: string; module?: string; config?: true }>;
   /**
    * A function of the block's module to call instead of the class, e.g. `resnet50`; for a part, the builder of
    * the model that holds the block (`fasterrcnn_resnet50_fpn`, assembled into the block's module).

@@ -51,6 +51,7 @@ export interface WorkerJob {
   overrides: ValidateOverride | null;
   usage: RecipeCandidate[];
   usageInputs: InputSpec[][];
+  moduleSlots?: string[];
   original: ValidateItem['original'] | null;
   seed: number;
   timeoutMs: number;

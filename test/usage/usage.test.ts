@@ -29,6 +29,8 @@ function value(v: UsageValue): string {
       return `[${v.items.map(value).join(', ')}]`;
     case 'expr':
       return `expr:${v.text}`;
+    case 'config':
+      return `config:${v.type}(${v.args.map(arg).join(', ')})`;
     default:
       return `${v.kind}:${v.name}`;
   }

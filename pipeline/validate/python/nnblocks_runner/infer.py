@@ -193,6 +193,9 @@ def guess(p, cls, c, depth=0):
     exists. `c` is the candidate's choices: in_ch, base (widths), n (list length), norm (index into NORMS), strings.
     At depth 0 a parameter annotated with a config class of the block's module gets one built (Construct)."""
     name, ann = p.name.lower(), ann_text(p.annotation)
+    given = (c.get("given") or {}).get(p.name) if depth == 0 else None
+    if given is not None:
+        return given_instance(given, c)
     cfg = config_class(ann, cls) if depth == 0 else None
     if cfg is not None:
         return construct(cfg, c)
@@ -214,6 +217,10 @@ def guess(p, cls, c, depth=0):
         return layer_ref(name, ann, cls, c["norm"])
     if ann == "dtype":
         return Ref("torch.float32")
+    if depth == 0 and p.name in (c.get("slots") or ()):
+        # The block reads attributes off it, calls it or builds it through a registry (usage/instances.ts): a
+        # module or a config, never the number the rest would guess (`backbone=16`, then `16.num_channels`).
+        return None
     if NAME_LIST.fullmatch(ann):
         # Feature-map names (`featmap_names: List[str]`): "0", "1"... as torchvision's IntermediateLayerGetter names
         # them, the keys dict inputs get (inputs.py).
@@ -231,6 +238,19 @@ def guess(p, cls, c, depth=0):
             return [0.25 if "std" in name else 0.5] * 3
         return [scalar(name, "float", c)] * c["n"]  # e.g. per-layer stochastic-depth probabilities
     return scalar(name, ann, c)
+
+
+def given_instance(given, c):
+    """The value of a parameter an `instance` candidate names a class for (`given`: the class and whether the block
+    takes a config): an instance built with the block's own width choices, so the two agree on channels, or, for a
+    block that builds the module through its registry (`MODELS.build(neck)`), the config naming it,
+    `dict(type="GlobalAveragePooling", ...)` (the class registered itself when the module was imported). None when
+    the class's own arguments can't be guessed."""
+    sub, config = given
+    built = construct(sub, c)
+    if built is None or not config:
+        return built
+    return Construct(call="builtins.dict", kwargs={"type": sub.__name__, **built["kwargs"]})
 
 
 def element(name, c):
@@ -276,22 +296,28 @@ def candidate(kwargs, refs=(), origin="inference", builder=None, calls=None):
     return {"kwargs": kwargs, "refs": list(refs), "calls": calls, "origin": origin, **({"builder": builder} if builder else {})}
 
 
-def build_candidates(cls, overrides, usage=()):
+def build_candidates(cls, overrides, usage=(), slots=()):
     """Candidates in the documented order (docs/validate.md, "Recipes"): a config override alone; else the job's
     usage candidates (zero-argument builders of the block's source, then literal construction sites, as the
     TypeScript side mined them from the index), then inference, then the models of other builders of its source
-    that hold it (`part`: the block is found in the model built, fed what the model passes it)."""
+    that hold it (`part`: the block is found in the model built, fed what the model passes it), then other blocks
+    of its source as the modules it takes (`instance`). `slots`: the parameters that take a module (given_instance),
+    which inference leaves alone."""
     if overrides.get("kwargs") is not None or overrides.get("builder"):
         kwargs = {k: from_config(v) for k, v in (overrides.get("kwargs") or {}).items()}
         return [candidate(kwargs, overrides.get("refs") or (), "override", overrides.get("builder"))]
-    inferred = inferred_kwargs(cls)
-    out, parts = [], []
+    inferred = inferred_kwargs(cls, slots=slots)
+    out, parts, instances = [], [], []
     for c in usage:
+        if c["origin"] == "instance":  # other blocks of its source as its modules: the last way tried (search.py)
+            instances += instance_candidates(cls, c.get("instances") or {}, slots)
+            continue
         if c["origin"] == "part":  # a bigger model's part: after inference, the last way tried (search.py)
             parts.append({**candidate(dict(c.get("kwargs") or {}, **(c.get("sizing") or {})), (), "part", c["builder"]),
                           "builderModule": c["builderModule"], "path": None})
             continue
-        kwargs, refs = {**(c.get("kwargs") or {}), **(c.get("sizing") or {})}, list(c.get("refs") or ())
+        kwargs = {k: from_config(v) for k, v in {**(c.get("kwargs") or {}), **(c.get("sizing") or {})}.items()}
+        refs = list(c.get("refs") or ())
         if c.get("fill") and inferred:  # a site that left arguments unknown: inference's first guess fills them
             guess, guess_refs = inferred[0]
             for name, value in guess.items():
@@ -301,22 +327,64 @@ def build_candidates(cls, overrides, usage=()):
         # A builder of a sibling module (SAM's build_sam.py) keeps its upstream module, for fidelity only.
         home = {"builderModule": c["builderModule"]} if c["origin"] == "builder" and c.get("builderModule") else {}
         out.append({**candidate(kwargs, refs, c["origin"], c.get("builder")), **home})
-    return out + [candidate(kw, refs) for kw, refs in inferred] + parts
+    return out + [candidate(kw, refs) for kw, refs in inferred] + parts + instances
 
 
-def uninferred(cls):
+# Width choices an instance candidate is tried at: each builds the block and its instances alike.
+INSTANCE_WIDTHS = 3
+
+
+def instance_candidates(cls, named, slots=()):
+    """Candidates that build the block with instances of other blocks of its source (`named`: parameter ->
+    {"class": ".ResNetBackbone", "config": true?}, the classes the build step assembled with it), each width choice
+    of inference's in turn; the parameters no instance is named for are guessed as inference guesses them. None when a
+    named class is not in the block's module, or is no module class."""
+    given, homes = {}, {}
+    for param, spec in named.items():
+        try:
+            sub = resolve_name(str(spec["class"]), cls)
+        except (AttributeError, KeyError, ValueError, ImportError):
+            return []
+        if not (isinstance(sub, type) and issubclass(sub, torch.nn.Module)):
+            return []
+        given[param] = (sub, bool(spec.get("config")))
+        if spec.get("module"):
+            homes[sub.__name__] = str(spec["module"])
+    found = [kw for kw, _ in inferred_kwargs(cls, given, slots) if all(k in kw for k in given)]
+    # `homes`: the upstream module of each class, for fidelity only (rehomed); the recipe names `.X` alone.
+    return [{**candidate(kw, [k for k, v in kw.items() if isinstance(v, Ref)], "instance"), "homes": homes}
+            for kw in found[:INSTANCE_WIDTHS]]
+
+
+def rehomed(kwargs, homes):
+    """An instance candidate's kwargs as the original package builds them (fidelity): each `.X` call of a class
+    of another module of the package named by its upstream module (`pkg.backbones.X`: the original's package need
+    not export it); a config dict's `type` stays (the original's registry knows X once `homes`' modules are
+    imported)."""
+    def one(v):
+        if isinstance(v, Construct):
+            call = str(v["call"])
+            home = homes.get(call[1:]) if call.startswith(".") else None
+            return Construct(call=f"{home}.{call[1:]}" if home else call,
+                             kwargs={k: one(x) for k, x in (v.get("kwargs") or {}).items()})
+        return v
+    return {k: one(v) for k, v in kwargs.items()}
+
+
+def uninferred(cls, slots=()):
     """Required constructor parameters inference has no value for (a `backbone`, a `cnf` config object): what a
     reader must supply, named on the block's page."""
     params = init_params(cls)
     required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    c = {**dict(in_ch=WIDTHS[0][0], base=WIDTHS[0][1], n=2, norm=0), "strings": string_choices(cls)}
+    c = {**dict(in_ch=WIDTHS[0][0], base=WIDTHS[0][1], n=2, norm=0), "strings": string_choices(cls), "slots": slots}
     return [p.name for p in required if guess(p, cls, c) is None]
 
 
-def inferred_kwargs(cls):
+def inferred_kwargs(cls, given=None, slots=()):
     """(kwargs, refs) to try in order: defaults alone, else guesses. Widths: the (64, 16) pair fits bottlenecks whose
     residual needs in = 4 x width; the (16, 16) pairs fit residuals that need in = out. Norm choices and list lengths
-    vary right after the first width, so the attempt budget reaches them before exotic widths."""
+    vary right after the first width, so the attempt budget reaches them before exotic widths. `given`: parameters
+    an instance candidate names a class for (given_instance); `slots`: parameters that take a module, never guessed."""
     params = init_params(cls)
     required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     if not required:
@@ -328,7 +396,7 @@ def inferred_kwargs(cls):
     choices += [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[2:]]
     out = []
     for c in choices:
-        kw = {p.name: guess(p, cls, {**c, "strings": strings}) for p in required}
+        kw = {p.name: guess(p, cls, {**c, "strings": strings, "given": given, "slots": slots}) for p in required}
         if None in kw.values() or any(kw == k for k, _ in out):
             continue
         out.append((kw, [k for k, v in kw.items() if isinstance(v, Ref)]))

@@ -22,7 +22,7 @@ from .twins import fresh_copies, meta_twin, refuses
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
 # part.MAX_PARTS models, each with its probes and larger inputs (GROWN).
-ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40, "part": 24}
+ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40, "instance": 24, "part": 24}
 # Seconds of inference forwards that raised, after which inference stops guessing: a forward that fails deep inside
 # (RAFT's UpdateBlock runs its motion encoder before its parts disagree) would otherwise spend its 40 attempts at
 # a fifth of a second each. Forwards that fail at their first layer take milliseconds and never add up to this.
@@ -74,7 +74,8 @@ def search(cls, job, st, started):
     after it: they are bigger), and the rest of the order gets its turn. Only when nothing passed does the second
     round try the set-aside ones, under the full share. A production-size model then costs seconds only when it is
     the one way the block builds (VGG's `features`, a detector's `backbone`). At the end of the first round, after
-    inference: builders no probe fed, at larger inputs (GROWN), then the part candidates, smallest model first."""
+    inference: builders no probe fed, at larger inputs (GROWN), then the part candidates, smallest model first, then
+    the instance candidates (the block built with other blocks of its source as its modules)."""
     seed, device = job["seed"], job["device"]
     overrides, usage_inputs = job.get("overrides") or {}, job.get("usageInputs") or []
     timeout_s = job["timeoutMs"] / 1000
@@ -198,9 +199,10 @@ def search(cls, job, st, started):
             set_aside.append((cand, grow))
         return found
 
-    candidates = infer.build_candidates(cls, overrides, job.get("usage") or [])
+    candidates = infer.build_candidates(cls, overrides, job.get("usage") or [], job.get("moduleSlots") or ())
     parts = [c for c in candidates if c["origin"] == "part"]
-    for cand in [c for c in candidates if c["origin"] != "part"]:
+    instances = [c for c in candidates if c["origin"] == "instance"]
+    for cand in [c for c in candidates if c["origin"] not in ("part", "instance")]:
         found = None if fatal else first_round(cand)
         if found is not None:
             return passed(st, spent, found)
@@ -217,6 +219,12 @@ def search(cls, job, st, started):
         if not parts:  # a part's own backward failed (try_candidate): the rest would fail the same way
             break
         found = None if fatal else first_round(cand, grow="after")
+        if found is not None:
+            return passed(st, spent, found)
+    # Other blocks of its source as the modules it takes (a `backbone`, a registered `neck`): after the models that
+    # hold it, which build it as the corpus does.
+    for cand in instances:
+        found = None if fatal else first_round(cand)
         if found is not None:
             return passed(st, spent, found)
     # Everything else was tried: the set-aside candidates may use the block's time up to SECOND_ROUND_SHARE.

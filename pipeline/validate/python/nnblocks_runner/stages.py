@@ -91,7 +91,12 @@ def compare(orig, found, seed, device):
         # A part: the same builder of the original package (its `builderModule`) and the same path in its model; a
         # builder of a sibling module: the original package's (`segment_anything.build_sam`), not the block module's.
         whole = c if c["origin"] == "part" else None
-        om = build(ocls, c["kwargs"], seed, device, c["refs"], c.get("builder"), c.get("calls") or (), whole,
+        kwargs = c["kwargs"]
+        if c.get("homes"):  # an instance's class in another module: the original package's (and registered)
+            for home in sorted(set(c["homes"].values())):
+                importlib.import_module(home)
+            kwargs = infer.rehomed(kwargs, c["homes"])
+        om = build(ocls, kwargs, seed, device, c["refs"], c.get("builder"), c.get("calls") or (), whole,
                    c.get("builderModule"))
         oout = forward(om, found.specs, seed, device)
     except OverBudget:
@@ -169,7 +174,7 @@ def stages(job, st, rec):
     if found is None:
         rec["attempt"] = st.tried
         if failed.cls == "needs-arguments":
-            rec["uninferred"] = infer.uninferred(cls)[:16]
+            rec["uninferred"] = infer.uninferred(cls, job.get("moduleSlots") or ())[:16]
         return failed
     m = block_of(found.module)  # a part's own module, not the model it was found in
     rec["recipe"] = recipe_of(found.candidate, seed, found.specs)
