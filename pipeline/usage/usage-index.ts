@@ -7,6 +7,7 @@ import type { IndexedModule } from '../index/types.ts';
 import type { ArgFact, CallFact, ValueFact } from '../parse/facts.ts';
 import type { Program } from '../resolve/program.ts';
 import { qualifiedName, scopeOf, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
+import { readConfigs } from './configs.ts';
 import { bindArg, Flow } from './flow.ts';
 import { PartBuilders } from './parts.ts';
 import type {
@@ -20,7 +21,7 @@ import type {
   UsageValue,
 } from './types.ts';
 
-const EMPTY: BlockUsage = { constructions: [], builders: [], forwardCalls: [] };
+const EMPTY: BlockUsage = { constructions: [], builders: [], forwardCalls: [], configs: [] };
 /** `torch.randn(1, 3, 224, 224)`: factories whose positional integers (or one list of them) are the shape. */
 const TENSOR_FACTORIES = new Set(['torch.randn', 'torch.rand', 'torch.zeros', 'torch.ones', 'torch.empty']);
 
@@ -39,6 +40,7 @@ export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
   for (const mod of program.modules) {
     for (const call of mod.facts.usage.calls) miner.visit(mod, call);
     miner.visitLinks(mod);
+    if (mod.config) miner.visitConfig(mod);
   }
   for (const fn of corpus.functions.values()) if (!fn.cls) miner.builders(fn);
   const usage = miner.finish();
@@ -97,7 +99,7 @@ class Miner {
   private usage(cls: ClassInfo): BlockUsage | undefined {
     if (!cls.block) return undefined;
     let u = this.out.get(cls.key);
-    if (!u) this.out.set(cls.key, (u = { constructions: [], builders: [], forwardCalls: [] }));
+    if (!u) this.out.set(cls.key, (u = { constructions: [], builders: [], forwardCalls: [], configs: [] }));
     return u;
   }
 
@@ -130,6 +132,24 @@ class Miner {
     u.constructions.push(site);
   }
 
+  /** Classes registered under `name`, those of the module's own source when it has any. */
+  registeredAs(name: string, mod: IndexedModule): ClassInfo[] {
+    const named = this.registered.get(name) ?? [];
+    const own = named.filter((c) => c.mod.sourceId === mod.sourceId);
+    return own.length ? own : named;
+  }
+
+  /** A config file's configurations of registered blocks (`configs.ts`), labelled with the file's name. */
+  visitConfig(mod: IndexedModule): void {
+    const base = mod.path.slice(mod.path.lastIndexOf('/') + 1);
+    const label = base.endsWith('.py') ? base.slice(0, -3) : base;
+    for (const r of readConfigs(this.corpus, mod, (name, m) => this.registeredAs(name, m))) {
+      const u = this.usage(r.cls);
+      if (!u) continue;
+      u.configs.push({ blockId: r.cls.key, ...this.location(mod, '', r.call.line), label, kwargs: r.kwargs });
+    }
+  }
+
   /** `block = CNBlock` in a function (a default filled in, a choice made): a reference bound to a name. */
   visitLinks(mod: IndexedModule): void {
     for (const l of mod.facts.usage.links) {
@@ -151,9 +171,7 @@ class Miner {
     else if (sc.kind === 'super') this.site(sc.cls, mod, at, 'super', args());
     else if (sc.kind === 'registry') for (const cls of sc.classes) this.site(cls, mod, at, 'registry', args());
     else if (sc.kind === 'config') {
-      const named = this.registered.get(sc.name) ?? [];
-      const own = named.filter((c) => c.mod.sourceId === mod.sourceId);
-      for (const cls of own.length ? own : named)
+      for (const cls of this.registeredAs(sc.name, mod))
         this.site(
           cls,
           mod,
@@ -409,6 +427,7 @@ class Miner {
       u.constructions.sort(byPlace);
       u.builders.sort(byPlace);
       u.forwardCalls.sort(byPlace);
+      u.configs.sort(byPlace);
     }
     const out = this.out;
     return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY };

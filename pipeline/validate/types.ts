@@ -119,7 +119,11 @@ export type ValidationStatus = 'passed' | 'failed' | 'blocked' | 'skipped';
 
 /** One way to build a block, as usage mining found it (see ValidateItem.usage). */
 export interface RecipeCandidate {
-  origin: 'builder' | 'usage' | 'part';
+  /**
+   * `config`: a configuration read from a config file (`dict(type='ResNet', depth=50)`), counted as a canonical
+   * configuration only (docs/validate.md, "Canonical configurations"); never a recipe the search tries.
+   */
+  origin: 'builder' | 'usage' | 'part' | 'config';
   /**
    * A function of the block's module to call instead of the class, e.g. `resnet50`; for a part, the builder of
    * the model that holds the block (`fasterrcnn_resnet50_fpn`, assembled into the block's module).
@@ -139,6 +143,8 @@ export interface RecipeCandidate {
    * `kwargs` for validation, left out of the canonical count, which is the builder's own configuration.
    */
   sizing?: Record<string, unknown>;
+  /** For `config`: the file it was read from, relative to the source root; `builder` is its name as an identifier. */
+  config?: string;
 }
 
 /**

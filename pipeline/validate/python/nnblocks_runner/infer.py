@@ -287,6 +287,8 @@ def build_candidates(cls, overrides, usage=()):
     inferred = inferred_kwargs(cls)
     out, parts = [], []
     for c in usage:
+        if c["origin"] == "config":  # a config file's configuration: counted (canonical.py), never searched
+            continue
         if c["origin"] == "part":  # a bigger model's part: after inference, the last way tried (search.py)
             parts.append({**candidate(dict(c.get("kwargs") or {}, **(c.get("sizing") or {})), (), "part", c["builder"]),
                           "builderModule": c["builderModule"], "path": None})
