@@ -5,7 +5,7 @@
 // configuration in one of its source's config files (`configCandidates`). It *gets a canonical configuration* when
 // validation publishes at least one `validation.canonical[]` figure for it. Static mining first, over timm, mmpretrain
 // (with mmengine and mmcv for its bases), detectron2 and yolov9; then a deterministic sample of those networks (the
-// first SAMPLE of each source by id) is built and validated. Also the static recall on timm: of the classes its
+// SAMPLE of each source, evenly spaced by id) is built and validated. Also the static recall on timm: of the classes its
 // model files pass to `build_model_with_cfg`, those mined with a builder. `npx tsx test/bench/run.ts canonical`
 // (about 10 minutes cold on 2 cores). Skipped without the mirrors.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import type { Figure } from './harness.ts';
 const MIRRORS = '/work/.mirror';
 const ISSUE = 25;
 /** Networks with a builder validated per source. */
-const SAMPLE = Number(process.env.NNB_CANONICAL_SAMPLE ?? 8);
+const SAMPLE = Number(process.env.NNB_CANONICAL_SAMPLE ?? 12);
 
 const git = (id: string, mirror: string, commit: string, include: string[], extra: object = {}) => ({
   id,
@@ -67,7 +67,8 @@ const MEASURED = ['timm', 'mmpretrain', 'detectron2', 'yolov9'];
 interface Network {
   id: string;
   source: string;
-  candidates: number;
+  /** Its canonical candidates: builders (a sibling module's with its module) and config files. */
+  candidates: string[];
 }
 
 /** Every non-abstract block with a builder or a config configuration, as the validate step would count them. */
@@ -78,9 +79,12 @@ async function networksWithBuilders(config: string): Promise<{ networks: Network
     const networks: Network[] = [];
     const blocks = p.discovered.blocks.filter((b) => !b.abstract && MEASURED.includes(b.sourceId));
     for (const b of blocks) {
-      const own = zeroArgBuilders(p, b);
-      const n = own.length + siblingBuilders(p, b).length + configCandidates(p.usage().usageOf(b.id).configs, 8).length;
-      if (n) networks.push({ id: b.id, source: b.sourceId, candidates: n });
+      const candidates = [
+        ...zeroArgBuilders(p, b),
+        ...siblingBuilders(p, b).map((f) => `${f.module}.${f.name}`),
+        ...configCandidates(p.usage().usageOf(b.id).configs, 8).map((c) => c.config!),
+      ];
+      if (candidates.length) networks.push({ id: b.id, source: b.sourceId, candidates });
     }
     // timm's recall: the classes its model files name first in `build_model_with_cfg(X, ...)`.
     const passed = new Set<string>();
@@ -116,7 +120,12 @@ export async function run(): Promise<Figure[]> {
   };
   const { networks, blocks, recall } = await networksWithBuilders(write('static.json'));
   const bySource = (s: string) => networks.filter((n) => n.source === s);
-  const sample = MEASURED.flatMap((s) => bySource(s).slice(0, SAMPLE));
+  // Evenly spaced over each source's networks sorted by id (the first by id would all be timm.layers').
+  const spread = <T>(list: T[]) =>
+    list.length <= SAMPLE
+      ? list
+      : Array.from({ length: SAMPLE }, (_, i) => list[Math.floor((i * list.length) / SAMPLE)]);
+  const sample = MEASURED.flatMap((s) => spread(bySource(s)));
   const figures: Figure[] = [
     {
       issue: ISSUE,
@@ -156,7 +165,7 @@ export async function run(): Promise<Figure[]> {
   const share = (100 * withCanonical.length) / sample.length;
   figures.push({
     issue: ISSUE,
-    figure: `networks with a builder that get a canonical configuration (sample: first ${SAMPLE} per source by id)`,
+    figure: `networks with a builder that get a canonical configuration (sample: ${SAMPLE} per source, evenly spaced by id)`,
     value: Math.round(share * 10) / 10,
     unit: '%',
     target: '>= 80%',
@@ -173,7 +182,7 @@ export async function run(): Promise<Figure[]> {
               .filter((n) => !got(n.id))
               .map((n) => {
                 const v = specs.find((x) => x.id === n.id)?.validation;
-                return `${n.id}: ${v?.status ?? 'absent'} ${v?.failureClass ?? ''}`;
+                return `${n.id}: ${v?.status ?? 'absent'} ${v?.failureClass ?? ''} (${n.candidates.slice(0, 3).join(', ')})`;
               }),
           },
         ];
