@@ -7,14 +7,25 @@ export const TIMM_TREE: Tree = {
   'zoo/__init__.py': py`
     from .resnet import *
   `,
+  // As timm's: the decorator reads the module's `default_cfgs` off `sys.modules`, and the builder applies them.
   'zoo/_registry.py': py`
+    import sys
     _models = {}
+    _cfgs = {}
     def register_model(fn):
+        mod = sys.modules[fn.__module__]
         _models[fn.__name__] = fn
+        if hasattr(mod, 'default_cfgs') and fn.__name__ in mod.default_cfgs:
+            _cfgs[fn.__name__] = mod.default_cfgs[fn.__name__]
         return fn
+    def pretrained_cfg_for(variant):
+        return _cfgs.get(variant, {})
   `,
   'zoo/_builder.py': py`
+    from ._registry import pretrained_cfg_for
+
     def build_model_with_cfg(model_cls, variant, pretrained, feature_cfg=None, **kwargs):
+        kwargs.setdefault('num_classes', pretrained_cfg_for(variant).get('num_classes', 10))
         features = kwargs.pop('features_only', False)
         if features:
             model = model_cls(**kwargs)
@@ -45,6 +56,8 @@ export const TIMM_TREE: Tree = {
 
     class Other(Net):
         pass
+
+    default_cfgs = {'net_small': {'num_classes': 5}}
 
     def _create_net(variant, pretrained=False, **kwargs):
         return build_model_with_cfg(Net, variant, pretrained, feature_cfg=dict(flatten=True), **kwargs)
