@@ -1,8 +1,9 @@
 // Which of a block's builders validation builds it through (docs/validate.md, "Canonical configurations"): a
 // bounded, deterministic set, since a model zoo registers hundreds of variants of one class (timm's ResNet has 97).
 // The builders named like the class come first (`resnet18`, `resnet50` for ResNet: the name plus digits), then the
-// smallest others by their static configuration; builders whose configuration reads the same as one already chosen
-// (timm's `vit_tiny_patch16_384` beside `vit_tiny_patch16_224`) are skipped.
+// smallest others by their static configuration. Two builders whose static configurations read the same may still
+// build different models (torchvision's resnext50_32x4d sets `groups` in its body; timm's `vit_tiny_patch16_384`
+// takes 384 pixels from its pretrained configuration): both are kept.
 import type { LiteralValue } from '../contract/common.ts';
 import type { BuilderFn, UsageArg, UsageValue } from './types.ts';
 
@@ -28,7 +29,7 @@ const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
  * Up to `max` builders: those named like `className` (`resnet50` for `ResNet`), smallest first, at most MAX_NAMED;
- * then the others, smallest first; ties in source order. One per name and per static configuration.
+ * then the others, smallest first; ties in source order. One per name.
  */
 export function chooseBuilders(builders: BuilderFn[], className: string, max: number): BuilderFn[] {
   const cls = normal(className);
@@ -41,12 +42,9 @@ export function chooseBuilders(builders: BuilderFn[], className: string, max: nu
   );
   const out: BuilderFn[] = [];
   const names = new Set<string>();
-  const configs = new Set<string>();
   const take = (f: BuilderFn) => {
-    const config = JSON.stringify(f.args);
-    if (out.length >= max || names.has(f.name) || configs.has(config)) return;
+    if (out.length >= max || names.has(f.name)) return;
     names.add(f.name);
-    configs.add(config);
     out.push(f);
   };
   for (const f of order.filter(named)) if (out.length < Math.min(MAX_NAMED, max)) take(f);
