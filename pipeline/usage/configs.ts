@@ -1,7 +1,9 @@
 // Configurations read from OpenMMLab-style config files (source `configs`, docs/usage.md "Config files"): every
 // `dict(type='X', ...)` of a config file whose type names a registered class of the corpus is a configuration of X,
 // its other keys the constructor's keyword arguments. Nested dicts stay dicts: OpenMMLab classes build their own
-// sub-modules from them.
+// sub-modules from them. mmengine's pure-Python configs name the class itself (`dict(type=ResNet, depth=50)`, the
+// class imported): that dict configures the class it resolves to, and a nested `type=X` becomes X's dotted name,
+// which an mmengine registry builds from as well.
 //   model = dict(type='ImageClassifier', backbone=dict(type='ResNet', depth=50, out_indices=(3, )), ...)
 //   # ResNet: {depth: 50, out_indices: [3]}; ImageClassifier: {backbone: {type: 'ResNet', ...}, ...}
 // Values are read from the facts the parser keeps (literals, nested dicts and lists of them, a module-level name
@@ -35,9 +37,7 @@ export function readConfigs(
   const calls = mod.facts.usage.calls;
   for (const call of calls) {
     if (!isDict(corpus, mod, call)) continue;
-    const type = call.args.find((a) => a.kw === 'type');
-    if (!type || !('lit' in type) || typeof type.lit !== 'string') continue;
-    const classes = registered(type.lit, mod);
+    const classes = typeOf(corpus, mod, call, registered);
     if (!classes.length) continue;
     const read = dictValue(corpus, mod, call, 0);
     if (!read) continue;
@@ -46,6 +46,24 @@ export function readConfigs(
     for (const cls of classes) out.push({ cls, call, kwargs });
   }
   return out;
+}
+
+/**
+ * The classes a config dict configures: those registered under its `type` string, or the class its `type` names
+ * (mmengine's pure-Python configs: `from mmpretrain.models import ResNet`, then `dict(type=ResNet, depth=50)`).
+ */
+function typeOf(
+  corpus: UsageCorpus,
+  mod: IndexedModule,
+  call: CallFact,
+  registered: (name: string, mod: IndexedModule) => ClassInfo[],
+): ClassInfo[] {
+  const type = call.args.find((a) => a.kw === 'type');
+  if (!type) return [];
+  if ('lit' in type) return typeof type.lit === 'string' ? registered(type.lit, mod) : [];
+  if (!('name' in type) || type.head) return [];
+  const r = corpus.resolve(mod, type.name);
+  return r.kind === 'class' ? [r.cls] : [];
 }
 
 function isDict(corpus: UsageCorpus, mod: IndexedModule, call: CallFact): boolean {
@@ -87,6 +105,11 @@ function value(
   if ('call' in v) {
     const c = mod.facts.usage.calls[v.call];
     return c && isDict(corpus, mod, c) ? (dictValue(corpus, mod, c, depth) ?? undefined) : undefined;
+  }
+  if ('name' in v && !v.head) {
+    // `type=LinearClsHead` in a pure-Python config: the class's dotted name is what a registry builds from too.
+    const r = corpus.resolve(mod, v.name);
+    if (r.kind === 'class') return `${r.cls.mod.module}.${r.cls.fact.qualname}`;
   }
   if ('name' in v && !v.head && !v.name.includes('.')) {
     // `norm_cfg = dict(type='SyncBN', requires_grad=True)` at module level, then `norm_cfg=norm_cfg`.

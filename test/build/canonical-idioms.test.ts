@@ -50,9 +50,11 @@ describe('OpenMMLab config files', () => {
   it('counts each configuration of a registered class, labelled with its file, a dash-named one too', () => {
     // tiny18: 2 x (Linear(8, 8) + BatchNorm1d(8)); tiny-wide: 3 x (Linear(16, 16) + LayerNorm(16)), its
     // `init_cfg` (weights to download) left out, its `norm_cfg=norm` read from the module-level dict; tiny-unknown's
-    // `depth=depth` is no literal: left out rather than built at a guess.
+    // `depth=depth` is no literal: left out rather than built at a guess. tiny_pure names the class itself
+    // (`type=TinyBackbone`, imported): 1 x (Linear(4, 4) + BatchNorm1d(4)). `_base_` files first, then the smallest.
     expect(canonical('TinyBackbone')).toEqual([
       ['tiny18', 176, 'configs/_base_/models/tiny18.py'],
+      ['tiny_pure', 28, 'configs/tiny/tiny_pure.py'],
       ['tiny_wide_8xb32_in1k', 912, 'configs/tiny/tiny-wide_8xb32-in1k.py'],
     ]);
   });

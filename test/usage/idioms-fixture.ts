@@ -138,6 +138,11 @@ export const MM_TREE: Tree = {
             init_cfg=dict(type='Pretrained', checkpoint='https://example.org/tiny.pth')),
     )
   `,
+  // mmengine's pure-Python style: the class imported and named.
+  'configs/tiny/tiny_pure.py': py`
+    from mm.backbone import TinyBackbone
+    model = dict(type='Classifier', backbone=dict(type=TinyBackbone, depth=1, width=4))
+  `,
   'configs/tiny/tiny-unknown.py': py`
     depth = 4
     model = dict(type='Classifier', backbone=dict(type='TinyBackbone', depth=depth))
