@@ -39,7 +39,16 @@ const SOURCES = [
     'timm/layers/**/*.py',
     'timm/models/**/*.py',
   ]),
-  git('mmpretrain', 'open-mmlab+mmpretrain', 'ee7f2e88501f61aa95c742dd5f429f039935ee90', ['mmpretrain/models/**/*.py']),
+  // Its configs at the root, and its pure-Python ones inside the package (`dict(type=ResNet, ...)`).
+  git(
+    'mmpretrain',
+    'open-mmlab+mmpretrain',
+    'ee7f2e88501f61aa95c742dd5f429f039935ee90',
+    ['mmpretrain/models/**/*.py'],
+    {
+      configs: ['configs/**/*.py', 'mmpretrain/configs/**/*.py'],
+    },
+  ),
   // mmpretrain's bases (BaseModule) and bricks: resolution only (no block of theirs is counted).
   git(
     'mmengine',
