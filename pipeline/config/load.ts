@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { NnblocksError } from '../contract/diagnostics.ts';
 import {
   DEFAULT_CACHE_DIR,
+  DEFAULT_CONFIGS,
   DEFAULT_INCLUDE,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_TORCH,
@@ -95,6 +96,7 @@ export function resolveConfig(data: unknown, configPath: string): CorpusConfig {
       id: s.id,
       include: s.include ?? [...DEFAULT_INCLUDE],
       exclude: s.exclude ?? [],
+      configs: s.configs ?? [...DEFAULT_CONFIGS],
       symbols: s.symbols ?? [],
       resolveAcross: s.resolveAcross ?? true,
       priority: s.priority ?? 1,

@@ -16,6 +16,11 @@ export interface SourceCommonFile {
   include?: string[];
   /** Globs removed from the discovery scope (resolution still sees those files). */
   exclude?: string[];
+  /**
+   * OpenMMLab-style config files read as usage (never blocks): their `dict(type='X', ...)` are configurations of
+   * registered class X (docs/config.md, "configs"); default `["configs/**\/*.py"]`, `[]` reads none.
+   */
+  configs?: string[];
   /** Glob-like patterns over block names, qualified names or ids: only matching blocks enter the catalog. */
   symbols?: string[];
   /** Changes to the requirements the source declares, which the validation environment installs. */
@@ -137,6 +142,8 @@ interface ResolvedCommon {
   id: string;
   include: string[];
   exclude: string[];
+  /** Config files read as usage (default `["configs/**\/*.py"]`). */
+  configs: string[];
   symbols: string[];
   /** False: this source's blocks keep imports of other sources instead of inlining their definitions. */
   resolveAcross: boolean;
@@ -208,3 +215,5 @@ export const DEFAULT_TORCHVISION = '0.29.1';
 export const DEFAULT_CACHE_DIR = '.nnblocks';
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 export const DEFAULT_INCLUDE = ['**/*.py'];
+/** OpenMMLab's layout: a repository's config files in `configs/` at its root. */
+export const DEFAULT_CONFIGS = ['configs/**/*.py'];

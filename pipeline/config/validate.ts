@@ -218,7 +218,7 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
           });
       }
     }
-    for (const list of ['include', 'exclude'] as const) {
+    for (const list of ['include', 'exclude', 'configs'] as const) {
       const globs = s[list];
       if (!Array.isArray(globs)) continue;
       globs.forEach((g, j) => {
@@ -228,7 +228,7 @@ function semanticProblems(data: Json, projectRoot: string, resolvePath: (p: stri
         const last = g.split('/').pop()!;
         // Only Python files are indexed: `docs/*.md` or `**/*.pyc` can never select one.
         const ext = /\*[^/*]*\.([A-Za-z0-9]+)$/.exec(last);
-        if (list === 'include' && ext && ext[1] !== 'py')
+        if (list !== 'exclude' && ext && ext[1] !== 'py')
           problems.push({
             path: `${at(list)}[${j}]`,
             message: `glob "${g}" can never match a Python (.py) file, and only Python files are indexed`,

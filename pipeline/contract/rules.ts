@@ -22,6 +22,11 @@ export const isDoi = (v: unknown): v is string => typeof v === 'string' && DOI.t
 
 /** A recipe's keyword argument name (and a `refs` entry): an ASCII identifier, not a keyword nor `__debug__`. */
 export const KWARG_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,99}$';
+/**
+ * A config file's path relative to its source root (`configs/_base_/models/resnet50.py`, docs/config.md "configs"):
+ * ASCII letters, digits, `_ - + .` in `/`-separated parts, none of them `.` or `..`, ending `.py`.
+ */
+export const CONFIG_PATH_PATTERN = '^(?!.*(^|/)\\.{1,2}(/|$))[A-Za-z0-9_][A-Za-z0-9_+./-]{0,198}\\.py$';
 
 /**
  * The value of a kwarg named in `refs`: a module and an attribute, `torch.nn.BatchNorm2d`, or a leading dot and an

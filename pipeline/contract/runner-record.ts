@@ -4,7 +4,7 @@
 // anything reads it. Its caps are the catalog's (RUN_LIMITS, the input rules): a record the catalog would refuse
 // fails here, as that block's protocol-error, and not later as a schema error that stops the whole build.
 import { inputSpec } from './inputs.ts';
-import { KWARG_NAME_PATTERN, DOTTED_MODULE_PATTERN, PART_PATH_PATTERN } from './rules.ts';
+import { CONFIG_PATH_PATTERN, KWARG_NAME_PATTERN, DOTTED_MODULE_PATTERN, PART_PATH_PATTERN } from './rules.ts';
 import { Enum, schemaFile, Type, Typed, type Static, type TSchema } from './schema.ts';
 import { CANONICAL_MACS } from './validation.ts';
 import { RECIPE_ORIGINS, RUN_LIMITS, TORCH_DTYPES } from './vocabulary.ts';
@@ -148,6 +148,8 @@ const tree = Typed<ModuleTree>(
 const canonicalFigure = Type.Object(
   {
     builder: Type.String({ pattern: KWARG_NAME_PATTERN }),
+    /** A configuration read from this config file (`builder` is its name as an identifier). */
+    config: Type.Optional(Type.String({ pattern: CONFIG_PATH_PATTERN })),
     params: COUNT(),
     /** The input the output shapes were computed for (`[1, 3, 224, 224]`), on torch's meta device (no arithmetic). */
     input: Type.Optional(SHAPE()),

@@ -5,6 +5,7 @@ import { common } from './common.ts';
 import { RECIPE } from './recipe.ts';
 import {
   CHECKSUM_PATTERN,
+  CONFIG_PATH_PATTERN,
   DEVICE_PATTERN,
   DISTRIBUTION_PATTERN,
   MODULE_NAME_PATTERN,
@@ -87,6 +88,13 @@ const reason = Type.Object(
 const canonical = Type.Object(
   {
     builder: common.ref.kwargName(),
+    config: Type.Optional(
+      Type.String({
+        pattern: CONFIG_PATH_PATTERN,
+        description:
+          "The config file this configuration was read from, relative to the source root (`configs/_base_/models/resnet50.py`); `builder` is then the file's name as an identifier (`vit-base-p16.py`: `vit_base_p16`). Absent for a builder function's configuration.",
+      }),
+    ),
     params: common.ref.count(),
     /** The input the output shapes were computed for (`[1, 3, 224, 224]`), on torch's meta device (no arithmetic). */
     input: Type.Optional(

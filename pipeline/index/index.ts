@@ -196,6 +196,7 @@ function collectModules(
   store.replaceFiles(snap.id, good);
   // The discovery scope; the rest of the rows are there for resolution only (docs/config.md, "Two scopes").
   const resolveOnly = new Set(snap.files.filter((f) => f.discover === false).map((f) => f.path));
+  const configs = new Set(snap.files.filter((f) => f.config).map((f) => f.path));
   const stats: SourceIndexStats = {
     id: snap.id,
     files: rows.length,
@@ -235,6 +236,7 @@ function collectModules(
       module: name?.module ?? null,
       isPackage: name?.isPackage ?? false,
       discover,
+      ...(configs.has(r.path) ? { config: true as const } : {}),
       blob: r.blob,
       sha256: r.sha256,
       size: r.size,

@@ -15,6 +15,8 @@ export interface IndexedModule {
    * resolution sees the whole package (docs/config.md, "Two scopes"), never a block of its own.
    */
   discover: boolean;
+  /** A config file (source `configs`): usage mining reads its `dict(type=...)` configurations (docs/usage.md). */
+  config?: true;
   blob: string;
   sha256: string;
   size: number;

@@ -145,8 +145,10 @@ class UsageReader implements ArgContext {
     if (target) fact.assign = target;
     if (f.returned) fact.returned = true;
     const typed = args.some((a) => a.kw === 'type' && 'lit' in a);
-    // `dict(...)` and `{...}` matter as configs (a `type` key) or as module-level registries (`BLOCKS = {...}`).
-    if (f.callee === 'dict' && f.head === 'global' && !typed && !(f.scope === '' && fact.assign)) return null;
+    // `dict(...)` and `{...}` matter as configs (a `type` key), as module-level registries (`BLOCKS = {...}`), as a
+    // builder's configuration bound to a local or spread (`model_args = dict(...)`, `**dict(model_args, **kwargs)`),
+    // and inside another kept call (a config's `init_cfg=dict(...)`): what a keyword spread holds is read from them.
+    if (f.callee === 'dict' && f.head === 'global' && !typed && !fact.assign && !nested) return null;
     // A function (a lowercase module-level name) whose value goes nowhere usage mining follows — not assigned, not
     // returned, not an argument of a kept call — matters only as a call site its parameters get values from (a
     // statement of its own passing names on), or as where a class is passed by name:
@@ -253,7 +255,7 @@ class UsageReader implements ArgContext {
     }
   }
 
-  /** Config dicts (`{'type': 'X', ...}`) anywhere, and `NAME = {...}` at module level. */
+  /** Config dicts (`{'type': 'X', ...}`) anywhere, and `NAME = {...}` at module level or in a function. */
   private dicts(): Found[] {
     const out: Found[] = [];
     const text = this.text;
@@ -278,7 +280,7 @@ class UsageReader implements ArgContext {
       if (d?.typeId === N.dictionary) out.push(dict(d.startIndex, d.endIndex));
     }
     for (const st of this.statements.assignsAndReturns()) {
-      if (st.kind !== 'assign' || !st.top || !st.target) continue;
+      if (st.kind !== 'assign' || !st.target) continue;
       const [vs, ve] = this.statements.operands(st)[0];
       if (text.charCodeAt(vs) === 123 && matching(text, vs) === ve && isIdentifier(text.slice(...st.target)))
         out.push(dict(vs, ve));

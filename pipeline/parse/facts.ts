@@ -19,8 +19,9 @@ export type { LiteralValue, ParamKind };
  * 4: `attrReads` (attribute names read) of statements and methods, each method's `body` span, `typeOnly`.
  * 5: `usage` (call sites and the values around them, for usage mining).
  * 6: `typing` (names bound only under `if TYPE_CHECKING:`, no longer in `binds`), `typeChecking` (those bodies).
+ * 7: `usage` keeps `dict(...)` / `{...}` bound to a local or nested in a kept call (`**dict(model_args, **kwargs)`).
  */
-export const PARSER_VERSION = 6;
+export const PARSER_VERSION = 7;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -336,8 +337,9 @@ export type ArgFact = ValueFact & { kw?: string; star?: 1 | 2 };
  * A call whose callee is a name or attribute chain rooted at a module-level name, a parameter, a local name or
  * `self` (one attribute: `self.x(...)`), a name subscripted with a key (`BLOCKS['basic'](...)`), or a method's
  * `super().__init__(...)` (callee `super().__init__`, head self). A dict literal that configures
- * (`{'type': 'ResNet', 'depth': 50}`) or binds a module-level name (`BLOCKS = {'basic': Basic}`) is recorded like a
- * call of `dict` with its string keys as keywords. Left out: a call of a lowercase module-level name whose value
+ * (`{'type': 'ResNet', 'depth': 50}`) or binds a name (`BLOCKS = {'basic': Basic}`, `model_args = {...}` in a
+ * function) is recorded like a call of `dict` with its string keys as keywords; a `dict(...)` or `{...}` without a
+ * `type` key only when bound to a name or inside another recorded call (`**dict(model_args, **kwargs)`). Left out: a call of a lowercase module-level name whose value
  * is dropped and whose arguments are all literals or text (`torch.manual_seed(0)`): nothing flows through it.
  *   self.layer1 = Bottleneck(64, 64, stride=1)   # callee Bottleneck, assign self.layer1
  */

@@ -19,6 +19,7 @@ import {
   type Closure,
   type IncludedStmt,
 } from './closure-record.ts';
+import { decoratorModuleReads } from './decorator-reads.ts';
 import { DictUses, literalKeys } from './dict-use.ts';
 import { fillers, importedFillers } from './fills.ts';
 import { leaveOut } from './left-out.ts';
@@ -189,6 +190,8 @@ class ClosureBuilder {
     else this.visitCode(st, facts);
     // Statements elsewhere in the module that fill what this one binds (registries): fills.ts.
     for (const other of fillers(this.program, m, s)) this.include(m, other);
+    // Bindings a decorator reads off this module's object (timm's `default_cfgs`): decorator-reads.ts.
+    for (const other of decoratorModuleReads(this.program, this.lookup, m, s)) this.include(m, other);
   }
 
   /** A dict literal: what its needed entries read (dict-use.ts), and what it reads outside them. */

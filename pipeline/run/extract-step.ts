@@ -9,6 +9,7 @@ import type { HostPython } from '../sources/python-dist.ts';
 import { classAt, type Block } from '../discover/discover.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ValidateOverride } from '../config/types.ts';
+import { chooseBuilders } from '../usage/choose-builders.ts';
 import type { BuilderFn, PartBuilder } from '../usage/types.ts';
 import { configClasses, instanceChoices, nearness, type InstanceChoice } from './instance-choices.ts';
 import { kvStore } from './kv-store.ts';
@@ -182,8 +183,9 @@ export function blockInstances(p: Prepared, b: Block): InstanceChoice[] {
 const MAX_BUILDERS = 8;
 
 /**
- * The zero-argument builders of a block that live in its own module (`resnet50` beside ResNet), in source order:
- * the emitted module holds them, and validation builds the block through them (docs/validate.md, "Recipes").
+ * The zero-argument builders of a block that live in its own module (`resnet50` beside ResNet), at most
+ * MAX_BUILDERS chosen by `chooseBuilders` (named like the class, then the smallest): the emitted module holds them,
+ * and validation builds the block through them (docs/validate.md, "Recipes", "Canonical configurations").
  */
 export function zeroArgBuilders(p: Prepared, block: Block): string[] {
   const own = p
@@ -191,9 +193,8 @@ export function zeroArgBuilders(p: Prepared, block: Block): string[] {
     .usageOf(block.id)
     .builders.filter(
       (f) => f.zeroArg && f.sourceId === block.sourceId && f.path === block.path && !f.scope.includes('.'),
-    )
-    .sort((a, b) => a.line - b.line);
-  return [...new Set(own.map((f) => f.name))].slice(0, MAX_BUILDERS);
+    );
+  return chooseBuilders(own, block.name, MAX_BUILDERS).map((f) => f.name);
 }
 
 /**

@@ -240,7 +240,7 @@ function inResolutionScope(
   const keep = makePathFilter(src.include, src.exclude);
   const below = (p: string) => p.startsWith(`${importRoot}/`);
   return {
-    files: listed.files.filter((f) => f.discover !== false || below(f.path)),
+    files: listed.files.filter((f) => f.discover !== false || f.config || below(f.path)),
     skipped: listed.skipped.filter((k) => below(k.path) || keep(k.path)),
     importRoot,
   };
@@ -298,6 +298,7 @@ async function fetchOne(
           maxFileBytes: config.maxFileBytes,
           ...(src.importRoot ? { importRoot: src.importRoot } : {}),
           ...(tops ? { tops } : {}),
+          ...(src.configs.length ? { configs: src.configs } : {}),
         }),
         src,
       );

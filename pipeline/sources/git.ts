@@ -244,7 +244,7 @@ async function syncCopy(
   config: [string, string][],
 ): Promise<GitOutcome> {
   const tree = join(dir, 'tree');
-  const sparse = sparsePatterns(src.include, src.importRoot);
+  const sparse = sparsePatterns([...src.include, ...src.configs], src.importRoot);
   const sameSparse = (s: GitState) => s.sparse.join('\n') === sparse.join('\n');
   const copy = prev && prev.url === url && hasRepo(tree) && resetConfig(tree, url) ? prev : undefined;
   if (!copy && existsSync(tree)) rmSync(tree, RM_TREE); // another URL, a half-made or a broken copy

@@ -22,6 +22,8 @@ export interface SourceFileEntry {
    * no block is discovered in it. Absent: in the discovery scope (docs/config.md, "Two scopes").
    */
   discover?: false;
+  /** A config file (source `configs`): read for configurations of registered classes, never a block's code. */
+  config?: true;
 }
 
 export interface SkippedFile {

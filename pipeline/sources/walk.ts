@@ -17,6 +17,8 @@ export interface WalkOptions {
   importRoot?: string;
   /** Entries below the root to walk (a python distribution's top-level packages); default: the whole root. */
   tops?: string[];
+  /** Config files (source `configs`): listed `config: true`, outside the discovery scope, whatever their names. */
+  configs?: string[];
 }
 
 export interface WalkResult {
@@ -34,6 +36,8 @@ function isFolder(abs: string): boolean {
 
 export function walkSource(root: string, opts: WalkOptions): WalkResult {
   const keep = makePathFilter(opts.include, opts.exclude);
+  const configs = opts.configs ?? [];
+  const isConfig = makePathFilter(configs, []);
   const realRoot = realpathSync(root);
   const files: SourceFileEntry[] = [];
   const skipped: SkippedFile[] = [];
@@ -47,7 +51,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
    * can reach it: a path source at a project root does not index its virtualenv.
    */
   const walked = (rel: string) => {
-    if (folderMayMatch(opts.include, rel)) return true;
+    if (folderMayMatch(opts.include, rel) || (configs.length && folderMayMatch(configs, rel))) return true;
     const parts = rel.split('/');
     if (parts.every((p, i) => p === toImportRoot[i])) return true; // on the way to the configured import root
     return moduleNameProblem(parts[parts.length - 1]) === null;
@@ -57,6 +61,9 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
     // A file Python can't import by its own name (`a\nb.py`, `my-mod.py`, `2d.py`, `x.y.py`) is recorded, never
     // indexed: no module name means no block, and a control character in a path breaks every log that prints it.
     const base = rel.slice(rel.lastIndexOf('/') + 1);
+    // A config file is read, not imported: `resnet50_8xb32-coslr_in1k.py` is one (a control character still is not).
+    if (isConfig(rel) && base.endsWith('.py') && !controlChar(rel) && size <= opts.maxFileBytes)
+      return void files.push({ path: rel, size, discover: false, config: true });
     const problem = base.endsWith('.py')
       ? moduleNameProblem(base.slice(0, -3))
       : `has ${JSON.stringify(base.slice(base.lastIndexOf('.py') + 3))} after '.py'`;

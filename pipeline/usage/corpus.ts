@@ -62,6 +62,10 @@ export class UsageCorpus {
     this.lookup = new Lookup(program);
     const byId = new Map(blocks.map((b) => [b.id, b]));
     for (const mod of program.modules) {
+      // Calls by scope for every file, one named as no module can be too (a config file, `tiny-wide_8xb32.py`).
+      const usage = mod.facts.usage;
+      for (const call of usage.calls) this.scope(mod, usage.scopes[call.scope]).calls.push(call);
+      for (const link of usage.links) this.scope(mod, usage.scopes[link.scope]).links.push(link);
       if (!mod.module) continue;
       const prefix = `${mod.sourceId}:${mod.module}.`;
       for (const c of mod.facts.classes) {
@@ -77,9 +81,6 @@ export class UsageCorpus {
       }
       for (const f of mod.facts.functions)
         this.functions.set(prefix + f.qualname, { key: prefix + f.qualname, mod, fact: f });
-      const usage = mod.facts.usage;
-      for (const call of usage.calls) this.scope(mod, usage.scopes[call.scope]).calls.push(call);
-      for (const link of usage.links) this.scope(mod, usage.scopes[link.scope]).links.push(link);
     }
   }
 

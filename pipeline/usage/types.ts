@@ -114,8 +114,24 @@ export interface ForwardCall extends UsageLocation {
   keywords: string[];
 }
 
+/** A value of a config file's dict: literals, lists, and nested dicts (which OpenMMLab classes build from). */
+export type ConfigValue = LiteralValue | ConfigValue[] | { [key: string]: ConfigValue };
+
+/**
+ * A configuration of a registered class read from a config file (source `configs`, `configs.ts`): the
+ * `dict(type='ResNet', depth=50, ...)` of `configs/_base_/models/resnet50.py`, less `type`, `init_cfg`, `pretrained`.
+ */
+export interface ConfigUse extends UsageLocation {
+  blockId: string;
+  /** The config file's name without `.py` (`resnet50`, `vit-base-p16`). */
+  label: string;
+  kwargs: Record<string, ConfigValue>;
+}
+
 export interface BlockUsage {
   constructions: ConstructionSite[];
   builders: BuilderFn[];
   forwardCalls: ForwardCall[];
+  /** Configurations from the source's config files, in file order. */
+  configs: ConfigUse[];
 }

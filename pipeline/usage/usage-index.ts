@@ -7,6 +7,7 @@ import type { IndexedModule } from '../index/types.ts';
 import type { ArgFact, CallFact, ValueFact } from '../parse/facts.ts';
 import type { Program } from '../resolve/program.ts';
 import { qualifiedName, scopeOf, UsageCorpus, type ClassInfo, type FnInfo } from './corpus.ts';
+import { readConfigs } from './configs.ts';
 import { bindArg, Flow } from './flow.ts';
 import { PartBuilders } from './parts.ts';
 import type {
@@ -20,7 +21,7 @@ import type {
   UsageValue,
 } from './types.ts';
 
-const EMPTY: BlockUsage = { constructions: [], builders: [], forwardCalls: [] };
+const EMPTY: BlockUsage = { constructions: [], builders: [], forwardCalls: [], configs: [] };
 /** `torch.randn(1, 3, 224, 224)`: factories whose positional integers (or one list of them) are the shape. */
 const TENSOR_FACTORIES = new Set(['torch.randn', 'torch.rand', 'torch.zeros', 'torch.ones', 'torch.empty']);
 
@@ -39,6 +40,7 @@ export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
   for (const mod of program.modules) {
     for (const call of mod.facts.usage.calls) miner.visit(mod, call);
     miner.visitLinks(mod);
+    if (mod.config) miner.visitConfig(mod);
   }
   for (const fn of corpus.functions.values()) if (!fn.cls) miner.builders(fn);
   const usage = miner.finish();
@@ -53,12 +55,20 @@ export function buildUsageIndex(program: Program, blocks: Block[]): UsageIndex {
   };
 }
 
-/** One `<-` step of a builder: the class it ends at and the constructor's arguments in the builder's terms. */
+/**
+ * One `<-` step of a builder: the class it ends at and the constructor's arguments in the builder's terms. A helper
+ * that constructs one of its own parameters (`def build_model_with_cfg(model_cls, ...): model = model_cls(**kwargs)`)
+ * builds `param` (`cls` null) until a caller passes a class for it (`build_model_with_cfg(ResNet, ...)`).
+ */
 interface Built {
-  cls: ClassInfo;
+  cls: ClassInfo | null;
+  param?: string;
   args: UsageArg[];
   through: string[];
 }
+
+/** Nested `**dict(...)` spreads followed when a call's keywords are read. */
+const MAX_SPREAD_DEPTH = 4;
 
 class Miner {
   private readonly out = new Map<string, BlockUsage>();
@@ -89,7 +99,7 @@ class Miner {
   private usage(cls: ClassInfo): BlockUsage | undefined {
     if (!cls.block) return undefined;
     let u = this.out.get(cls.key);
-    if (!u) this.out.set(cls.key, (u = { constructions: [], builders: [], forwardCalls: [] }));
+    if (!u) this.out.set(cls.key, (u = { constructions: [], builders: [], forwardCalls: [], configs: [] }));
     return u;
   }
 
@@ -122,6 +132,24 @@ class Miner {
     u.constructions.push(site);
   }
 
+  /** Classes registered under `name`, those of the module's own source when it has any. */
+  registeredAs(name: string, mod: IndexedModule): ClassInfo[] {
+    const named = this.registered.get(name) ?? [];
+    const own = named.filter((c) => c.mod.sourceId === mod.sourceId);
+    return own.length ? own : named;
+  }
+
+  /** A config file's configurations of registered blocks (`configs.ts`), labelled with the file's name. */
+  visitConfig(mod: IndexedModule): void {
+    const base = mod.path.slice(mod.path.lastIndexOf('/') + 1);
+    const label = base.endsWith('.py') ? base.slice(0, -3) : base;
+    for (const r of readConfigs(this.corpus, mod, (name, m) => this.registeredAs(name, m))) {
+      const u = this.usage(r.cls);
+      if (!u) continue;
+      u.configs.push({ blockId: r.cls.key, ...this.location(mod, '', r.call.line), label, kwargs: r.kwargs });
+    }
+  }
+
   /** `block = CNBlock` in a function (a default filled in, a choice made): a reference bound to a name. */
   visitLinks(mod: IndexedModule): void {
     for (const l of mod.facts.usage.links) {
@@ -143,9 +171,7 @@ class Miner {
     else if (sc.kind === 'super') this.site(sc.cls, mod, at, 'super', args());
     else if (sc.kind === 'registry') for (const cls of sc.classes) this.site(cls, mod, at, 'registry', args());
     else if (sc.kind === 'config') {
-      const named = this.registered.get(sc.name) ?? [];
-      const own = named.filter((c) => c.mod.sourceId === mod.sourceId);
-      for (const cls of own.length ? own : named)
+      for (const cls of this.registeredAs(sc.name, mod))
         this.site(
           cls,
           mod,
@@ -204,6 +230,7 @@ class Miner {
   builders(fn: FnInfo): void {
     const seen = new Set<string>();
     for (const b of this.builtBy(fn)) {
+      if (!b.cls) continue;
       const u = this.usage(b.cls);
       if (seen.has(b.cls.key)) continue;
       seen.add(b.cls.key);
@@ -243,18 +270,82 @@ class Miner {
       if (sc.kind === 'class') out.push({ cls: sc.cls, args: this.args(fn.mod, scope, call.args, false), through: [] });
       else if (sc.kind === 'registry')
         for (const cls of sc.classes) out.push({ cls, args: this.args(fn.mod, scope, call.args, false), through: [] });
+      else if (sc.kind === 'dynamic' && call.head === 'param' && !call.callee.includes('.'))
+        out.push({ cls: null, param: call.callee, args: this.args(fn.mod, scope, call.args, false), through: [] });
       else if (sc.kind === 'function' && !sc.bound && !sc.fn.cls) {
-        for (const b of this.builtBy(sc.fn))
-          out.push({
-            cls: b.cls,
-            args: this.substitute(b.args, sc.fn, fn, call),
-            through: [sc.fn.fact.name, ...b.through],
-          });
+        for (const b of this.builtBy(sc.fn)) {
+          const step = { args: this.substitute(b.args, sc.fn, fn, call), through: [sc.fn.fact.name, ...b.through] };
+          if (b.cls) out.push({ cls: b.cls, ...step });
+          else for (const t of this.passedFor(b.param!, sc.fn, fn, call)) out.push({ ...t, ...step });
+        }
       }
     }
     this.busy.delete(fn.key);
     this.built.set(fn.key, out);
     return out;
+  }
+
+  /**
+   * What a caller passes for the helper's parameter that the helper constructs: the classes it may hold, or the
+   * caller's own parameter (still to be bound further out).
+   *   def _create_resnet(variant, pretrained=False, **kwargs):
+   *       return build_model_with_cfg(ResNet, variant, pretrained, **kwargs)   # model_cls: ResNet
+   */
+  private passedFor(
+    param: string,
+    helper: FnInfo,
+    caller: FnInfo,
+    call: CallFact,
+  ): { cls: ClassInfo | null; param?: string }[] {
+    const scope = caller.fact.qualname;
+    const bound = bindArg(helper.fact, false, this.expand(caller.mod, scope, call.args), param);
+    if (!bound) return [];
+    if ('name' in bound && bound.head === 'param' && !bound.name.includes('.'))
+      return [{ cls: null, param: bound.name }];
+    const out: { cls: ClassInfo }[] = [];
+    for (const v of this.flow.valuesOf(caller.mod, scope, bound, 0))
+      if (v.kind === 'class' && !out.some((o) => o.cls === v.cls)) out.push({ cls: v.cls });
+    return out;
+  }
+
+  /**
+   * A call's arguments with its keyword spreads of dicts written in the code opened up, the way timm's builders
+   * pass their configuration on: `**dict(model_args, **kwargs)` and `**model_args` (a local bound once to `dict(...)`
+   * or a `{...}` display) become the keywords they hold; a spread of anything else stays as it is.
+   *   model_args = dict(block=Bottleneck, layers=(3, 4, 6, 3))
+   *   return _create_resnet('resnet50', pretrained, **dict(model_args, **kwargs))   # block=, layers=, **kwargs
+   */
+  private expand(mod: IndexedModule, scope: string, args: ArgFact[], depth = 0): ArgFact[] {
+    if (!args.some((a) => a.star === 2)) return args;
+    const out: ArgFact[] = [];
+    for (const a of args) {
+      const made = a.star === 2 && depth < MAX_SPREAD_DEPTH ? this.dictCall(mod, scope, a) : undefined;
+      if (!made) {
+        out.push(a);
+        continue;
+      }
+      for (const x of made.args) {
+        if (x.kw !== undefined) out.push(x);
+        else if (x.star === 1) out.push({ ...x, star: 2 });
+        else out.push(...this.expand(mod, scope, [{ ...x, star: 2 }], depth + 1));
+      }
+    }
+    return out;
+  }
+
+  /** The `dict(...)` call (or `{...}` display) a spread value is: written in place or bound once to a local. */
+  private dictCall(mod: IndexedModule, scope: string, v: ValueFact): CallFact | undefined {
+    const calls = mod.facts.usage.calls;
+    let call: CallFact | undefined;
+    if ('call' in v) call = calls[v.call];
+    else if ('name' in v && v.head === 'local' && !v.name.includes('.')) {
+      const { calls: inScope, links } = this.corpus.inScope(mod, scope);
+      const made = inScope.filter((c) => c.assign === v.name);
+      if (made.length === 1 && !links.some((l) => l.kind === 'assign' && l.target === v.name)) call = made[0];
+    }
+    if (!call || call.head || call.key !== undefined) return undefined;
+    const r = this.corpus.resolve(mod, call.callee);
+    return r.kind === 'builtin' && r.name === 'dict' ? call : undefined;
   }
 
   /** A helper's constructor arguments with its parameters replaced by what the caller passes for them. */
@@ -269,11 +360,15 @@ class Miner {
       const p = helper.fact.params.find((q) => q.name === (a.value as { name: string }).name);
       if (p?.kind === 'var-keyword' && a.star === 2) {
         // `**kwargs` passed on: the caller's keywords the helper does not name, and the caller's own `**`.
-        const rest = call.args.filter((c) => (c.kw !== undefined && !named.has(c.kw)) || c.star === 2);
+        const passed = this.expand(caller.mod, caller.fact.qualname, call.args);
+        const rest = passed.filter((c) => (c.kw !== undefined && !named.has(c.kw)) || c.star === 2);
         out.push(...this.args(caller.mod, caller.fact.qualname, rest, false));
         continue;
       }
-      const bound = p && !a.star ? bindArg(helper.fact, false, call.args, p.name) : undefined;
+      const bound =
+        p && !a.star
+          ? bindArg(helper.fact, false, this.expand(caller.mod, caller.fact.qualname, call.args), p.name)
+          : undefined;
       if (bound) out.push({ ...a, value: this.value(caller.mod, caller.fact.qualname, bound, false) });
       else if (p?.defaultLiteral !== undefined) out.push({ ...a, value: { kind: 'literal', value: p.defaultLiteral } });
       else if (p?.default !== undefined) out.push({ ...a, value: { kind: 'expr', text: p.default.slice(0, 80) } });
@@ -283,7 +378,7 @@ class Miner {
   }
 
   private args(mod: IndexedModule, scope: string, args: ArgFact[], forward: boolean): UsageArg[] {
-    return args.map((a) => {
+    return this.expand(mod, scope, args).map((a) => {
       const u: UsageArg = { value: this.value(mod, scope, a, forward) };
       if (a.kw !== undefined) u.name = a.kw;
       if (a.star) u.star = a.star;
@@ -344,6 +439,7 @@ class Miner {
       u.constructions.sort(byPlace);
       u.builders.sort(byPlace);
       u.forwardCalls.sort(byPlace);
+      u.configs.sort(byPlace);
     }
     const out = this.out;
     return { usageOf: (blockId: string) => out.get(blockId) ?? EMPTY };

@@ -5,11 +5,15 @@
 // tries them after inference), builders of other models that hold the block (`part`). Forward calls made with
 // literal tensor shapes (`model(torch.randn(1, 3, 224, 224))`) become input candidates.
 import type { ClassFact, LiteralValue } from '../parse/facts.ts';
-import type { BlockUsage, UsageArg, UsageValue } from '../usage/types.ts';
+import { CONFIG_PATH_PATTERN, isKwargName } from '../contract/rules.ts';
+import type { BlockUsage, ConfigUse, ConfigValue, UsageArg, UsageValue } from '../usage/types.ts';
 import type { InputSpec, RecipeCandidate } from './types.ts';
 
 /** Construction sites tried per block, after its builders. */
 const MAX_SITES = 6;
+/** Canonical configurations counted per block, builders and config files together (canonical.py MAX_CANONICAL). */
+const MAX_CANONICAL = 8;
+const CONFIG_PATH = new RegExp(CONFIG_PATH_PATTERN);
 
 /**
  * A config dict as the runner builds it: `dict(type='ResNet', depth=50)` is a call of `builtins.dict` (the block
@@ -142,6 +146,54 @@ export function cheapConfig(
   return out;
 }
 
+/** `vit-base-p16` → `vit_base_p16`: a config file's name as the identifier a canonical figure is labelled with. */
+export function configLabel(name: string): string {
+  let id = name.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 100);
+  if (!/^[A-Za-z_]/.test(id)) id = `_${id}`.slice(0, 100);
+  return isKwargName(id) ? id : `${(id as string).slice(0, 99)}_`; // a keyword: `None.py` → `None_`
+}
+
+function configSize(v: ConfigValue): number {
+  if (typeof v === 'number') return Math.abs(v);
+  if (Array.isArray(v)) return v.reduce((s: number, x) => s + configSize(x), 0);
+  if (v && typeof v === 'object') return Object.values(v).reduce((s: number, x) => s + configSize(x), 0);
+  return 0;
+}
+
+/**
+ * Up to `max` configurations from the source's config files, as canonical candidates: one per distinct
+ * configuration (many files share a base's); those of `_base_` files first (OpenMMLab's model definitions, which the
+ * experiment files inherit: `_base_/models/resnet50.py`), then the smallest (widths, depths), then by file; files
+ * whose path a record cannot carry (CONFIG_PATH_PATTERN) are left out.
+ */
+export function configCandidates(configs: ConfigUse[], max: number): RecipeCandidate[] {
+  const seen = new Set<string>();
+  const labels = new Set<string>();
+  const distinct: { c: ConfigUse; size: number }[] = [];
+  for (const c of configs) {
+    const key = JSON.stringify(c.kwargs);
+    if (seen.has(key) || !CONFIG_PATH.test(c.path)) continue;
+    seen.add(key);
+    distinct.push({ c, size: configSize(c.kwargs) });
+  }
+  const base = (c: ConfigUse) => (c.path.split('/').includes('_base_') ? 0 : 1);
+  distinct.sort(
+    (a, b) =>
+      base(a.c) - base(b.c) ||
+      a.size - b.size ||
+      (a.c.path < b.c.path ? -1 : a.c.path > b.c.path ? 1 : a.c.line - b.c.line),
+  );
+  const out: RecipeCandidate[] = [];
+  for (const { c } of distinct) {
+    if (out.length >= max) break;
+    const label = configLabel(c.label);
+    if (labels.has(label)) continue; // one figure per label: the smallest configuration of a file
+    labels.add(label);
+    out.push({ origin: 'config', builder: label, config: c.path, kwargs: c.kwargs });
+  }
+  return out;
+}
+
 /** Input specs from a forward call made only with float tensors of literal shapes; null otherwise. */
 function callInputs(args: UsageArg[]): InputSpec[] | null {
   const out: InputSpec[] = [];
@@ -197,6 +249,7 @@ export function usageRecipes(
       ...(Object.keys(sizing).length ? { sizing } : {}),
     };
   });
+  candidates.push(...configCandidates(usage.configs, MAX_CANONICAL - candidates.length));
   const seen = new Set<string>();
   const sites: { kwargs: Record<string, KwargValue>; fill: boolean; size: number; order: string }[] = [];
   for (const s of usage.constructions) {

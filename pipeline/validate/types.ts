@@ -124,7 +124,11 @@ export type ValidationStatus = 'passed' | 'failed' | 'blocked' | 'skipped';
 
 /** One way to build a block, as usage mining found it (see ValidateItem.usage). */
 export interface RecipeCandidate {
-  origin: 'builder' | 'usage' | 'part' | 'instance';
+  /**
+   * `config`: a configuration read from a config file (`dict(type='ResNet', depth=50)`), counted as a canonical
+   * configuration only (docs/validate.md, "Canonical configurations"); never a recipe the search tries.
+   */
+  origin: 'builder' | 'usage' | 'part' | 'instance' | 'config';
   /**
    * An `instance` candidate: the class of the block's source (`.ResNetBackbone`, assembled with the block) each
    * parameter gets an instance of, built with the block's own width choices; `config`: a config dict naming it
@@ -150,6 +154,8 @@ export interface RecipeCandidate {
    * `kwargs` for validation, left out of the canonical count, which is the builder's own configuration.
    */
   sizing?: Record<string, unknown>;
+  /** For `config`: the file it was read from, relative to the source root; `builder` is its name as an identifier. */
+  config?: string;
 }
 
 /**

@@ -224,10 +224,11 @@ function renderPlan(p: ReplayPlan): string {
   const args = p.inputs.map((_, i) => `x${i}`).join(', ');
   // A builder recipe calls the builder the extracted module holds, with its name checked as an identifier; a part
   // takes the block from the model at its checked path.
+  // `model.eval()` apart: a `train` override that returns nothing (mmpretrain's ResNet) makes a chained eval() None.
   const made =
     p.builder === null
-      ? 'model = Block(**kwargs).to(device).eval()'
-      : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device).eval()`;
+      ? 'model = Block(**kwargs).to(device)\nmodel.eval()'
+      : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device)\nmodel.eval()`;
   const build = [
     // Before the kwargs: an instance a recipe call builds is initialised from the seed too (replay.py `build`).
     `torch.manual_seed(${p.seed})`,

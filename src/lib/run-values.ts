@@ -7,6 +7,7 @@ import { isBoxesInput, isInputKeys, isInputLiteral, type InputSpec } from '../..
 import type { ValidationRecipe } from '../../pipeline/contract/recipe.ts';
 import {
   capText,
+  CONFIG_PATH_PATTERN,
   DEVICE_PATTERN,
   isDistributionName,
   isKwargName,
@@ -23,6 +24,8 @@ import { RUN_LIMITS } from '../../pipeline/contract/vocabulary.ts';
 import { compact, count, macs, shape } from './format.ts';
 import { pyLiteral } from './py-literal.ts';
 import { literalSource } from './replay.ts';
+
+const CONFIG_PATH = new RegExp(CONFIG_PATH_PATTERN);
 
 /** Free text from a run (failure detail, device, versions), capped; 64 characters unless said otherwise. */
 export const runText = (value: unknown, max = 64): string => capText(String(value), max);
@@ -98,6 +101,8 @@ export function inputAt(input: number[]): string {
 /** One builder configuration as the block page and the method table show it. */
 export interface CanonicalFigureText {
   builder: string;
+  /** The config file the configuration was read from (`configs/_base_/models/resnet50.py`), when one was. */
+  config?: string;
   /** `25.56M`, and the exact count for its title. */
   params: string;
   paramsExact: string;
@@ -111,12 +116,15 @@ export interface CanonicalFigureText {
  * builder or parameter count is not one is left out; MACs are shown only with the input they were counted at.
  */
 export function canonicalFigures(
-  canonical: { builder: unknown; params?: unknown; input?: unknown; outputs?: unknown; macs?: unknown }[] | undefined,
+  canonical:
+    | { builder: unknown; config?: unknown; params?: unknown; input?: unknown; outputs?: unknown; macs?: unknown }[]
+    | undefined,
 ): CanonicalFigureText[] {
   const out: CanonicalFigureText[] = [];
   for (const c of canonical ?? []) {
     if (!isKwargName(c.builder) || !isCount(c.params)) continue;
     const fig: CanonicalFigureText = { builder: c.builder, params: compact(c.params), paramsExact: count(c.params) };
+    if (typeof c.config === 'string' && CONFIG_PATH.test(c.config)) fig.config = c.config;
     if (isMacs(c.macs) && isShape(c.input)) {
       fig.macs = `${macs(c.macs)} at ${inputAt(c.input)}`;
       fig.macsTitle = `${count(c.macs)} multiply-accumulates (MACs, half the FLOPs) of one forward at ${shape(

@@ -61,6 +61,16 @@ describe('figures at builder configurations as the pages show them', () => {
     expect(noMacs).toEqual({ builder: 'maskrcnn_resnet50_fpn', params: '44.40M', paramsExact: '44,401,393' });
   });
 
+  it("names a config file's configuration's file, and no path that is not a config file's", () => {
+    // docs/validate.md, "Configurations from config files": the label is the file's name, `config` the file.
+    const [r50, forged] = canonicalFigures([
+      { builder: 'resnet50', config: 'configs/_base_/models/resnet50.py', params: 23_508_032 },
+      { builder: 'x', config: '../../etc/passwd.py', params: 1 },
+    ]);
+    expect(r50).toMatchObject({ builder: 'resnet50', config: 'configs/_base_/models/resnet50.py', params: '23.51M' });
+    expect(forged.config).toBeUndefined();
+  });
+
   it('leaves out what is not a figure: a builder that is not a name, a forged count, MACs without their input', () => {
     const shown = canonicalFigures([
       { builder: "x'); import os #", params: 1 },

@@ -31,6 +31,7 @@ const usage = (constructions: ConstructionSite[], builders: BlockUsage['builders
   constructions,
   builders,
   forwardCalls: [],
+  configs: [],
 });
 
 describe('usedByOf', () => {

@@ -204,6 +204,17 @@ describe('config errors name the field path, the problem and the fix', () => {
     ]);
   });
 
+  it('config-file globs: a list of globs that can match a Python file', () => {
+    // `configs` (OpenMMLab config files, docs/config.md "Config files"): a string instead of a list, a yaml glob, `..`.
+    expect(problemsOf({ name: 'x', sources: [{ ...ok, configs: 'configs/**/*.py' }] }).map((p) => p.path)).toEqual([
+      'sources[0].configs',
+    ]);
+    const problems = problemsOf({ name: 'x', sources: [{ ...ok, configs: ['configs/**/*.yaml', '../configs/*.py'] }] });
+    expect(problems.map((p) => p.path)).toEqual(['sources[0].configs[0]', 'sources[0].configs[1]']);
+    expect(problems[0]).toMatchObject({ message: expect.stringContaining('can never match a Python (.py) file') });
+    expect(problemsOf({ name: 'x', sources: [{ ...ok, configs: [] }] })).toEqual([]);
+  });
+
   it('a ref that is no branch, tag or commit', () => {
     // A ref starting with "-" would be read by git as an option: the schema refuses it.
     expect(
@@ -356,6 +367,7 @@ describe('resolved config', () => {
       path: join(root, 'models'),
       include: ['**/*.py'],
       exclude: [],
+      configs: ['configs/**/*.py'],
       symbols: [],
       resolveAcross: true,
       priority: 1,

@@ -236,17 +236,19 @@ describe('registries and configs', () => {
     });
   });
 
-  it('records config dicts (`type` key) anywhere and module-level dict literals; not other dicts', () => {
+  it('records config dicts (`type` key) anywhere and dict literals bound to a name; not other dicts', () => {
+    // `opts = {...}` in a function: a builder's configuration spread later (`**opts`); `print({...})` goes nowhere.
     const src = py`
       model = dict(type='ResNet', depth=50)
       head = {'type': 'Head', 'in_channels': 256, **extra}
       def f():
           opts = {'lr': 0.1}
+          print({'lr': 0.2})
           return {'type': 'Loss', 'weight': 1.0}
     `;
     expect(
       scoped(src, (u) => u.calls).map((c) => `${c.scope || '<module>'} ${c.args.map((a) => a.kw ?? `**`).join(',')}`),
-    ).toEqual(['<module> type,depth', '<module> type,in_channels,**', 'f type,weight']);
+    ).toEqual(['<module> type,depth', '<module> type,in_channels,**', 'f lr', 'f type,weight']);
   });
 });
 

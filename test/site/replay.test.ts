@@ -414,7 +414,7 @@ describe('replay script', () => {
     // No outputs recorded, so no checksum check: the run below compares the part's output with the runner's itself.
     spec.validation!.outputs = [];
     const script = replayScript(spec)!;
-    expect(script).toContain("model = getattr(module, 'net')(**kwargs).to(device).eval()");
+    expect(script).toContain("model = getattr(module, 'net')(**kwargs).to(device)\nmodel.eval()");
     expect(script).toContain("block = model.get_submodule('body.1')");
     // Forged: a path that is code, a path on a recipe that is no part's, a part without its path.
     for (const [what, over] of [

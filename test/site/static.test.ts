@@ -387,7 +387,7 @@ describe('catalog site, built files', () => {
     expect(p.one('[data-canonical-builder="make_block_large"] [data-canonical-macs]').attr('title')).toMatch(
       /^4,089,184,256 multiply-accumulates \(MACs, half the FLOPs\) of one forward at \[1, 3, 224, 224\]/,
     );
-    expect(p.one('main').text()).toContain("model = getattr(module, 'make_block')(**kwargs).to(device).eval()");
+    expect(p.one('main').text()).toContain("model = getattr(module, 'make_block')(**kwargs).to(device)\nmodel.eval()");
   });
 
   it('shows the SWHID, the permalink and the interface stub on a block page', () => {

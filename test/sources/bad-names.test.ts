@@ -91,3 +91,28 @@ describe('file names that cannot be Python modules', () => {
     expect(blocks.map((b) => b.id)).toEqual(['fx:pkg.ok.Ok']);
   });
 });
+
+describe('config files (source `configs`, docs/config.md "Config files")', () => {
+  it('lists a config file whatever its name, outside the discovery scope, marked config', async () => {
+    // `resnet50_8xb32-coslr_in1k.py` is no module name, but it is read, not imported; a class in a config file
+    // is no block even when `include` (default `**/*.py`) covers it.
+    const root = writeTree({
+      'pkg/__init__.py': '',
+      'pkg/good.py': BLOCK('Good'),
+      'configs/resnet/resnet50_8xb32-coslr_in1k.py': "model = dict(type='ResNet', depth=50)\n",
+      'configs/_base_/models/net.py': BLOCK('NotABlock'),
+      'other/my-script.py': 'x = 1\n',
+    });
+    const { snapshot, index, blocks } = await build(root);
+    expect(snapshot.files.filter((f) => f.config)).toEqual([
+      { path: 'configs/_base_/models/net.py', size: expect.any(Number), discover: false, config: true },
+      { path: 'configs/resnet/resnet50_8xb32-coslr_in1k.py', size: expect.any(Number), discover: false, config: true },
+    ]);
+    expect(snapshot.skipped.map((s) => s.path)).toEqual(['other/my-script.py']);
+    expect(index.modules.filter((m) => m.config).map((m) => [m.path, m.module])).toEqual([
+      ['configs/_base_/models/net.py', 'configs._base_.models.net'],
+      ['configs/resnet/resnet50_8xb32-coslr_in1k.py', null],
+    ]);
+    expect(blocks.map((b) => b.name)).toEqual(['Good']);
+  });
+});

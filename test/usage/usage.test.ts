@@ -207,7 +207,7 @@ describe('forward calls', () => {
   });
 
   it('gives nothing for a block nobody calls', () => {
-    expect(usage('blocks.Wide')).toEqual({ constructions: [], builders: [], forwardCalls: [] });
+    expect(usage('blocks.Wide')).toEqual({ constructions: [], builders: [], forwardCalls: [], configs: [] });
   });
 });
 

@@ -2,13 +2,13 @@
 # parameter counts, output shapes and MACs of the models its source's zero-argument builders make, each built without
 # random initialisation within a short share of the block's time, shapes and MACs taken on torch's meta device.
 # The figures are labelled with the builder's name; the recipe search (search.py) orders builder candidates by them.
-import contextlib, gc
+import contextlib, copy, gc
 
 import torch
 
 from . import flops
 from .measure import count, no_grad, shape_of, tensors
-from .replay import build
+from .replay import _manual_seed, build, placed
 from .shares import CANONICAL_BUILD_S, CANONICAL_MACS_S, budgeted, monotonic
 
 MAX_CANONICAL = 8
@@ -56,8 +56,10 @@ def canonical(cls, builders, seed, deadline, usage_inputs=()):
             break
         try:
             with without_init():
-                m = budgeted(min(CANONICAL_BUILD_S, left), lambda: build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"]))
+                m = budgeted(min(CANONICAL_BUILD_S, left), lambda: make(cls, c, seed))
             fig = {"builder": c["builder"], "params": count(m, "_parameters")}
+            if "config" in c:
+                fig["config"] = c["config"]
             m, shapes = budgeted(min(CANONICAL_BUILD_S, max(deadline - monotonic(), 0.5)), lambda: default_output(m, usage_inputs))
             if shapes:
                 fig.update(shapes)
@@ -72,6 +74,19 @@ def canonical(cls, builders, seed, deadline, usage_inputs=()):
         if n is not None:
             fig["macs"] = n
     return out
+
+
+def make(cls, c, seed):
+    """The model of one configuration: a builder's (replay.build, `resnet50()`), or a config file's, the class called
+    with the dict's keys as they are (nested dicts stay dicts, which OpenMMLab classes build from; a copy, since
+    they pop keys). A builder that returns another class is refused by build; so is a config's of another class."""
+    if "config" not in c:
+        return build(cls, c["kwargs"], seed, "cpu", c["refs"], c["builder"])
+    _manual_seed(seed)
+    m = cls(**copy.deepcopy(c["kwargs"]))
+    if type(m) is not cls:
+        raise TypeError(f"{c['config']} built a {type(m).__name__}, not a {cls.__name__}")
+    return placed(m, "cpu")
 
 
 def canonical_macs(m, shape, deadline):
@@ -98,7 +113,7 @@ def default_output(m, usage_inputs):
     takes. Computed on torch's meta device, which propagates shapes without arithmetic (a ResNet-50 at 224 pixels in
     milliseconds, where this CPU would take seconds); a model whose forward needs real values (a detector's NMS) gets
     none. The moved module comes back for the MACs at the same input."""
-    m = m.to("meta").eval()
+    m = placed(m, "meta")
     tried = [u[0]["shape"] for u in usage_inputs if len(u) == 1 and set(u[0]) == {"shape", "dtype"}]
     for shape in [*tried, *DEFAULT_INPUTS]:
         try:

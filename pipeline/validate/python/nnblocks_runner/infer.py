@@ -312,6 +312,8 @@ def build_candidates(cls, overrides, usage=(), slots=()):
         if c["origin"] == "instance":  # other blocks of its source as its modules: the last way tried (search.py)
             instances += instance_candidates(cls, c.get("instances") or {}, slots)
             continue
+        if c["origin"] == "config":  # a config file's configuration: counted (canonical.py), never searched
+            continue
         if c["origin"] == "part":  # a bigger model's part: after inference, the last way tried (search.py)
             parts.append({**candidate(dict(c.get("kwargs") or {}, **(c.get("sizing") or {})), (), "part", c["builder"]),
                           "builderModule": c["builderModule"], "path": None})

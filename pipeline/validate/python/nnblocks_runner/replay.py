@@ -94,7 +94,15 @@ def build(cls, kwargs, seed, device, refs=(), builder=None, calls=(), part=None,
             return part_of(m, cls, part.get("path"), builder).to(device).eval()
         if type(m) is not cls:
             raise TypeError(f"{builder}() built a {type(m).__name__}, not a {cls.__name__}")
-    return m.to(device).eval()
+    return placed(m, device)
+
+
+def placed(m, device):
+    """`m` moved to `device`, in eval mode. Not `m.to(device).eval()`: an override of `train` that returns nothing
+    (mmpretrain's `def train(self, mode=True): super().train(mode); self._freeze_stages()`) makes `eval()` None."""
+    m = m.to(device)
+    m.eval()
+    return m
 
 
 _object_dict = object.__getattribute__  # taken before any block is imported (see measure.py)

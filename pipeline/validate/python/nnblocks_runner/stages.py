@@ -165,11 +165,14 @@ def stages(job, st, rec):
     # first (a detector's 320-pixel variant before its 800-pixel one), within a share of the block's time.
     builders = [infer.candidate(c.get("kwargs") or {}, c.get("refs") or (), "builder", c["builder"])
                 for c in job.get("usage") or [] if c["origin"] == "builder"]
+    # Then configurations read from config files (`dict(type='ResNet', depth=50)`), labelled with the file's name.
+    builders += [{"kwargs": c.get("kwargs") or {}, "builder": c["builder"], "config": c["config"]}
+                 for c in job.get("usage") or [] if c["origin"] == "config"]
     counts = canonical(cls, builders, seed, started + CANONICAL_SHARE * job["timeoutMs"] / 1000, job.get("usageInputs") or [])
     if counts:
         rec["canonical"] = counts
     size = {c["builder"]: c["params"] for c in counts}
-    job["usage"] = sorted(job.get("usage") or [], key=lambda c: (c["origin"] != "builder", size.get(c.get("builder"), float("inf"))))
+    job["usage"] = sorted([c for c in job.get("usage") or [] if c["origin"] != "config"], key=lambda c: (c["origin"] != "builder", size.get(c.get("builder"), float("inf"))))
     found, failed = search(cls, job, st, started)
     if found is None:
         rec["attempt"] = st.tried
