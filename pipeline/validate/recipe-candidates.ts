@@ -19,11 +19,11 @@ const CONFIG_PATH = new RegExp(CONFIG_PATH_PATTERN);
  * A config dict as the runner builds it: `dict(type='ResNet', depth=50)` is a call of `builtins.dict` (the block
  * builds the module from it through its registry; the build step assembles the class it names with the block).
  */
-export interface ConfigValue {
+export interface DictCall {
   class: 'builtins.dict';
   kwargs: Record<string, KwargValue>;
 }
-export type KwargValue = LiteralValue | ConfigValue | KwargValue[];
+export type KwargValue = LiteralValue | DictCall | KwargValue[];
 
 /**
  * A value the runner can pass as a kwarg (JSON): literals, lists of them, config dicts whose entries are such
