@@ -9,6 +9,7 @@ import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
 import { HeaderImports } from './header-imports.ts';
+import { locationAliases, registryLocations } from './registry-locations.ts';
 
 export interface SourceLabel {
   /** e.g. 'torchvision 0.14.1a0 (https://github.com/pytorch/vision, tag v0.14.1)' or a commit. */
@@ -128,6 +129,8 @@ export function emitModule(
     });
   }
   if (c.namespaces.size) stdlib.push('from types import SimpleNamespace as _nnb_SimpleNamespace');
+  const aliases = locationAliases(registryLocations(c, readText));
+  if (aliases) body.push(aliases);
 
   const own = header.mod.sourceId;
   const licenseOf = (id: string) => labels.get(id)?.license ?? 'unknown';

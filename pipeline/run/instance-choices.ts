@@ -223,5 +223,30 @@ export function configClasses(p: Prepared, block: Block): { path: string; name: 
     v.args.forEach((a) => visit(a.value));
   };
   for (const s of p.usage().usageOf(block.id).constructions) s.args.forEach((a) => visit(a.value));
+  for (const name of defaultConfigTypes(p, block)) {
+    // By name among the source's blocks, the nearest module first (mmdet's `SSDAnchorGenerator` beside its head).
+    const b = p.discovered.blocks
+      .filter((x) => x.sourceId === block.sourceId && x.name === name)
+      .sort((x, y) => nearness(block.module, y.module) - nearness(block.module, x.module) || (x.id < y.id ? -1 : 1))[0];
+    if (b && !out.some((c) => c.path === b.path && c.name === b.qualname)) out.push({ path: b.path, name: b.qualname });
+  }
   return out.slice(0, MAX_CONFIG_CLASSES);
+}
+
+/** `type='SSDAnchorGenerator'` in a default's text: the registered names a config dict default asks for. */
+const DEFAULT_TYPE = /\btype\s*=\s*(['"])([A-Za-z_]\w*)\1|(['"])type\3\s*:\s*(['"])([A-Za-z_]\w*)\4/g;
+
+/**
+ * The registered names that the config dicts among the block's constructor defaults name
+ * (`anchor_generator=dict(type='SSDAnchorGenerator', ...)`): the block builds them through its registry when built
+ * with its defaults, as validation builds it.
+ */
+function defaultConfigTypes(p: Prepared, block: Block): string[] {
+  const mod = p.program.moduleAt(block.sourceId, block.path);
+  const cls = mod ? classAt(mod, block.stmt, block.name) : undefined;
+  const init = cls?.methods.find((m) => m.name === '__init__');
+  const out = new Set<string>();
+  for (const param of init?.params ?? [])
+    for (const m of (param.default ?? '').matchAll(DEFAULT_TYPE)) out.add(m[2] ?? m[5]);
+  return [...out];
 }
