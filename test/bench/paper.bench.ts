@@ -59,6 +59,17 @@ export async function run(): Promise<Figure[]> {
     const warm = await timedBuild(config, join(dir, 'catalog-warm'));
     rmSync(KEEP, { recursive: true, force: true });
     cpSync(out, KEEP, { recursive: true });
+    // Where each run's time went: the stages of both build-info.json files (the warm catalog is not kept).
+    const stages = (dir: string) =>
+      Object.fromEntries(
+        (
+          JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as { stages: { stage: string; ms: number }[] }
+        ).stages.map((x) => [x.stage, round(x.ms / 1000, 1)]),
+      );
+    writeFileSync(
+      join(RESULTS, 'paper-stages.json'),
+      JSON.stringify({ cold: stages(out), warm: stages(join(dir, 'catalog-warm')) }, null, 2) + '\n',
+    );
     // The corpus's own top-level packages come from the (now warm) index: a missing one is our resolver's fault.
     return paperFigures(out, corpus, tallyCatalog(out, await corpusPackages(config)), cold, warm);
   } finally {

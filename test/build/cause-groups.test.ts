@@ -31,16 +31,19 @@ const TREE = {
 
     MODELS = {}
 
-    def register(cls):
-        MODELS[cls.__name__] = cls
-        return cls
+    # Registered under a key that is not its class name: nothing tells resolve which class a config's type means.
+    def register(name):
+        def put(cls):
+            MODELS[name] = cls
+            return cls
+        return put
 
     def build_layer(cfg):
         if cfg['type'] not in MODELS:
             raise KeyError(f"{cfg['type']} is not in the model registry")
         return MODELS[cfg['type']]()
 
-    @register
+    @register('conv')
     class Conv(nn.Module):
         def forward(self, x):
             return x
@@ -68,7 +71,7 @@ const TREE = {
             return self.act(self.fc(x))
 
     class Neck(nn.Module):
-        def __init__(self, layer=dict(type='Conv')):
+        def __init__(self, layer=dict(type='conv')):
             super().__init__()
             self.layer = build_layer(layer)
         def forward(self, x):
