@@ -23,8 +23,10 @@ export function registryLocations(c: Closure, readText: (mod: IndexedModule) => 
     const top = st.mod.module?.split('.')[0];
     if (!top || st.headerImport) continue;
     const facts = st.mod.facts.statements[st.stmt];
-    const text = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
-    if (!text.includes('locations')) continue;
+    // Looked for in the bytes first: every statement of every closure comes here, and few name `locations`.
+    const bytes = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte);
+    if (!bytes.includes('locations')) continue;
+    const text = bytes.toString('utf8');
     for (const m of text.matchAll(LOCATIONS))
       for (const s of m[1].matchAll(STRING)) if (s[2].split('.')[0] === top) out.add(s[2]);
   }

@@ -14,6 +14,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CAUSE_GROUPS } from '../../pipeline/contract/cause-groups.ts';
+import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
 import type { StatsFile } from '../../pipeline/contract/stats.ts';
 import { paperFailureAnalysis, paperOthers } from '../../pipeline/catalog/paper.ts';
 import { corpusPackages, tallyCatalog, total, type CatalogTally } from './catalog-tally.ts';
@@ -62,9 +63,10 @@ export async function run(): Promise<Figure[]> {
     // Where each run's time went: the stages of both build-info.json files (the warm catalog is not kept).
     const stages = (dir: string) =>
       Object.fromEntries(
-        (
-          JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as { stages: { stage: string; ms: number }[] }
-        ).stages.map((x) => [x.stage, round(x.ms / 1000, 1)]),
+        ((JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as BuildInfo).stages ?? []).map((x) => [
+          x.stage,
+          round(x.ms / 1000, 1),
+        ]),
       );
     writeFileSync(
       join(RESULTS, 'paper-stages.json'),
