@@ -9,6 +9,7 @@ import { gitBlobSha1, sha256 } from '../index/hash.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { Closure } from '../resolve/closure-record.ts';
 import { computeClosure } from '../resolve/closure.ts';
+import { registrationInputs } from '../resolve/registry-keys.ts';
 import { AssemblyCache, type AssemblyCacheStore } from './cache.ts';
 import { Lookup, type Reach } from '../resolve/lookup.ts';
 import type { Program } from '../resolve/program.ts';
@@ -231,6 +232,8 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
   const importRoot = resolve(opts.outDir, 'blocks');
   if (opts.write !== false) mkdirSync(importRoot, { recursive: true });
   const used = new Set<string>();
+  // Registrations anywhere in the corpus may come with a block (registry-keys.ts): what they are is an input.
+  const registrations = cache ? sha256(registrationInputs(program).join('\n')) : '';
   const out: ExtractedBlock[] = [];
   for (const block of blocks) {
     const t0 = performance.now();
@@ -240,7 +243,12 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     used.add(moduleName);
     const planned = a.roots(block, mod);
     // What the module is asked to hold besides the block: with the files read, all that decides its text.
-    const inputs = [planned.roots.map((r) => [r.mod?.path ?? null, r.stmt, r.name]), planned.builders, planned.layers];
+    const inputs = [
+      planned.roots.map((r) => [r.mod?.path ?? null, r.stmt, r.name]),
+      planned.builders,
+      planned.layers,
+      registrations,
+    ];
     let asm = cache?.get<Assembled>(block.id, inputs);
     const reused = asm !== undefined;
     if (!asm) {
@@ -301,14 +309,14 @@ function assembleBlock(
   try {
     // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
     // builders, the module written and validated also holds them and what they need.
-    const closure = note(computeClosure(program, lookup, mod, block.stmt, block.name));
+    const closure = note(computeClosure(program, lookup, mod, block.stmt, block.name, [], readText));
     const emitted = emitModule(block.id, closure, readText, labels, isRuntimePackage);
     asm.code = emitted.code;
     asm.className = emitted.className;
     if (roots.length > 0) {
       const withBuilders = emitModule(
         block.id,
-        note(computeClosure(program, lookup, mod, block.stmt, block.name, roots)),
+        note(computeClosure(program, lookup, mod, block.stmt, block.name, roots, readText)),
         readText,
         labels,
         isRuntimePackage,

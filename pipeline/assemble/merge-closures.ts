@@ -60,6 +60,7 @@ function copyStmt(st: IncludedStmt): IncludedStmt {
     importRewrites: [...st.importRewrites],
     ...(st.keptEntries ? { keptEntries: new Set(st.keptEntries) } : {}),
     ...(st.unfollowed ? { unfollowed: { names: [...st.unfollowed.names], methods: [...st.unfollowed.methods] } } : {}),
+    ...(st.askedBy ? { askedBy: new Set(st.askedBy) } : {}),
   };
 }
 
@@ -71,6 +72,7 @@ function mergeStmt(a: IncludedStmt, b: IncludedStmt): IncludedStmt {
   const seen = new Set(a.importRewrites.map((r) => r.imp.span.startByte));
   for (const r of b.importRewrites) if (!seen.has(r.imp.span.startByte)) a.importRewrites.push(r);
   a.rewriteImport ||= b.rewriteImport;
+  if (b.askedBy) a.askedBy = new Set([...(a.askedBy ?? []), ...b.askedBy]);
   if (!a.keptEntries || !b.keptEntries) delete a.keptEntries;
   else for (const i of b.keptEntries) a.keptEntries.add(i);
   // Not followed in the union: only what neither followed, in methods neither reached.

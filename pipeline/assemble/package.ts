@@ -108,7 +108,8 @@ export function emitPackage(
       .map(([home, names]) => `from ${relativeModule(f, home)} import ${names.sort().join(', ')}`);
     // A module object read through attributes whose members its package module holds: that module, as upstream.
     for (const [key, home] of objects) internal.push(moduleImport(f, home, plan.emitted.get(key)!));
-    deps.set(f, new Set([...fromFile.keys(), ...objects.values()]));
+    const registers = registrationHomes(f, merged, fileOf);
+    deps.set(f, new Set([...fromFile.keys(), ...objects.values(), ...registers]));
     // Header imports only: one under try/if may fail (`try: import parrots`), and upstream counts on it.
     const own = new Set<string>([...stdlib, ...thirdParty].map((line) => topOf(line)).filter((t) => t !== ''));
     tops.set(f, own);
@@ -121,6 +122,12 @@ export function emitPackage(
     ];
     for (const group of [[...futures], stdlib, thirdParty, internal]) if (group.length) header.push(group.join('\n'));
     if (body) header.push(body);
+    // Last, as upstream's package import ran them after this module's own definitions: no new import cycle.
+    if (registers.length)
+      header.push(
+        `# nnblocks: modules holding registrations of names this module asks a registry for by string\n` +
+          registers.map((home, i) => moduleImport(f, home, `_nnb_registers_${i}`)).join('\n'),
+      );
     modules.push({ path: f.path, module: f.module, code: header.join('\n\n') + '\n' });
   }
   for (const dir of initFolders(files)) {
@@ -231,6 +238,21 @@ function moduleObjects(
 }
 
 /** `from .. import misc as misc_nn_ops`: module `home` as a name of module `f`. */
+/**
+ * The other package modules holding a registration that a statement of `f` asks for by string
+ * (`IncludedStmt.askedBy`): upstream the package's import ran it; here `f` imports its module.
+ */
+function registrationHomes(f: PackageFile, merged: Closure, fileOf: Map<string, PackageFile>): PackageFile[] {
+  const mine = new Set(f.stmts.map((st) => st.key));
+  const out = new Set<PackageFile>();
+  for (const st of merged.stmts.values()) {
+    if (!st.askedBy || ![...st.askedBy].some((k) => mine.has(k))) continue;
+    const home = fileOf.get(st.key);
+    if (home && home !== f) out.add(home);
+  }
+  return [...out].sort((a, b) => (a.module < b.module ? -1 : 1));
+}
+
 function moduleImport(f: PackageFile, home: PackageFile, as: string): string {
   const dot = home.module.lastIndexOf('.');
   const parent = { module: home.module.slice(0, dot), isInit: true } as PackageFile;

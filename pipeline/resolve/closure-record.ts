@@ -46,6 +46,11 @@ export interface IncludedStmt {
    * followed, and those methods; unset when there are none. The emitted module says so next to the class.
    */
   unfollowed?: { names: string[]; methods: string[] };
+  /**
+   * A registration that came because these statements ask its registry for a name by string (registry-keys.ts):
+   * nothing else may import its module, so a package module holding one of them imports it (package.ts).
+   */
+  askedBy?: Set<string>;
 }
 
 export interface ImportRewrite {

@@ -26,6 +26,7 @@ import { leaveOut } from './left-out.ts';
 import { Lookup, type Target } from './lookup.ts';
 import { classesOf, inBody, MethodReach, type Method } from './methods.ts';
 import type { Program } from './program.ts';
+import { configTypeNames, MAX_SITES_PER_KEY, registrationIndex, type RegistrationSite } from './registry-keys.ts';
 import { submodulesRead } from './submodules.ts';
 import { readAtRunTime, typeCheckingOnly } from './type-checking.ts';
 
@@ -49,8 +50,9 @@ export function computeClosure(
   stmt: number,
   name: string,
   roots: ClosureRoot[] = [],
+  readText?: (mod: IndexedModule) => Buffer,
 ): Closure {
-  return new ClosureBuilder(program, lookup, { mod, stmt, name }, roots).build();
+  return new ClosureBuilder(program, lookup, { mod, stmt, name }, roots, readText).build();
 }
 
 type DefTarget = Extract<Target, { kind: 'def' }>;
@@ -76,12 +78,21 @@ class ClosureBuilder {
    */
   private readonly lineage: Set<string>;
   private readonly imports: ClosureImports;
+  /**
+   * Registered names asked for by string (registry-keys.ts): the statements asking, and the registrations of the
+   * name that came (keys of their statements).
+   */
+  private readonly asked = new Map<string, { by: Set<string>; came: string[] }>();
+  /** Statements whose text was read for the registered names it asks for. */
+  private readonly scanned = new Set<string>();
 
   constructor(
     private readonly program: Program,
     private readonly lookup: Lookup,
     private readonly block: { mod: IndexedModule; stmt: number; name: string },
     private readonly roots: ClosureRoot[],
+    /** The decoded text of a module: without it, no registered name asked for by string comes (registry-keys.ts). */
+    private readonly readText?: (mod: IndexedModule) => Buffer,
   ) {
     const { mod, stmt, name } = block;
     this.c = {
@@ -131,7 +142,7 @@ class ClosureBuilder {
    * when neither is left, the fillers of imported registries may bring more (fillImported).
    */
   private drain(): void {
-    while (this.queue.length || this.reached.length || this.fillImported()) {
+    while (this.queue.length || this.reached.length || this.fillImported() || this.fillRegistered()) {
       const next = this.queue.shift();
       if (next) this.visit(next.mod, next.stmt);
       else this.followMethod(this.reached.shift()!);
@@ -244,6 +255,53 @@ class ClosureBuilder {
       }
     }
     return added;
+  }
+
+  /**
+   * Includes the registration of each name the closure's code asks a registry for by string (`dict(type='BN')`),
+   * when it fills a registry the closure holds (registry-keys.ts); whether any came. Looked at again once the
+   * queue drains: new code asks for more names, and a registry that came makes more registrations visible.
+   */
+  private fillRegistered(): boolean {
+    if (!this.readText) return false;
+    for (const st of this.c.stmts.values()) {
+      if (st.headerImport || this.scanned.has(st.key)) continue;
+      this.scanned.add(st.key);
+      const { span } = st.mod.facts.statements[st.stmt];
+      const text = this.readText(st.mod).subarray(span.startByte, span.endByte).toString('utf8');
+      for (const name of configTypeNames(text)) {
+        const ask = this.asked.get(name) ?? { by: new Set<string>(), came: [] };
+        this.asked.set(name, ask);
+        ask.by.add(st.key);
+      }
+    }
+    const index = registrationIndex(this.program, this.readText);
+    const before = this.queue.length + this.reached.length;
+    for (const [name, ask] of this.asked) {
+      if (!ask.came.length) {
+        const sites = (index.get(name) ?? []).filter((site) => this.holdsRegistry(site)).slice(0, MAX_SITES_PER_KEY);
+        ask.came = sites.map((site) =>
+          site.className
+            ? this.c.bindings.get(
+                this.provideDef({ kind: 'def', mod: site.mod, stmt: site.stmt, name: site.className }, null, false),
+              )!.by
+            : this.include(site.mod, site.stmt),
+        );
+      }
+      // Every statement asking, also those that asked after the registration came.
+      for (const key of ask.came) {
+        const st = this.c.stmts.get(key)!;
+        st.askedBy = new Set([...(st.askedBy ?? []), ...ask.by]);
+      }
+    }
+    // A registration already in the closure adds nothing to visit.
+    return this.queue.length + this.reached.length > before;
+  }
+
+  /** Whether the registry a registration fills is a binding the closure holds. */
+  private holdsRegistry(site: RegistrationSite): boolean {
+    const t = this.lookup.dotted(site.mod, site.receiver);
+    return t.kind === 'def' && this.c.bindings.has(defKey(t.mod, t.stmt, t.name));
   }
 
   // ---- following names ----------------------------------------------------------------------------------------

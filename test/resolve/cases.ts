@@ -3,6 +3,7 @@
 import { py, type Tree } from '../helpers/tree.ts';
 import { annotationCases } from './annotation-cases.ts';
 import { methodCases } from './method-cases.ts';
+import { registryCases } from './registry-cases.ts';
 
 export interface ResolverCase {
   name: string;
@@ -1423,4 +1424,6 @@ export const cases: ResolverCase[] = [
   ...methodCases,
   // Postponed annotations, TYPE_CHECKING, subpackages through `from pkg import sub` (annotation-cases.ts).
   ...annotationCases,
+  // Registered names asked for by string (`dict(type='BN')`) and their registrations (registry-cases.ts).
+  ...registryCases,
 ];
