@@ -317,6 +317,31 @@ const fixtures = {
             q, k, v = self.qkv(x).chunk(3, -1)
             return (q @ k.transpose(-2, -1)).softmax(-1) @ v
   `,
+  // A token sequence with its spatial size (PVT, SegFormer): x is [B, H*W, C], H and W are ints.
+  tokensHW: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, dim=16):
+            super().__init__()
+            self.norm = nn.LayerNorm(dim)
+            self.dw = nn.Conv2d(dim, dim, 3, padding=1, groups=dim)
+        def forward(self, x, H, W):
+            B, N, C = x.shape
+            y = self.norm(x).transpose(1, 2).reshape(B, C, H, W)
+            return x + self.dw(y).flatten(2).transpose(1, 2)
+  `,
+  tokensPair: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, dim=16):
+            super().__init__()
+            self.proj = nn.Linear(dim, dim)
+            self.dw = nn.Conv2d(dim, dim, 3, padding=1, groups=dim)
+        def forward(self, x, hw_shape):
+            h, w = hw_shape
+            y = self.proj(x).transpose(1, 2).unflatten(2, (h, w))
+            return self.dw(y).flatten(2).transpose(1, 2)
+  `,
   deformable: py`
     import torch
     import torch.nn as nn
@@ -434,6 +459,24 @@ describe('named and integer inputs', () => {
     const r = rec.window;
     expect(r.status).toBe('passed');
     expect(r.recipe?.inputs[1]).toEqual({ shape: [], dtype: 'int64', value: 2 });
+  });
+});
+
+describe('token sequences with their spatial size', () => {
+  it('gives `x, H, W` tokens of an H x W grid and H and W as ints', () => {
+    const r = rec.tokensHW;
+    expect(r.status).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([
+      { shape: [2, 64, 16], dtype: 'float32' },
+      { shape: [], dtype: 'int64', value: 8 },
+      { shape: [], dtype: 'int64', value: 8 },
+    ]);
+  });
+
+  it('gives `x, hw_shape` the grid as a pair', () => {
+    const r = rec.tokensPair;
+    expect(r.status, JSON.stringify(toCatalog(r))).toBe('passed');
+    expect(r.recipe?.inputs[1]).toEqual({ shape: [], dtype: 'int64', value: { tuple: [8, 8] } });
   });
 });
 

@@ -90,6 +90,7 @@ def probed_inputs(m, kwargs):
     keys = {p.name: dict_keys(m, p.name, kwargs, levels) for p in positional if TENSOR_DICT.match(ann_text(p.annotation))}
     plain_tensors = [p for p in positional if ann_text(p.annotation) in ("", "Tensor") and not BOX_NAME.search(p.name)]
     widths = forward_source.arg_widths(m, ints_of(kwargs)) if len(plain_tensors) >= 2 else {}
+    out += spatial_inputs(positional, shapes)
     for s in shapes:
         plain = [arg_spec(p, s, m, levels, keys) for p in args]
         fitted = [with_width(a, widths.get(p.name)) if p is not None else a for p, a in zip(args, plain)]
@@ -99,6 +100,41 @@ def probed_inputs(m, kwargs):
     if n == 1 and says_uint8(m):
         # Image transforms that only take uint8 images (RandAugment, RandomPosterize, RandomEqualize...).
         out += [[spec([2, 3, 32, 32], "uint8", 256)], [spec([3, 32, 32], "uint8", 256)]]
+    return out
+
+
+# Forward arguments giving the spatial size of a token sequence (`forward(self, x, H, W)`: x is [B, H*W, C]), by
+# name: the height, the width, or both as a pair (`hw_shape`, `size`).
+HEIGHTS = {"h", "height"}
+WIDTHS = {"w", "width"}
+PAIRS = {"hw_shape", "hw", "hw_size", "size", "x_size", "input_size", "feat_size", "spatial_shape", "spatial_size"}
+# Sides of the token grids tried, square: small, then divisible by common window sizes (2, 4, 7).
+TOKEN_SIDES = (8, 14, 4)
+
+
+def spatial_inputs(positional, shapes):
+    """Inputs for a forward taking a token sequence with its spatial size (PVT, SegFormer, Swin-style stages:
+    `x, H, W`, `x, hw_shape`): for the first two [B, N, C] probes, each tensor argument as [B, side * side, C] and
+    the size arguments as `side` (or the tuple (side, side)), for each of TOKEN_SIDES. None without a size argument."""
+    names = [p.name.lower() for p in positional]
+    has_pair = any(n in PAIRS for n in names)
+    if not (has_pair or (any(n in HEIGHTS for n in names) and any(n in WIDTHS for n in names))):
+        return []
+    out = []
+    for s in [s for s in shapes if len(s["shape"]) == 3 and s["dtype"] == "float32"][:2]:
+        batch, channels = s["shape"][0], s["shape"][-1]
+        for side in TOKEN_SIDES:
+            args = []
+            for p, n in zip(positional, names):
+                if n in HEIGHTS or n in WIDTHS:
+                    args.append(literal(side))
+                elif n in PAIRS:
+                    args.append(literal({"tuple": [side, side]}))
+                elif "mask" in n:
+                    args.append(spec([batch, side * side], "int64", 2))
+                else:
+                    args.append(spec([batch, side * side, channels]))
+            out.append(args)
     return out
 
 
