@@ -2,6 +2,7 @@
 // definitions the closure must contain and must not contain (as 'module:name'), and why.
 import { py, type Tree } from '../helpers/tree.ts';
 import { annotationCases } from './annotation-cases.ts';
+import { flowCases } from './flow-cases.ts';
 import { methodCases } from './method-cases.ts';
 
 export interface ResolverCase {
@@ -1423,4 +1424,6 @@ export const cases: ResolverCase[] = [
   ...methodCases,
   // Postponed annotations, TYPE_CHECKING, subpackages through `from pkg import sub` (annotation-cases.ts).
   ...annotationCases,
+  // Names bound several times at module level: import-time reads see the binding before them (flow-cases.ts).
+  ...flowCases,
 ];
