@@ -24,7 +24,10 @@ export interface IncludedStmt {
    * is emitted as absolute imports of the names that are needed, and of nothing else.
    */
   rewriteImport: boolean;
-  /** Keys of statements/namespaces this one reads at import time (must be emitted before it). */
+  /**
+   * Keys of statements/namespaces to emit before it: what it reads at import time, and the statements that read, at
+   * import time, the binding of a name that it rebinds (docs/resolve.md, "Names bound several times").
+   */
   eagerDeps: Set<string>;
   /** A dict literal read only with literal keys: the indices of its entries to emit (dict-use.ts). */
   keptEntries?: Set<number>;

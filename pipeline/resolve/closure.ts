@@ -85,6 +85,13 @@ class ClosureBuilder {
   private readonly asked = new Map<string, { by: Set<string>; came: string[] }>();
   /** Statements whose text was read for the registered names it asks for. */
   private readonly scanned = new Set<string>();
+  /**
+   * Import-time reads of a name their module binds again later (Lookup.nameAt): each rebinding comes after the
+   * reader, as upstream runs them (`orderRebindings`).
+   */
+  private readonly readsBefore: { st: IncludedStmt; name: string }[] = [];
+  /** Definitions whose earlier bindings (`Program.bindingChain`) were included. */
+  private readonly chained = new Set<BindingKey>();
 
   constructor(
     private readonly program: Program,
@@ -126,11 +133,13 @@ class ClosureBuilder {
     // The block is what its user instantiates (with every class its statement defines).
     for (const k of classesOf(mod, stmt)) this.methods.instantiate(mod, stmt, k.qualname.split('.')[0]);
     this.c.bindings.set(this.c.blockKey, { key: this.c.blockKey, name, by: stmtKey(mod, stmt), kind: 'def' });
+    this.chained.add(this.c.blockKey); // what it is: no earlier binding of its name comes with it
     this.roots.forEach((r, i) => {
       const key = this.c.rootKeys[i];
       const m = r.mod ?? mod;
       if (!this.c.bindings.has(key)) {
         this.c.bindings.set(key, { key, name: r.name, by: this.include(m, r.stmt), kind: 'def' });
+        this.chained.add(key);
       }
       // A class root (a layer class the runner may pass to the block) is instantiated like the block itself.
       if (classesOf(m, r.stmt).some((k) => k.qualname === r.name)) this.methods.instantiate(m, r.stmt, r.name);
@@ -149,13 +158,31 @@ class ClosureBuilder {
     }
   }
 
-  /** Which entries each included dict literal keeps, and the free names of the methods that never run. */
+  /**
+   * Which entries each included dict literal keeps, the free names of the methods that never run, and the
+   * rebindings that follow what read the binding before them.
+   */
   private finish(): void {
     for (const st of this.c.stmts.values()) {
       const dict = st.mod.facts.statements[st.stmt].dict;
       if (dict) st.keptEntries = this.dicts.kept(st.key, dict);
     }
+    this.orderRebindings();
     leaveOut(this.c, this.methods.unreached(), this.lookup, this.program, (t) => this.bindingOf(t));
+  }
+
+  /**
+   * A statement that read a name at import time before the module binds it again runs before that rebinding, which
+   * would otherwise be free to go first (nothing it reads needs the reader): an edge from each included rebinding.
+   *   cfgs = {'a': {...}}
+   *   _quick = [n for n, c in cfgs.items() if c.get('notes')]    # before the line below, as upstream
+   *   cfgs = {k: Wrapped(v) for k, v in cfgs.items()}
+   */
+  private orderRebindings(): void {
+    for (const { st, name } of this.readsBefore) {
+      for (const later of this.program.bindersFrom(st.mod, name, st.stmt + 1))
+        this.c.stmts.get(stmtKey(st.mod, later))?.eagerDeps.add(st.key);
+    }
   }
 
   // ---- visiting statements ------------------------------------------------------------------------------------
@@ -323,14 +350,21 @@ class ClosureBuilder {
     // rename on a clash reaches the `global` line and the assignment). docs/resolve.md, "global and nonlocal".
     for (const ref of facts.rebinds) if (!st.refs.has(ref.name)) follow(ref, false);
     for (const ref of facts.deferred.concat(facts.eager)) {
+      if (!facts.binds.includes(ref.name)) continue;
+      // `cfgs = wrap(cfgs)` after an earlier `cfgs = {...}` reads that one when it runs (Lookup.nameAt).
+      if (facts.eager.includes(ref) && this.program.bindingBefore(st.mod, ref.name, st.stmt) >= 0) follow(ref, true);
       // A self-reference (`super(Foo, self)` inside Foo) reaches the statement itself.
-      if (facts.binds.includes(ref.name) && !st.refs.has(ref.name)) follow(ref, false);
+      else if (!st.refs.has(ref.name)) follow(ref, false);
     }
   }
 
-  /** A free name of statement `st`, read at these occurrences: provides its binding, records the dependency. */
+  /**
+   * A free name of statement `st`, read at these occurrences: provides its binding, records the dependency. Read
+   * `eager`ly (when the statement runs, at import time), it is the binding before `st` (Lookup.nameAt).
+   */
   private resolveRef(st: IncludedStmt, name: string, occurrences: NameOccurrence[], eager: boolean): void {
-    const t = this.lookup.name(st.mod, name);
+    const t = eager ? this.lookup.nameAt(st.mod, name, st.stmt) : this.lookup.name(st.mod, name);
+    if (eager && this.program.bindingBefore(st.mod, name, st.stmt) >= 0) this.readsBefore.push({ st, name });
     if (t.kind === 'module') {
       this.resolveModuleRef(st, name, t, occurrences, eager);
       return;
@@ -421,11 +455,18 @@ class ClosureBuilder {
     if (!asType) this.methods.instantiate(t.mod, t.stmt, t.name);
     const key = defKey(t.mod, t.stmt, t.name);
     const by = this.include(t.mod, t.stmt, false, keys);
-    if (!this.c.bindings.has(key)) {
-      this.c.bindings.set(key, { key, name: t.name, by, kind: 'def' });
-      // A conditional last binding (try/if) may not run: the earlier bindings it would replace come too, first.
-      for (const earlier of this.program.bindingChain(t.mod, t.name)) {
-        if (earlier !== t.stmt) this.c.stmts.get(by)!.eagerDeps.add(this.include(t.mod, earlier));
+    if (!this.c.bindings.has(key)) this.c.bindings.set(key, { key, name: t.name, by, kind: 'def' });
+    if (!this.chained.has(key)) {
+      this.chained.add(key);
+      // A conditional binding (try/if) may not run: the earlier bindings it would replace come too, first; as does
+      // the one a rebinding reads (`X = f(X)`). Each is a binding of the name too: a rename on a clash renames all
+      // of them alike (names.ts), so the rebinding still rebinds.
+      for (const earlier of this.program.bindingChain(t.mod, t.name, t.stmt)) {
+        if (earlier === t.stmt) continue;
+        const was = defKey(t.mod, earlier, t.name);
+        const wasBy = this.include(t.mod, earlier);
+        if (!this.c.bindings.has(was)) this.c.bindings.set(was, { key: was, name: t.name, by: wasBy, kind: 'def' });
+        this.c.stmts.get(by)!.eagerDeps.add(wasBy);
       }
     }
     return key;

@@ -6,8 +6,13 @@ import type { TopStatement } from '../parse/facts.ts';
 import type { Program } from './program.ts';
 
 /**
- * Indices of the statements of `mod` (other than `stmt`) that mutate a name `stmt` binds last: `MODELS['x'] = X`,
+ * Indices of the statements of `mod` (other than `stmt`) that mutate a name `stmt` binds: `MODELS['x'] = X`,
  * `MODELS.update(...)`, `MODELS.register_module(module=nn.ReLU)`, and loops that mutate it through their variable.
+ * A statement mutates the binding before it (docs/resolve.md, "Names bound several times"):
+ *   cfgs = {...}                                      # filled by the loop
+ *   for n in quick: cfgs[n + '_q'] = cfgs[n]
+ *   cfgs = generate_default_cfgs(cfgs)                # not filled: it reads the filled dict
+ * A statement before any binding mutates the last one (what a function it calls would see).
  * A definition that registers itself through its decorator is not one of them: it comes when something reaches
  * it by name, else the registry is needed but not everything ever registered in it.
  *   HEADS = Registry('heads')
@@ -16,12 +21,13 @@ import type { Program } from './program.ts';
  */
 export function fillers(program: Program, mod: IndexedModule, stmt: number): number[] {
   const binds = mod.facts.statements[stmt].binds;
-  const mine = (n: string) => binds.includes(n) && program.lastBinding(mod, n) === stmt;
+  const mine = (n: string, at: number) => binds.includes(n) && bindingAt(program, mod, n, at) === stmt;
   const out: number[] = [];
   for (const other of mod.facts.statements) {
     if (other.index === stmt || other.mutates.length === 0) continue;
     if (other.kind === 'class' || other.kind === 'function') continue;
-    if (other.mutates.some(mine) || mutatesThroughLoop(program, mod, other, mine)) out.push(other.index);
+    if (other.mutates.some((n) => mine(n, other.index)) || mutatesThroughLoop(program, mod, other, mine))
+      out.push(other.index);
   }
   return out;
 }
@@ -58,13 +64,19 @@ function mutatesThroughLoop(
   program: Program,
   mod: IndexedModule,
   loop: TopStatement,
-  mine: (n: string) => boolean,
+  mine: (n: string, at: number) => boolean,
 ): boolean {
   if (loop.kind !== 'for' || !loop.mutates.some((n) => loop.binds.includes(n))) return false;
   return loop.eager.some((r) => {
-    if (mine(r.name)) return true;
-    const at = program.lastBinding(mod, r.name);
+    if (mine(r.name, loop.index)) return true;
+    const at = bindingAt(program, mod, r.name, loop.index);
     const holder = at >= 0 ? mod.facts.statements[at] : undefined;
-    return holder?.kind === 'assign' && holder.eager.some((h) => mine(h.name));
+    return holder?.kind === 'assign' && holder.eager.some((h) => mine(h.name, at));
   });
+}
+
+/** The statement whose binding of `name` statement `at` sees when it runs: the one before it, else the last. */
+function bindingAt(program: Program, mod: IndexedModule, name: string, at: number): number {
+  const before = program.bindingBefore(mod, name, at);
+  return before >= 0 ? before : program.lastBinding(mod, name);
 }

@@ -79,6 +79,22 @@ export class Lookup {
     return this.nameIn(mod, name, new Set(), 0);
   }
 
+  /**
+   * What `name` means to top-level statement `stmt` of `mod` when it runs, at import time: the binding before it
+   * when the module binds the name again from there on (`bindingBefore`), else what it means after the module ran.
+   *   cfgs = {'a': {...}}                          # what the statement below reads
+   *   _quick = [n for n, c in cfgs.items() if c.get('notes')]
+   *   cfgs = generate_default_cfgs(cfgs)           # what a function body reads (`name`)
+   * A name nothing binds before `stmt` stays `name`'s (upstream reads a builtin or a star import there, or fails).
+   */
+  nameAt(mod: IndexedModule, name: string, stmt: number): Target {
+    if (!this.program.bindersFrom(mod, name, stmt).length) return this.name(mod, name);
+    const before = this.program.bindingBefore(mod, name, stmt);
+    if (before < 0) return this.name(mod, name);
+    this.noteRead([`${mod.sourceId}\0${mod.path}`]);
+    return this.bound(mod, before, name, new Set([this.key(mod, name)]), 0);
+  }
+
   /** `nn.Module`, `torchvision.ops.boxes.nms`: the head name, then each attribute through module objects. */
   dotted(mod: IndexedModule, dotted: string): Target {
     const [head, ...attrs] = dotted.split('.');
@@ -146,20 +162,7 @@ export class Lookup {
 
   private compute(mod: IndexedModule, name: string, seen: Set<string>, depth: number): Target {
     const stmt = this.program.lastBinding(mod, name);
-    if (stmt >= 0) {
-      const imp = this.importBinding(mod, stmt, name);
-      if (!imp) return { kind: 'def', mod, stmt, name };
-      const via = this.viaImport(mod, imp, name, seen, depth);
-      // `from .boxes import Boxes` where boxes binds Boxes only under `if TYPE_CHECKING:`: ImportError at run time.
-      if (via.kind === 'typing')
-        return { kind: 'unresolved', name, reason: `'${name}' is bound only under TYPE_CHECKING in ${via.mod.module}` };
-      // An external name is provided by the innermost statement that imports it from outside the source: a
-      // re-export chain (`from pkg import X`, pkg/__init__: `from .sub import X`, pkg/sub: `from torch import X`)
-      // ends at pkg/sub's import, never at an import of the block's own (blocked) package. An import of an
-      // outside module (plain or guarded by try/if) is that statement itself.
-      if (via.kind === 'external') return via.via ? via : { ...via, via: { mod, stmt, name } };
-      return via;
-    }
+    if (stmt >= 0) return this.bound(mod, stmt, name, seen, depth);
     // Star imports: the last one that provides the name wins (later ones shadow earlier ones).
     const stars = mod.facts.imports.filter((i) => i.star && i.scope === 'module');
     for (let i = stars.length - 1; i >= 0; i--) {
@@ -190,6 +193,22 @@ export class Lookup {
     if (typing >= 0) return { kind: 'typing', mod, stmt: typing, name };
     if (BUILTINS.has(name) || MODULE_DUNDERS.has(name)) return { kind: 'builtin', name };
     return { kind: 'unresolved', name, reason: `no binding of '${name}' in ${mod.module ?? mod.path}` };
+  }
+
+  /** What top-level statement `stmt` of `mod` binds `name` to: its definition, or what its import reaches. */
+  private bound(mod: IndexedModule, stmt: number, name: string, seen: Set<string>, depth: number): Target {
+    const imp = this.importBinding(mod, stmt, name);
+    if (!imp) return { kind: 'def', mod, stmt, name };
+    const via = this.viaImport(mod, imp, name, seen, depth);
+    // `from .boxes import Boxes` where boxes binds Boxes only under `if TYPE_CHECKING:`: ImportError at run time.
+    if (via.kind === 'typing')
+      return { kind: 'unresolved', name, reason: `'${name}' is bound only under TYPE_CHECKING in ${via.mod.module}` };
+    // An external name is provided by the innermost statement that imports it from outside the source: a
+    // re-export chain (`from pkg import X`, pkg/__init__: `from .sub import X`, pkg/sub: `from torch import X`)
+    // ends at pkg/sub's import, never at an import of the block's own (blocked) package. An import of an
+    // outside module (plain or guarded by try/if) is that statement itself.
+    if (via.kind === 'external') return via.via ? via : { ...via, via: { mod, stmt, name } };
+    return via;
   }
 
   /** The module-scope import inside statement `stmt` that binds `name`, if the binding comes from an import. */

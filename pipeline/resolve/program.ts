@@ -110,6 +110,25 @@ export class Program {
   }
 
   /**
+   * Index of the last top-level statement before `stmt` that binds `name` at import time, or -1: what a statement
+   * that runs at import time reads (Python runs a module's statements in order), while a function body run later
+   * reads `lastBinding`. timm's vision_transformer.py:
+   *   default_cfgs = {'vit_tiny_patch16_224.augreg_in21k_ft_in1k': _cfg(...), ...}          # statement 1
+   *   _quick_gelu_cfgs = [n for n, c in default_cfgs.items() if c.get('notes', ())]   # reads statement 1's dict
+   *   default_cfgs = generate_default_cfgs(default_cfgs)                                 # what functions read
+   */
+  bindingBefore(mod: IndexedModule, name: string, stmt: number): number {
+    const binders = this.bindingsOf(mod).binders.get(name) ?? [];
+    for (let i = binders.length - 1; i >= 0; i--) if (binders[i] < stmt) return binders[i];
+    return -1;
+  }
+
+  /** Indices of the top-level statements from `stmt` on (itself included) that bind `name` at import time. */
+  bindersFrom(mod: IndexedModule, name: string, stmt: number): number[] {
+    return (this.bindingsOf(mod).binders.get(name) ?? []).filter((i) => i >= stmt);
+  }
+
+  /**
    * Index of the last top-level statement that binds `name` only for type checkers (`if TYPE_CHECKING:`), or -1.
    * Not a binding at run time: `lastBinding` never returns it; lookup falls back to it (lookup.ts).
    */
@@ -126,13 +145,15 @@ export class Program {
    *   _USE_FAST_NORM = False            # the chain of _USE_FAST_NORM: this statement alone
    *   def set_fast_norm(enable=True):
    *       global _USE_FAST_NORM; _USE_FAST_NORM = enable
+   * `upTo`: the chain of an earlier binding, the one an import-time read before a rebinding sees (`bindingBefore`).
    */
-  bindingChain(mod: IndexedModule, name: string): number[] {
+  bindingChain(mod: IndexedModule, name: string, upTo?: number): number[] {
     const b = this.bindingsOf(mod);
     const binders = b.binders.get(name);
     if (!binders) return [...(b.rebinders.get(name) ?? [])];
     const chain: number[] = [];
-    for (let i = binders.length - 1; i >= 0; i--) {
+    const last = upTo === undefined ? binders.length - 1 : binders.lastIndexOf(upTo);
+    for (let i = last; i >= 0; i--) {
       const st = mod.facts.statements[binders[i]];
       chain.push(st.index);
       // `X += [...]` / `X = X + 1` rebind X from its earlier value, which must exist too.

@@ -2,6 +2,7 @@
 // definitions the closure must contain and must not contain (as 'module:name'), and why.
 import { py, type Tree } from '../helpers/tree.ts';
 import { annotationCases } from './annotation-cases.ts';
+import { flowCases } from './flow-cases.ts';
 import { methodCases } from './method-cases.ts';
 import { registryCases } from './registry-cases.ts';
 
@@ -1426,4 +1427,6 @@ export const cases: ResolverCase[] = [
   ...annotationCases,
   // Registered names asked for by string (`dict(type='BN')`) and their registrations (registry-cases.ts).
   ...registryCases,
+  // Names bound several times at module level: import-time reads see the binding before them (flow-cases.ts).
+  ...flowCases,
 ];
