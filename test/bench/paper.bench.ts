@@ -9,7 +9,7 @@
 // The validation environment is made once per machine (as for `devcorpus`): a cold run on a machine without it
 // includes making it. Skipped, saying why, where a mirror is absent. Only when named (`npm run bench -- paper`:
 // twenty minutes and more); the catalog is kept in bench-results/paper-catalog/, the config in
-// bench-results/paper-corpus.json.
+// bench-results/paper-corpus.json; the whole working folder in NNB_PAPER_WORKDIR when set.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,10 @@ export async function run(): Promise<Figure[]> {
     return [
       { issue: ISSUE, figure: 'the paper corpus (22 repositories)', value: 'skipped: run `npm run bench -- paper`' },
     ];
-  const dir = mkdtempSync(join(tmpdir(), 'nnb-bench-paper-'));
+  // NNB_PAPER_WORKDIR keeps the cache and both catalogs there, for profiling a warm run afterwards.
+  const kept = process.env.NNB_PAPER_WORKDIR;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'nnb-bench-paper-'));
+  if (kept) mkdirSync(kept, { recursive: true });
   try {
     const corpus = paperMirrorsConfig(join(dir, 'cache'));
     if (corpus.missing.length > 0) {
@@ -75,7 +78,7 @@ export async function run(): Promise<Figure[]> {
     // The corpus's own top-level packages come from the (now warm) index: a missing one is our resolver's fault.
     return paperFigures(out, corpus, tallyCatalog(out, await corpusPackages(config)), cold, warm);
   } finally {
-    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    if (!kept && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   }
 }
 
