@@ -50,12 +50,13 @@ export function extractPackage(
     try {
       const mod = a.module(block.sourceId, block.path)!;
       const lookup = a.lookupFor(block.sourceId);
-      const own = computeClosure(program, lookup, mod, block.stmt, block.name, [], a.readText);
-      const { roots } = a.roots(block, mod);
+      const own = computeClosure(program, lookup, mod, block.stmt, block.name, [], { readText: a.readText });
+      const { roots, asks } = a.roots(block, mod);
       // The package holds what the block's standalone module holds: its builders and layer classes too.
-      const closure = roots.length
-        ? computeClosure(program, lookup, mod, block.stmt, block.name, roots, a.readText)
-        : own;
+      const closure =
+        roots.length || asks.length
+          ? computeClosure(program, lookup, mod, block.stmt, block.name, roots, { readText: a.readText, asks })
+          : own;
       diagnostics.push(...own.diagnostics);
       requires = [...own.externals]
         .filter((top) => !STDLIB.has(top))

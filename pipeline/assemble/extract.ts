@@ -96,6 +96,11 @@ export interface ExtractOptions {
    * names, so the recipe's `.Name` resolves in it. Not the block's dependencies either.
    */
   instances?: (block: Block) => { path: string; name: string }[];
+  /**
+   * Registered names the block's recipes ask a registry for by string (`backbone=dict(type='ResNet')` of a config
+   * file): their registrations come with the module written and validated (registry-keys.ts).
+   */
+  asks?: (block: Block) => string[];
   /** Where assembled modules are kept between runs (cache.ts); none: every block is assembled. */
   cache?: AssemblyCacheStore;
   onDone?: () => void;
@@ -152,6 +157,8 @@ export interface Assembly {
     builders: number;
     layers: number;
     parts: { name: string; mod: IndexedModule }[];
+    /** Registered names its recipes ask for by string (ExtractOptions `asks`). */
+    asks: string[];
   };
 }
 
@@ -210,6 +217,7 @@ export function assembly(program: Program, opts: ExtractOptions): Assembly {
       builders: builderRoots.length,
       layers: layerRoots.length,
       parts: partRoots,
+      asks: opts.asks?.(block) ?? [],
     };
   };
   return { lookupFor, module: (sourceId, path) => program.moduleAt(sourceId, path), readText, roots };
@@ -247,6 +255,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
       planned.roots.map((r) => [r.mod?.path ?? null, r.stmt, r.name]),
       planned.builders,
       planned.layers,
+      planned.asks,
       registrations,
     ];
     let asm = cache?.get<Assembled>(block.id, inputs);
@@ -291,7 +300,7 @@ function assembleBlock(
   readText: (mod: IndexedModule) => Buffer,
   labels: Map<string, SourceLabel>,
 ): { asm: Assembled; files: string[] } {
-  const { roots, builders: nBuilders, layers: nLayers, parts: partRoots } = planned;
+  const { roots, builders: nBuilders, layers: nLayers, parts: partRoots, asks } = planned;
   const asm: Assembled = {
     className: block.name,
     requires: [],
@@ -309,14 +318,14 @@ function assembleBlock(
   try {
     // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
     // builders, the module written and validated also holds them and what they need.
-    const closure = note(computeClosure(program, lookup, mod, block.stmt, block.name, [], readText));
+    const closure = note(computeClosure(program, lookup, mod, block.stmt, block.name, [], { readText }));
     const emitted = emitModule(block.id, closure, readText, labels, isRuntimePackage);
     asm.code = emitted.code;
     asm.className = emitted.className;
-    if (roots.length > 0) {
+    if (roots.length > 0 || asks.length > 0) {
       const withBuilders = emitModule(
         block.id,
-        note(computeClosure(program, lookup, mod, block.stmt, block.name, roots, readText)),
+        note(computeClosure(program, lookup, mod, block.stmt, block.name, roots, { readText, asks })),
         readText,
         labels,
         isRuntimePackage,

@@ -43,6 +43,17 @@ export interface ClosureRoot {
   mod?: IndexedModule;
 }
 
+/** What a closure may read besides facts, and what the block's recipes ask for. */
+export interface ClosureText {
+  /** The decoded text of a module: without it, no registered name asked for by string comes (registry-keys.ts). */
+  readText: (mod: IndexedModule) => Buffer;
+  /**
+   * Registered names the block's recipes ask for by string (the `type` of a config file's `backbone=dict(type=
+   * 'ResNet')`): asked as if by the block's own statement.
+   */
+  asks?: string[];
+}
+
 export function computeClosure(
   program: Program,
   lookup: Lookup,
@@ -50,9 +61,9 @@ export function computeClosure(
   stmt: number,
   name: string,
   roots: ClosureRoot[] = [],
-  readText?: (mod: IndexedModule) => Buffer,
+  text?: ClosureText,
 ): Closure {
-  return new ClosureBuilder(program, lookup, { mod, stmt, name }, roots, readText).build();
+  return new ClosureBuilder(program, lookup, { mod, stmt, name }, roots, text).build();
 }
 
 type DefTarget = Extract<Target, { kind: 'def' }>;
@@ -98,8 +109,7 @@ class ClosureBuilder {
     private readonly lookup: Lookup,
     private readonly block: { mod: IndexedModule; stmt: number; name: string },
     private readonly roots: ClosureRoot[],
-    /** The decoded text of a module: without it, no registered name asked for by string comes (registry-keys.ts). */
-    private readonly readText?: (mod: IndexedModule) => Buffer,
+    private readonly text?: ClosureText,
   ) {
     const { mod, stmt, name } = block;
     this.c = {
@@ -115,6 +125,7 @@ class ClosureBuilder {
     this.methods = new MethodReach(lookup, (m) => this.reached.push(m));
     this.lineage = new Set(this.methods.lineage(mod, stmt, name).map(([m, s]) => stmtKey(m, s)));
     this.imports = new ClosureImports(program, lookup, this.c, (t, from, alias) => this.provide(t, from, alias));
+    for (const asked of text?.asks ?? []) this.asked.set(asked, { by: new Set([stmtKey(mod, stmt)]), came: [] });
   }
 
   build(): Closure {
@@ -290,19 +301,20 @@ class ClosureBuilder {
    * queue drains: new code asks for more names, and a registry that came makes more registrations visible.
    */
   private fillRegistered(): boolean {
-    if (!this.readText) return false;
+    if (!this.text) return false;
+    const { readText } = this.text;
     for (const st of this.c.stmts.values()) {
       if (st.headerImport || this.scanned.has(st.key)) continue;
       this.scanned.add(st.key);
       const { span } = st.mod.facts.statements[st.stmt];
-      const text = this.readText(st.mod).subarray(span.startByte, span.endByte).toString('utf8');
+      const text = readText(st.mod).subarray(span.startByte, span.endByte).toString('utf8');
       for (const name of configTypeNames(text)) {
         const ask = this.asked.get(name) ?? { by: new Set<string>(), came: [] };
         this.asked.set(name, ask);
         ask.by.add(st.key);
       }
     }
-    const index = registrationIndex(this.program, this.readText);
+    const index = registrationIndex(this.program, readText);
     const before = this.queue.length + this.reached.length;
     for (const [name, ask] of this.asked) {
       if (!ask.came.length) {

@@ -13,6 +13,7 @@ import { chooseBuilders } from '../usage/choose-builders.ts';
 import type { BuilderFn, PartBuilder } from '../usage/types.ts';
 import { configClasses, instanceChoices, nearness, type InstanceChoice } from './instance-choices.ts';
 import { kvStore } from './kv-store.ts';
+import { recipeAsks } from './recipe-asks.ts';
 import { sourceLabels, type Prepared, type RunContext } from './prepare.ts';
 
 export { DEFAULT_PACKAGE } from '../assemble/extract-package.ts';
@@ -158,6 +159,8 @@ function assembleOptions(ctx: RunContext, p: Prepared): Omit<ExtractOptions, 'ou
     layers: (b, mod) => layerClasses(mod, b),
     // Builders of the block in sibling modules of its package (SAM's `build_sam.py`) are held like part builders.
     parts: (b) => [...siblingBuilders(p, b), ...partBuilders(p, b)],
+    // The registered classes its recipes' config dicts name (`backbone=dict(type='ResNet')` of a config file).
+    asks: (b) => recipeAsks(p, b),
     instances: (b) => {
       const override = overrideFor(ctx.config.validate?.overrides, b);
       if (override) return overrideClasses(p, b, override);

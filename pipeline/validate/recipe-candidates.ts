@@ -12,7 +12,7 @@ import type { InputSpec, RecipeCandidate } from './types.ts';
 /** Construction sites tried per block, after its builders. */
 const MAX_SITES = 6;
 /** Canonical configurations counted per block, builders and config files together (canonical.py MAX_CANONICAL). */
-const MAX_CANONICAL = 8;
+export const MAX_CANONICAL = 8;
 const CONFIG_PATH = new RegExp(CONFIG_PATH_PATTERN);
 
 /**

@@ -96,13 +96,54 @@ export const MM_TREE: Tree = {
         def __init__(self, name):
             self.name = name
             self.modules = {}
-        def register_module(self, name=None):
+        def register_module(self, name=None, module=None):
+            if module is not None:
+                self.modules[name or module.__name__] = module
+                return module
             def register(cls):
                 self.modules[name or cls.__name__] = cls
                 return cls
             return register
+        def build(self, cfg):
+            cfg = dict(cfg)
+            kind = cfg.pop('type')
+            return (kind if isinstance(kind, type) else self.modules[kind])(**cfg)
 
     MODELS = Registry('models')
+  `,
+  // Builds its parts from config dicts through the registry; it never imports the modules that register them.
+  'mm/classifier.py': py`
+    import torch.nn as nn
+    from .registry import MODELS
+
+    @MODELS.register_module()
+    class Classifier(nn.Module):
+        def __init__(self, backbone, neck=None, head=None):
+            super().__init__()
+            self.backbone = MODELS.build(backbone)
+            self.neck = MODELS.build(neck) if neck else nn.Identity()
+            self.head = MODELS.build(head) if head else nn.Identity()
+        def forward(self, x):
+            return self.head(self.neck(self.backbone(x)))
+  `,
+  // A torch class registered by a call under another name: no block of the source stands for it.
+  'mm/necks.py': py`
+    import torch.nn as nn
+    from .registry import MODELS
+
+    MODELS.register_module('Flat', module=nn.Identity)
+  `,
+  'mm/heads.py': py`
+    import torch.nn as nn
+    from .registry import MODELS
+
+    @MODELS.register_module()
+    class LinearHead(nn.Module):
+        def __init__(self, num_classes, in_channels=8):
+            super().__init__()
+            self.fc = nn.Linear(in_channels, num_classes)
+        def forward(self, x):
+            return self.fc(x)
   `,
   'mm/backbone.py': py`
     import torch.nn as nn
@@ -125,6 +166,7 @@ export const MM_TREE: Tree = {
     model = dict(
         type='Classifier',
         backbone=dict(type='TinyBackbone', depth=2, width=8, norm_cfg=dict(type='BN')),
+        neck=dict(type='Flat'),
         head=dict(type='LinearHead', num_classes=10),
     )
   `,
