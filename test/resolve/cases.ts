@@ -3,6 +3,7 @@
 import { py, type Tree } from '../helpers/tree.ts';
 import { annotationCases } from './annotation-cases.ts';
 import { methodCases } from './method-cases.ts';
+import { moduleObjectCases } from './module-object-cases.ts';
 
 export interface ResolverCase {
   name: string;
@@ -1421,6 +1422,8 @@ export const cases: ResolverCase[] = [
   },
   // Method-level reachability: which method bodies are followed (method-cases.ts).
   ...methodCases,
+  // Module objects: the members a namespace holds, every public one when used as an object (module-object-cases.ts).
+  ...moduleObjectCases,
   // Postponed annotations, TYPE_CHECKING, subpackages through `from pkg import sub` (annotation-cases.ts).
   ...annotationCases,
 ];
