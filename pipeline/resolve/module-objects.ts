@@ -15,13 +15,13 @@ type ModuleTarget = Extract<Target, { kind: 'module' }>;
  * A module with more public members than this gets a namespace of the members read statically instead (and a
  * diagnostic): every member of a large package would be assembled into every block that uses it so.
  */
-export const MAX_MODULE_MEMBERS = 200;
+const MAX_MODULE_MEMBERS = 200;
 
 /** The longest attribute chain an occurrence records (NameOccurrence.attrs). */
 const MAX_ATTRS = 4;
 
 /** What the closure does with a member found: provide its binding, and note a class attribute read off it. */
-export interface MemberSink {
+interface MemberSink {
   /** The binding a target denotes, with its closure; its key, or null when there is none. */
   provide: (t: Target, from: IndexedModule, alias: string) => BindingKey | null;
   /** `alias.Cls.attr`: attribute `attr` is read off definition `t` (a method read off the class, methods.ts). */
@@ -122,7 +122,7 @@ export class ModuleObjects {
  * bindings not starting with `_` (and those a dynamic `__all__` lists), with what its star imports of the corpus's
  * modules export, in source order. `import torch` binds `torch` in the module as `def f` binds `f`: both are members.
  */
-export function publicMembers(lookup: Lookup, mod: IndexedModule): string[] {
+function publicMembers(lookup: Lookup, mod: IndexedModule): string[] {
   return [...collect(lookup, mod, new Set())];
 }
 
