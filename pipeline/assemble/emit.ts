@@ -4,7 +4,7 @@
 // names (which can't work without the repository) turned into assignments to the emitted definitions.
 import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { Binding, Closure, ImportRewrite, IncludedStmt } from '../resolve/closure-record.ts';
+import type { Binding, Closure, ImportRewrite, IncludedStmt, NamespaceNode } from '../resolve/closure-record.ts';
 import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
@@ -104,9 +104,7 @@ export function emitModule(
     const ns = c.namespaces.get(key);
     if (ns) {
       const members = [...ns.members].map(([attr, k]) => `${attr}=${nameOf(k)}`).join(', ');
-      body.push(
-        `# nnblocks: namespace standing in for module object '${ns.key.split('\0')[2]}' (only the members used)\n${nameOf(key)} = _nnb_SimpleNamespace(${members})`,
-      );
+      body.push(namespaceStatement(ns, nameOf(key), members));
       continue;
     }
     const st = c.stmts.get(key)!;
@@ -424,4 +422,10 @@ export function importLines(
         : `from ${qualified.slice(0, dot)} import ${member}${name === member ? '' : ` as ${name}`}`;
     return { text, top: qualified.split('.')[0], future: false };
   });
+}
+
+/** The line that builds the namespace standing in for a module object (closure-record.ts, NamespaceNode). */
+export function namespaceStatement(ns: NamespaceNode, name: string, members: string): string {
+  const which = ns.complete ? 'every public member: used as an object' : 'only the members used';
+  return `# nnblocks: namespace standing in for module object '${ns.key.split('\0')[2]}' (${which})\n${name} = _nnb_SimpleNamespace(${members})`;
 }

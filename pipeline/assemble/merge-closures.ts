@@ -27,8 +27,11 @@ export function mergeClosures(closures: Closure[]): Closure {
     }
     for (const ns of c.namespaces.values()) {
       const had = out.namespaces.get(ns.key);
-      if (!had) out.namespaces.set(ns.key, { key: ns.key, alias: ns.alias, members: new Map(ns.members) });
-      else for (const [attr, k] of ns.members) if (!had.members.has(attr)) had.members.set(attr, k);
+      if (!had) out.namespaces.set(ns.key, { ...ns, members: new Map(ns.members) });
+      else {
+        for (const [attr, k] of ns.members) if (!had.members.has(attr)) had.members.set(attr, k);
+        if (ns.complete) had.complete = true;
+      }
     }
     for (const b of c.bindings.values()) {
       const had = out.bindings.get(b.key);

@@ -11,6 +11,7 @@ import {
   importedModules,
   importLines,
   lateReach,
+  namespaceStatement,
   postponesAnnotations,
   renamableIn,
   statementText,
@@ -376,7 +377,7 @@ function fileBody(
       const ns = merged.namespaces.get(key);
       if (ns) {
         const members = [...ns.members].map(([attr, k]) => `${attr}=${nameOf(k)}`).join(', ');
-        return `# nnblocks: namespace standing in for module object '${key.split('\0')[2]}' (only the members used)\n${nameOf(key)} = _nnb_SimpleNamespace(${members})`;
+        return namespaceStatement(ns, nameOf(key), members);
       }
       const st = view.stmts.get(key)!;
       return (

@@ -353,3 +353,18 @@ export function attrReads(
   }
   return { reads, receivers };
 }
+
+const GETATTR_BEFORE = /(?<![\p{XID_Continue}.])(?:getattr|hasattr)[ \t]*\([ \t]*$/u;
+const GETATTR_AFTER =
+  /[ \t]*,[ \t]*(?:'([\p{XID_Start}_][\p{XID_Continue}]*)'|"([\p{XID_Start}_][\p{XID_Continue}]*)")[ \t]*[,)]/uy;
+
+/**
+ * The literal attribute name a read of a name at `pos`..`end` is the first argument of `getattr`/`hasattr` with:
+ * `getattr(helpers, 'f')` reads f as `helpers.f` does (NameOccurrence.attrs). Only a plain string on the same line.
+ */
+export function literalGetattr(text: string, pos: number, end: number): string | undefined {
+  if (!GETATTR_BEFORE.test(text.slice(Math.max(0, pos - 24), pos))) return undefined;
+  GETATTR_AFTER.lastIndex = end;
+  const m = GETATTR_AFTER.exec(text);
+  return m ? (m[1] ?? m[2]) : undefined;
+}

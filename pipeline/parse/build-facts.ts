@@ -1,7 +1,7 @@
 // Turns the walker's raw records into ModuleFacts: resolves every recorded read against the finished scope
 // table, keeps the free ones (module-level or builtin) per top-level statement, split eager/deferred.
 import type { Diagnostic } from '../contract/diagnostics.ts';
-import { attrReads } from './attr-reads.ts';
+import { attrReads, literalGetattr } from './attr-reads.ts';
 import { literalKey } from './dict-entries.ts';
 import {
   PARSER_VERSION,
@@ -9,6 +9,7 @@ import {
   type AttrReads,
   type DictFact,
   type ImportFact,
+  type ImportedName,
   type ModuleFacts,
   type NameOccurrence,
   type NameRef,
@@ -17,7 +18,7 @@ import {
 } from './facts.ts';
 import { stringSequence } from './literals.ts';
 import type { TextMap } from './text-map.ts';
-import { MAX_NESTING, NO_ATTRS, type GuardFrame } from './walk-state.ts';
+import { MAX_NESTING, NO_ATTRS, type GuardFrame, type RawRef } from './walk-state.ts';
 import type { ModuleWalker } from './walk-stmt.ts';
 
 type Refs = Map<string, NameOccurrence[]>;
@@ -101,6 +102,21 @@ function scanAttrReads(w: ModuleWalker, map: TextMap, typeTests: [number, number
   });
 }
 
+/** The names imports nested in a function or class body bind, by `${scope}\0${bound name}`. */
+function nestedImportNames(w: ModuleWalker): Map<string, ImportedName[]> {
+  const out = new Map<string, ImportedName[]>();
+  for (const { fact, scope } of w.imports) {
+    if (scope === 0) continue;
+    for (const n of fact.names) {
+      const key = `${scope}\0${n.bound}`;
+      const list = out.get(key);
+      if (list) list.push(n);
+      else out.set(key, [n]);
+    }
+  }
+  return out;
+}
+
 function withReceivers({ reads, receivers }: ReturnType<typeof attrReads>, map: TextMap): AttrReads {
   if (receivers.length) reads.dynamicOn = receivers.map((r) => ({ name: r.name, startByte: map.byte(r.pos) }));
   return reads;
@@ -143,12 +159,7 @@ export function buildFacts(
   const eager: (Refs | undefined)[] = new Array(w.statements.length);
   const deferred: (Refs | undefined)[] = new Array(w.statements.length);
   const { scopes } = w;
-  for (const r of w.refs) {
-    if (scopes.lookup(r.scope, r.name, r.pos).kind !== 'module') continue;
-    const table = r.deferred ? deferred : eager;
-    const refs = (table[r.stmt] ??= new Map());
-    let list = refs.get(r.name);
-    if (!list) refs.set(r.name, (list = []));
+  const occurrence = (r: RawRef): NameOccurrence => {
     const occ: NameOccurrence = {
       startByte: map.byte(r.pos),
       endByte: map.byte(r.end),
@@ -156,9 +167,32 @@ export function buildFacts(
     };
     const key = literalKey(map.text, r.end, occ.attrs);
     if (key !== undefined) occ.key = key;
+    else if (occ.attrs.length === 0) {
+      const attr = literalGetattr(map.text, r.pos, r.end);
+      if (attr !== undefined) occ.attrs = [attr];
+    }
     if (isTypeTest(r.pos)) occ.typeOnly = true;
-    list.push(occ);
+    return occ;
+  };
+  const nested = nestedImportNames(w);
+  for (const r of w.refs) {
+    const found = scopes.lookup(r.scope, r.name, r.pos);
+    if (found.kind === 'local') {
+      // A read of a name a function-local import binds: one of that import's uses.
+      const names = nested.get(`${found.scope}\0${r.name}`);
+      if (names) {
+        const occ = occurrence(r);
+        for (const n of names) (n.uses ??= []).push(occ);
+      }
+      continue;
+    }
+    const table = r.deferred ? deferred : eager;
+    const refs = (table[r.stmt] ??= new Map());
+    let list = refs.get(r.name);
+    if (!list) refs.set(r.name, (list = []));
+    list.push(occurrence(r));
   }
+  for (const names of nested.values()) for (const n of names) n.uses?.sort((a, b) => a.startByte - b.startByte);
   for (const r of w.mutations) {
     if (scopes.lookup(r.scope, r.name, r.pos).kind === 'module') w.statements[r.stmt].mutates.add(r.name);
   }

@@ -20,8 +20,9 @@ export type { LiteralValue, ParamKind };
  * 5: `usage` (call sites and the values around them, for usage mining).
  * 6: `typing` (names bound only under `if TYPE_CHECKING:`, no longer in `binds`), `typeChecking` (those bodies).
  * 7: `usage` keeps `dict(...)` / `{...}` bound to a local or nested in a kept call (`**dict(model_args, **kwargs)`).
+ * 8: `uses` of the names a function-local import binds; `getattr(m, 'f')` reads `m` with attrs ['f'].
  */
-export const PARSER_VERSION = 7;
+export const PARSER_VERSION = 8;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -178,7 +179,8 @@ export interface NameOccurrence {
   endByte: number;
   /**
    * The attribute chain read off the name at this occurrence, outermost last, at most 4 long:
-   * `helpers.f(x)` → ['f']; `torchvision.ops.boxes.nms` → ['ops', 'boxes', 'nms']; a bare `x` → [].
+   * `helpers.f(x)` → ['f']; `torchvision.ops.boxes.nms` → ['ops', 'boxes', 'nms']; a bare `x` → []. A literal
+   * `getattr(helpers, 'f')` or `hasattr(helpers, 'f')` reads the name as `helpers.f` does: ['f'].
    */
   attrs: string[];
   /** The literal key the name is read with here: `ACTS['relu']`, `ACTS.get('relu')` → 'relu'. */
@@ -198,6 +200,15 @@ export interface ImportedName {
   asname?: string;
   /** The name this binds in its scope: asname, else `y` for from-imports, else the first dotted part ('a'). */
   bound: string;
+  /**
+   * In an import nested in a function or class body: the reads of the bound name there (nested scopes included,
+   * never another binding of the name in an inner scope), which say what a module object is used for. Unset when
+   * none, and for module-level imports (their readers' free names say it).
+   *   def f():
+   *       import pkg.aggr as aggr
+   *       return aggr.Sum, [aggr for aggr in vars(aggr)]   # uses: `aggr.Sum`, `vars(aggr)` (not the loop's aggr)
+   */
+  uses?: NameOccurrence[];
 }
 
 export interface ImportFact {

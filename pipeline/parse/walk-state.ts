@@ -202,6 +202,8 @@ export interface GuardFrame {
 export interface RawImport {
   fact: ImportFact;
   frame: GuardFrame | null;
+  /** The scope its names bind in (a function-local import's reads of them are its `uses`). */
+  scope: number;
 }
 
 /** `__all__` operations at module level, in order: text is the right-hand side or the call's argument list. */

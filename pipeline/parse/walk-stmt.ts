@@ -440,7 +440,7 @@ export class ModuleWalker extends MatchWalker {
         if (fact.future && n.name === 'annotations' && scope === 0) this.futureAnnotations = true;
       }
     });
-    this.imports.push({ fact, frame: this.guard });
+    this.imports.push({ fact, frame: this.guard, scope });
   }
 
   private importedName(kind: ImportFact['kind']): ImportedName {

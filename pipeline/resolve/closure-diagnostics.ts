@@ -30,16 +30,29 @@ export function syntaxErrorIncluded(m: IndexedModule, facts: TopStatement): Diag
 }
 
 /**
- * A module object read other than through attributes (`fn = helpers`, `f(helpers)`): the namespace standing in
- * for it holds only the members read through attributes elsewhere.
+ * A module object used as an object (`vars(m)`, `getattr(m, name)`, `m.__dict__`, passed on): the namespace standing
+ * in for it holds every public member, since which ones are read is decided when the code runs.
  */
-export function moduleObjectUsed(m: IndexedModule, module: string): Diagnostic {
+export function moduleNamespaceComplete(m: IndexedModule, module: string, members: number): Diagnostic {
   return {
-    code: 'module-object-used',
+    code: 'module-namespace-complete',
     severity: 'info',
     stage: 'resolve',
     source: m.sourceId,
     path: m.path,
-    message: `module '${module}' is used as an object (not only through attributes); its namespace holds only the members used elsewhere`,
+    message: `module '${module}' is used as an object (vars(), getattr with a computed name, __dict__, passed on): its namespace holds every public member (${members})`,
+  };
+}
+
+/** The same, for a module with more public members than a block should carry: only the members read statically. */
+export function moduleNamespaceTooLarge(m: IndexedModule, module: string, members: number, max: number): Diagnostic {
+  return {
+    code: 'module-namespace-too-large',
+    severity: 'warning',
+    stage: 'resolve',
+    source: m.sourceId,
+    path: m.path,
+    message: `module '${module}' is used as an object, but has ${members} public members (more than ${max}): its namespace holds only the members read through attributes`,
+    hint: 'a member read by a computed name (getattr, vars) may be missing when the block runs',
   };
 }

@@ -3,21 +3,28 @@
 // seen. An import nested in a statement (function-local, or inside a module-level try/if) is rewritten: internal
 // names point at the emitted definitions, and relative imports that stay become absolute.
 import type { IndexedModule } from '../index/types.ts';
-import type { ImportFact, TopStatement } from '../parse/facts.ts';
+import type { ImportFact, NameOccurrence, TopStatement } from '../parse/facts.ts';
 import { externalKey, type BindingKey, type Closure, type IncludedStmt } from './closure-record.ts';
 import type { Lookup, Target } from './lookup.ts';
 import type { Program } from './program.ts';
 import { typeCheckingOnly } from './type-checking.ts';
 
-/** Makes the binding a target denotes available in the closure (closure.ts); its key, or null when there is none. */
-type Provide = (t: Target, from: IndexedModule, alias: string) => BindingKey | null;
+/** How the closure (closure.ts) makes what an import binds available. */
+interface Providers {
+  /** The binding a target denotes; its key, or null when there is none. */
+  provide: (t: Target, from: IndexedModule, alias: string) => BindingKey | null;
+  /** The namespace standing in for a module object, with the members these reads of its name use. */
+  useModule: (t: ModuleTarget, from: IndexedModule, alias: string, uses: NameOccurrence[]) => BindingKey;
+}
+
+type ModuleTarget = Extract<Target, { kind: 'module' }>;
 
 export class ClosureImports {
   constructor(
     private readonly program: Program,
     private readonly lookup: Lookup,
     private readonly c: Closure,
-    private readonly provide: Provide,
+    private readonly providers: Providers,
   ) {}
 
   /**
@@ -77,7 +84,11 @@ export class ClosureImports {
         this.c.externals.add(externalTop(this.program, st.mod, imp, n.name));
         continue;
       }
-      const key = this.provide(t, st.mod, n.bound);
+      // A module object (`import pkg.aggr as aggr` in a function): what its uses there read are its members.
+      const key =
+        t.kind === 'module'
+          ? this.providers.useModule(t, st.mod, n.bound, n.uses ?? [])
+          : this.providers.provide(t, st.mod, n.bound);
       if (key) {
         binds.push({ bound: n.bound, binding: key });
         // A function-local import runs with the function; one in a module-level try/if or a class body now.

@@ -62,13 +62,18 @@ export interface ImportRewrite {
   absolute?: string;
 }
 
-/** A module object used through attributes (`helpers.f`), emitted as a namespace holding exactly those members. */
+/**
+ * A module object used through attributes (`helpers.f`), emitted as a namespace holding exactly those members; or
+ * used as an object (`vars(helpers)`), holding every public member (docs/resolve.md, "Module objects").
+ */
 export interface NamespaceNode {
   key: BindingKey;
   /** Preferred emitted name: the alias the first reference used. */
   alias: string;
   /** Member name → binding key of a definition, or a nested namespace's key. */
   members: Map<string, BindingKey>;
+  /** Every public member, because the module is used as an object (`vars(m)`, `getattr(m, name)`). */
+  complete?: true;
 }
 
 export interface Binding {

@@ -8,23 +8,16 @@
 // See docs/resolve.md.
 import type { IndexedModule } from '../index/types.ts';
 import type { DictFact, NameOccurrence, NameRef, TopStatement } from '../parse/facts.ts';
-import { moduleObjectUsed, syntaxErrorIncluded, unresolvedName } from './closure-diagnostics.ts';
+import { syntaxErrorIncluded, unresolvedName } from './closure-diagnostics.ts';
 import { ClosureImports } from './closure-imports.ts';
-import {
-  defKey,
-  externalKey,
-  namespaceKey,
-  stmtKey,
-  type BindingKey,
-  type Closure,
-  type IncludedStmt,
-} from './closure-record.ts';
+import { defKey, externalKey, stmtKey, type BindingKey, type Closure, type IncludedStmt } from './closure-record.ts';
 import { decoratorModuleReads } from './decorator-reads.ts';
 import { DictUses, literalKeys } from './dict-use.ts';
 import { fillers, importedFillers } from './fills.ts';
 import { leaveOut } from './left-out.ts';
 import { Lookup, type Target } from './lookup.ts';
 import { classesOf, inBody, MethodReach, type Method } from './methods.ts';
+import { ModuleObjects } from './module-objects.ts';
 import type { Program } from './program.ts';
 import { configTypeNames, MAX_SITES_PER_KEY, registrationIndex, type RegistrationSite } from './registry-keys.ts';
 import { submodulesRead } from './submodules.ts';
@@ -103,6 +96,7 @@ class ClosureBuilder {
   private readonly readsBefore: { st: IncludedStmt; name: string }[] = [];
   /** Definitions whose earlier bindings (`Program.bindingChain`) were included. */
   private readonly chained = new Set<BindingKey>();
+  private readonly modules: ModuleObjects;
 
   constructor(
     private readonly program: Program,
@@ -124,7 +118,14 @@ class ClosureBuilder {
     };
     this.methods = new MethodReach(lookup, (m) => this.reached.push(m));
     this.lineage = new Set(this.methods.lineage(mod, stmt, name).map(([m, s]) => stmtKey(m, s)));
-    this.imports = new ClosureImports(program, lookup, this.c, (t, from, alias) => this.provide(t, from, alias));
+    this.modules = new ModuleObjects(lookup, this.c, {
+      provide: (t, from, alias) => this.provide(t, from, alias),
+      staticRead: (t, attr) => this.methods.staticRead(t.mod, t.stmt, t.name, attr),
+    });
+    this.imports = new ClosureImports(program, lookup, this.c, {
+      provide: (t, from, alias) => this.provide(t, from, alias),
+      useModule: (t, from, alias, uses) => this.modules.use(t, from, alias, uses),
+    });
     for (const asked of text?.asks ?? []) this.asked.set(asked, { by: new Set([stmtKey(mod, stmt)]), came: [] });
   }
 
@@ -409,13 +410,9 @@ class ClosureBuilder {
     occurrences: NameOccurrence[],
     eager: boolean,
   ): void {
-    const nsKey = this.namespaceFor(t.sourceId, t.module, name);
+    const nsKey = this.modules.use(t, st.mod, name, occurrences);
     st.refs.set(name, nsKey);
     (eager ? st.eagerDeps : st.lateDeps).add(nsKey);
-    for (const occ of occurrences) {
-      if (occ.attrs.length === 0) this.c.diagnostics.push(moduleObjectUsed(st.mod, t.module));
-      else this.addMembers(nsKey, t.sourceId, t.module, occ.attrs, st.mod);
-    }
   }
 
   /**
@@ -441,7 +438,7 @@ class ClosureBuilder {
       case 'def':
         return this.provideDef(t, keys, asType);
       case 'module':
-        return this.namespaceFor(t.sourceId, t.module, alias);
+        return this.modules.namespaceFor(t.sourceId, t.module, alias);
       case 'typing':
         // Nothing to bind at run time: the `if TYPE_CHECKING:` comes along for type checkers (type-checking.ts).
         this.include(t.mod, t.stmt);
@@ -482,37 +479,6 @@ class ClosureBuilder {
       }
     }
     return key;
-  }
-
-  private namespaceFor(sourceId: string, module: string, alias: string): BindingKey {
-    const key = namespaceKey(sourceId, module);
-    if (!this.c.namespaces.has(key)) {
-      this.c.namespaces.set(key, { key, alias, members: new Map() });
-      this.c.bindings.set(key, { key, name: alias, by: key, kind: 'namespace' });
-    }
-    return key;
-  }
-
-  /** `alias.a.b` on a module object: adds members level by level, into the namespace `nsKey` and those below. */
-  private addMembers(nsKey: BindingKey, sourceId: string, module: string, attrs: string[], from: IndexedModule) {
-    let curKey = nsKey;
-    let curModule = module;
-    for (const [i, a] of attrs.entries()) {
-      const t = this.lookup.attrs({ kind: 'module', sourceId, module: curModule }, [a], from.sourceId);
-      const ns = this.c.namespaces.get(curKey)!;
-      if (t.kind === 'module') {
-        const sub = this.namespaceFor(t.sourceId, t.module, a);
-        ns.members.set(a, sub);
-        curKey = sub;
-        curModule = t.module;
-        continue;
-      }
-      const member = this.provide(t, from, a);
-      if (member) ns.members.set(a, member);
-      const next = attrs[i + 1]; // by position: a chain may repeat a name (`pkg.m.m.f`)
-      if (t.kind === 'def' && next !== undefined) this.methods.staticRead(t.mod, t.stmt, t.name, next);
-      return;
-    }
   }
 
   /** The key of the binding target `t` denotes when the closure has it already, else undefined. */

@@ -5,6 +5,7 @@ import { annotationCases } from './annotation-cases.ts';
 import { flowCases } from './flow-cases.ts';
 import { methodCases } from './method-cases.ts';
 import { registryCases } from './registry-cases.ts';
+import { moduleObjectCases } from './module-object-cases.ts';
 
 export interface ResolverCase {
   name: string;
@@ -1423,6 +1424,8 @@ export const cases: ResolverCase[] = [
   },
   // Method-level reachability: which method bodies are followed (method-cases.ts).
   ...methodCases,
+  // Module objects: the members a namespace holds, every public one when used as an object (module-object-cases.ts).
+  ...moduleObjectCases,
   // Postponed annotations, TYPE_CHECKING, subpackages through `from pkg import sub` (annotation-cases.ts).
   ...annotationCases,
   // Registered names asked for by string (`dict(type='BN')`) and their registrations (registry-cases.ts).
