@@ -4,7 +4,15 @@
 // names (which can't work without the repository) turned into assignments to the emitted definitions.
 import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
-import type { Binding, Closure, ImportRewrite, IncludedStmt, NamespaceNode } from '../resolve/closure-record.ts';
+import type { ImportFact } from '../parse/facts.ts';
+import {
+  externalKey,
+  type Binding,
+  type Closure,
+  type ImportRewrite,
+  type IncludedStmt,
+  type NamespaceNode,
+} from '../resolve/closure-record.ts';
 import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
@@ -405,13 +413,16 @@ export function importLines(
   const mine = [...c.bindings.values()].filter(
     (b) => b.by === st.key && b.kind === 'external' && (b.needed || !st.rewriteImport),
   );
-  if (!st.rewriteImport && mine.every((b) => emitted.get(b.key) === b.name)) {
+  if (!st.rewriteImport && mine.every((b) => emitted.get(b.key) === b.name) && !clobbers(imps, emitted)) {
     return [
       { text: readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8'), top, future },
     ];
   }
-  // One line per needed name, a star import's too (`from .ext import *` → `from pkg.ext import fast_op`).
-  return mine.map((b) => {
+  // One line per needed name, a star import's too (`from .ext import *` → `from pkg.ext import fast_op`); a name
+  // nothing reads that another binding holds is left out.
+  const taken = claimsOf(emitted);
+  const kept = mine.filter((b) => b.needed || (taken.get(emitted.get(b.key)!) ?? []).every((k) => k === b.key));
+  return kept.map((b) => {
     const qualified = b.key.split('\0')[1];
     const name = emitted.get(b.key)!;
     const dot = qualified.lastIndexOf('.');
@@ -422,6 +433,39 @@ export function importLines(
         : `from ${qualified.slice(0, dot)} import ${member}${name === member ? '' : ` as ${name}`}`;
     return { text, top: qualified.split('.')[0], future: false };
   });
+}
+
+const claimTables = new WeakMap<Map<string, string>, Map<string, string[]>>();
+
+/** Emitted name → the binding keys emitted under it (one, unless bindings of one object share it). */
+function claimsOf(emitted: Map<string, string>): Map<string, string[]> {
+  let table = claimTables.get(emitted);
+  if (!table) {
+    table = new Map();
+    for (const [key, name] of emitted) table.set(name, [...(table.get(name) ?? []), key]);
+    claimTables.set(emitted, table);
+  }
+  return table;
+}
+
+/**
+ * Whether copying an absolute `from` import verbatim would bind a name the module holds for another object: an
+ * import statement binds every name it lists, also those nothing in the closure reads through it. PyG's
+ *   from inspect import Parameter                               # inspector.py: `Parameter.empty`
+ *   from torch.nn import LayerNorm, Linear, Parameter           # another module, which never reads Parameter
+ * copied as they are, the second rebinds `Parameter`, and `Parameter.empty` fails.
+ */
+function clobbers(imps: ImportFact[], emitted: Map<string, string>): boolean {
+  const taken = claimsOf(emitted);
+  return imps.some(
+    (i) =>
+      i.kind === 'from' &&
+      i.level === 0 &&
+      i.names.some((n) => {
+        const own = externalKey(`${i.module}.${n.name}`, n.bound);
+        return (taken.get(n.bound) ?? []).some((k) => k !== own);
+      }),
+  );
 }
 
 /** The line that builds the namespace standing in for a module object (closure-record.ts, NamespaceNode). */

@@ -3,6 +3,7 @@
 import { py, type Tree } from '../helpers/tree.ts';
 import { annotationCases } from './annotation-cases.ts';
 import { flowCases } from './flow-cases.ts';
+import { headerImportCases } from './header-import-cases.ts';
 import { methodCases } from './method-cases.ts';
 import { registryCases } from './registry-cases.ts';
 import { moduleObjectCases } from './module-object-cases.ts';
@@ -1432,4 +1433,6 @@ export const cases: ResolverCase[] = [
   ...registryCases,
   // Names bound several times at module level: import-time reads see the binding before them (flow-cases.ts).
   ...flowCases,
+  // Header imports copied as they are must not rebind a name another binding holds (header-import-cases.ts).
+  ...headerImportCases,
 ];

@@ -342,6 +342,21 @@ const fixtures = {
             y = self.proj(x).transpose(1, 2).unflatten(2, (h, w))
             return self.dw(y).flatten(2).transpose(1, 2)
   `,
+  // A graph layer as PyG writes them: node features [N, C], edges as [2, E] node indices, a scatter index.
+  graphConv: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_channels: int, out_channels: int):
+            super().__init__()
+            self.lin = nn.Linear(in_channels, out_channels)
+        def forward(self, x, edge_index, batch):
+            assert edge_index.dtype == torch.long and edge_index.shape[0] == 2
+            assert int(edge_index.max()) < x.shape[0] and batch.shape == x.shape[:1]
+            src, dst = edge_index
+            out = torch.zeros_like(x).index_add_(0, dst, x[src])
+            return self.lin(out + x) + batch.float().unsqueeze(-1)
+  `,
   deformable: py`
     import torch
     import torch.nn as nn
@@ -477,6 +492,16 @@ describe('token sequences with their spatial size', () => {
     const r = rec.tokensPair;
     expect(r.status, JSON.stringify(toCatalog(r))).toBe('passed');
     expect(r.recipe?.inputs[1]).toEqual({ shape: [], dtype: 'int64', value: { tuple: [8, 8] } });
+  });
+});
+
+describe('graph inputs', () => {
+  it('gives `edge_index` [2, E] node indices below the nodes, and a `batch` index per node', () => {
+    const r = rec.graphConv;
+    expect(r.status).toBe('passed');
+    const [x, edges, batch] = r.recipe!.inputs;
+    expect(edges).toEqual({ shape: [2, 8], dtype: 'int64', high: x.shape[0] });
+    expect(batch).toEqual({ shape: [x.shape[0]], dtype: 'int64', high: x.shape[0] });
   });
 });
 

@@ -168,6 +168,10 @@ def grown(specs):
 
 
 IMAGE_LIST_NAMES = {"images", "imgs", "image_list", "img_list"}
+# Graph arguments beside a [N, C] probe of node features: edges as node index pairs, and a per-node group index.
+GRAPH_EDGES = re.compile(r"(pos_|neg_)?edge_index")
+GRAPH_INDEX = re.compile(r"index|batch|cluster")
+EDGES_PER_GRAPH = 8
 # The value of an `int` forward argument (a window or partition size): small, and a divisor of the probe sizes.
 INT_INPUT = 2
 # Arguments that are regions of interest: `rois`, `boxes`, `proposals`, `bboxes`, `gt_boxes`...
@@ -189,6 +193,7 @@ def arg_spec(p, s, m, levels, keys):
     - `List[Tuple[int, int]]`: the probe's image size, once per image (`value`; MultiScaleRoIAlign's image_shapes);
     - `Dict[str, Tensor]`: tensors of `s` under `keys` (dict_keys);
     - a box name (BOX_NAME) beside an image-shaped probe: boxes inside the image (boxes_spec);
+    - `edge_index` beside a [N, C] probe: [2, 8] node indices below N; `index`/`batch`: one index per node;
     - `offset` of a deformable convolution: one (dy, dx) per kernel tap and output pixel (offset_spec);
     - a mask: 0/1 integers; `List[Tensor]`: one tensor per level, or separate [C, H, W] images for `images`;
     - anything else: `s` itself."""
@@ -207,6 +212,13 @@ def arg_spec(p, s, m, levels, keys):
         return boxes_spec(s, listed=bool(TENSOR_LIST.fullmatch(ann)))
     if image and OFFSET_NAME.search(name) and offset_spec(m, s):
         return offset_spec(m, s)
+    if GRAPH_EDGES.fullmatch(name) and len(shape) >= 2:
+        # A graph's edges, the probe's next-to-last dimension its nodes (PyG's `edge_index: Adj`, node_dim=-2):
+        # [2, E] node indices.
+        return spec([2, EDGES_PER_GRAPH], "int64", shape[-2])
+    if GRAPH_INDEX.fullmatch(name) and len(shape) == 2:
+        # Which group each row belongs to (a scatter `index`, PyG's `batch`): one index per row, below the rows.
+        return spec(shape[:1], "int64", shape[0])
     if "mask" in name:
         return spec(shape[:2], "int64", 2)
     if TENSOR_LIST.match(ann):
