@@ -13,9 +13,12 @@ type ModuleTarget = Extract<Target, { kind: 'module' }>;
 
 /**
  * A module with more public members than this gets a namespace of the members read statically instead (and a
- * diagnostic): every member of a large package would be assembled into every block that uses it so.
+ * diagnostic): every member of a large package would be assembled into every block that uses it so. Facades that
+ * large are read dynamically by tooling (`inspect.getmembers(torchvision.ops)` in torchvision's FX feature
+ * extraction, which every timm block reaches), not to build or run a block; the registries resolved by name are
+ * small (PyG's `aggr` 27, `norm` 11). docs/resolve.md, "Module objects".
  */
-const MAX_MODULE_MEMBERS = 64;
+const MAX_MODULE_MEMBERS = 32;
 
 /** The longest attribute chain an occurrence records (NameOccurrence.attrs). */
 const MAX_ATTRS = 4;
