@@ -331,7 +331,8 @@ class ClosureBuilder {
       // Every statement asking, also those that asked after the registration came.
       for (const key of ask.came) {
         const st = this.c.stmts.get(key)!;
-        st.askedBy = new Set([...(st.askedBy ?? []), ...ask.by]);
+        st.askedBy ??= new Set();
+        for (const by of ask.by) st.askedBy.add(by);
       }
     }
     // A registration already in the closure adds nothing to visit.
