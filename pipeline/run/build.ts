@@ -25,6 +25,7 @@ import { prepare, type RunContext } from './prepare.ts';
 import { selectBlocks } from './select.ts';
 import { siteAddress } from './site-address.ts';
 import { runValidation } from './validate-step.ts';
+import { startBytecode } from './bytecode-step.ts';
 import { dedupStores } from './kv-store.ts';
 import { collectGarbage } from '../util/memory.ts';
 
@@ -73,6 +74,8 @@ async function specsOf(
   const blocks = selectBlocks(p.discovered.blocks, { shard });
   // The environment only where blocks are validated: a --no-validate build never creates one.
   const env = opts.noValidate ? null : await p.environment();
+  // The originals' bytecode compiles in a child process while the blocks are assembled; validation awaits it.
+  startBytecode(ctx, p, env);
   const extracted = runExtraction(ctx, p, blocks, {
     outDir: join(ctx.config.cacheDir, 'extracted'),
     versionsFrom: env?.ok ? env.environment.host : null,

@@ -27,6 +27,7 @@ import {
   type ValidationRecord,
   type ValidationSummary,
 } from '../validate/index.ts';
+import { originalsBytecode } from './bytecode-step.ts';
 import { blockInstances, overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
 import { instanceCombinations } from './instance-choices.ts';
 import { requestedDevice, type Device } from './device.ts';
@@ -81,6 +82,7 @@ export async function runValidation(
     return out;
   }
   const items = validateItems(ctx, p, extracted, opts.only);
+  if (items.length) await originalsBytecode(ctx, p, env.environment);
   const progress = ctx.progress('validate', items.length);
   const ran = await validateRun(items, {
     ...runOptions(ctx, p, env.environment, opts),

@@ -148,8 +148,8 @@ export async function run(): Promise<Figure[]> {
       { issue: ISSUE, figure: 'cold build (fresh cache)', value: round(cold.s, 1), unit: 's' },
       {
         issue: ISSUE,
-        figure: 'cold build peak memory: process tree / largest process',
-        value: `${gib(cold.treePeakBytes)} / ${cold.maxRssBytes === null ? 'n/a' : gib(cold.maxRssBytes)}`,
+        figure: 'cold build peak memory: process tree PSS / tree RSS / largest process',
+        value: `${gib(cold.treePeakPssBytes)} / ${gib(cold.treePeakBytes)} / ${cold.maxRssBytes === null ? 'n/a' : gib(cold.maxRssBytes)}`,
         unit: 'GiB',
       },
       { issue: ISSUE, figure: 'warm re-run (nothing changed)', value: round(warm.s, 1), unit: 's' },

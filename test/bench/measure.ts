@@ -1,5 +1,8 @@
 // Measuring a whole `nnblocks build` from outside: wall time and the peak resident memory of its process tree
-// (validate workers and their children included), sampled from /proc, for the corpus benchmarks.
+// (validate workers and their children included), sampled from /proc, for the corpus benchmarks. Two sums: RSS, and
+// PSS (proportional set size), which counts a page shared by n processes as 1/n in each. A block's child is forked
+// from a worker that has torch loaded, so their RSS both hold the same torch pages: summed RSS counts them once per
+// process, PSS once in all, which is the memory the build takes from the machine.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,12 +14,14 @@ export interface Measured {
   s: number;
   /** Largest sum of resident memory over the build's process tree, sampled every 250 ms. */
   treePeakBytes: number;
+  /** Largest sum of proportional set sizes (shared pages divided among their sharers) over the tree, same samples. */
+  treePeakPssBytes: number;
   /** Largest single process (GNU time's maximum resident set size), when /usr/bin/time is there. */
   maxRssBytes: number | null;
 }
 
-/** Resident bytes of `root` and all its descendants, from /proc (Linux). */
-export function treeRss(root: number): number {
+/** The pids of `root` and all its descendants, from /proc (Linux), with each one's resident bytes. */
+function tree(root: number): Map<number, number> {
   const parent = new Map<number, number>();
   const rss = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
@@ -30,21 +35,37 @@ export function treeRss(root: number): number {
       // gone meanwhile
     }
   }
-  let total = 0;
+  const mine = new Map<number, number>();
   for (const [pid, bytes] of rss) {
     for (let p: number | undefined = pid; p && p > 1; p = parent.get(p)) {
       if (p === root) {
-        total += bytes;
+        mine.set(pid, bytes);
         break;
       }
     }
   }
-  return total;
+  return mine;
+}
+
+/** Summed resident and proportional set sizes of `root`'s tree; PSS from each process's smaps_rollup (Linux 4.14+). */
+export function treeMemory(root: number): { rss: number; pss: number } {
+  let rss = 0;
+  let pss = 0;
+  for (const [pid, bytes] of tree(root)) {
+    rss += bytes;
+    try {
+      const kb = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      pss += kb ? Number(kb[1]) * 1024 : bytes;
+    } catch {
+      // gone meanwhile, or unreadable: nothing to add
+    }
+  }
+  return { rss, pss };
 }
 
 /**
  * `nnblocks build --config CONFIG --out OUT [...extra]` in a child process: wall time, the process tree's peak
- * RSS, the largest process's. Rejects with the tail of stderr when the build exits non-zero.
+ * RSS and PSS, the largest process's RSS. Rejects with the tail of stderr when the build exits non-zero.
  */
 export function timedBuild(config: string, out: string, extra: string[] = []): Promise<Measured> {
   const time = existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', 'maxrss-kb %M'] : [];
@@ -55,8 +76,13 @@ export function timedBuild(config: string, out: string, extra: string[] = []): P
     const child = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     let peak = 0;
+    let peakPss = 0;
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
-    const timer = setInterval(() => (peak = Math.max(peak, treeRss(child.pid!))), 250);
+    const timer = setInterval(() => {
+      const { rss, pss } = treeMemory(child.pid!);
+      peak = Math.max(peak, rss);
+      peakPss = Math.max(peakPss, pss);
+    }, 250);
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(timer);
@@ -65,6 +91,7 @@ export function timedBuild(config: string, out: string, extra: string[] = []): P
       resolve({
         s: (performance.now() - t) / 1000,
         treePeakBytes: peak,
+        treePeakPssBytes: peakPss,
         maxRssBytes: kb ? Number(kb[1]) * 1024 : null,
       });
     });

@@ -198,11 +198,11 @@ export function paperFigures(
     },
     {
       issue: ISSUE,
-      figure: 'cold build peak memory: process tree / largest process',
-      value: `${gib(cold.treePeakBytes)} / ${cold.maxRssBytes === null ? 'n/a' : gib(cold.maxRssBytes)}`,
+      figure: 'cold build peak memory: process tree PSS / tree RSS / largest process',
+      value: `${gib(cold.treePeakPssBytes)} / ${gib(cold.treePeakBytes)} / ${cold.maxRssBytes === null ? 'n/a' : gib(cold.maxRssBytes)}`,
       unit: 'GiB',
-      target: '<= 4 GiB (tree)',
-      ok: gib(cold.treePeakBytes) <= 4,
+      target: '<= 4 GiB (tree PSS)',
+      ok: gib(cold.treePeakPssBytes) <= 4,
     },
     {
       issue: ISSUE,

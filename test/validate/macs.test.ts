@@ -267,6 +267,33 @@ describe('hostile blocks and the counter', () => {
   });
 });
 
+// Configurations are built on the meta device where the constructor allows it (no storage, no fills); a constructor
+// that reads a value (`.item()` of a tensor it made) can't run there and is built on the CPU instead, same figures.
+describe('configurations built on the meta device, or on the CPU when the constructor reads a value', () => {
+  let rec: Record<string, ValidationRecord>;
+
+  beforeAll(async () => {
+    if (!TORCH2) return;
+    const reads = model([], 'pass').replace(
+      '        self.conv = nn.Conv2d(3, 8, 3)',
+      '        self.conv = nn.Conv2d(3, int(torch.linspace(0, 16, 3)[1].item()), 3)',
+    );
+    const { items } = fixtureItems({
+      reads: { code: reads, usage: [{ origin: 'builder', builder: 'make' }] },
+      honest: { code: model([], 'pass'), usage: [{ origin: 'builder', builder: 'make' }] },
+    });
+    rec = byName(await validateBlocks(items, baseOptions({ python: TORCH2, workers: 1, timeoutMs: 60_000 })));
+  }, 300_000);
+
+  it('gives both the same count, shapes and MACs', (ctx) => {
+    if (!TORCH2) return skipBecause(ctx, NO_TORCH2);
+    const expected = { builder: 'make', params: PARAMS, input: [1, 3, 224, 224], outputs: [[1, 10]], macs: HONEST };
+    expect(rec.reads.canonical?.[0]).toEqual(expected);
+    expect(rec.honest.canonical?.[0]).toEqual(expected);
+    expect(rec.reads.status).toBe('passed');
+  });
+});
+
 describe('torch 1.13, which has no FLOP counter', () => {
   it('publishes the other figures and no MACs, and the block passes', async (ctx) => {
     let version: string;

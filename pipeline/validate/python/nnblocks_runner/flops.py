@@ -17,7 +17,7 @@
 #   in its own forked child: no other block's figure moves.
 # - Raise, or leave the mode stack unbalanced: any exception means no figure, and the stack is cut back to what it
 #   was, so the later stages don't run under a stale counter (or a mode of the block's own left on top of it).
-# - Run long: the caller caps the count (search.canonical_macs); absurd totals are refused here and in TypeScript.
+# - Run long: the caller caps the count (canonical.default_output); absurd totals are refused here and in TypeScript.
 import logging, sys
 
 import torch
@@ -70,8 +70,16 @@ MACS_MAX = 2**53 - 1
 def macs(m, shape):
     """MACs of one forward of `m` (a module on the meta device) at a float input of `shape`; None when torch has no
     counter or the total is not a plausible count. Raises what the forward raises."""
+    return counted(m, shape)[1]
+
+
+def counted(m, shape):
+    """(output, MACs or None) of one forward of meta-device `m` at a float input of `shape`, under the counter where
+    torch has one: the canonical figures take a configuration's output shapes and its MACs from the same forward.
+    Raises what the forward raises."""
     if not AVAILABLE:
-        return None
+        with _no_grad():
+            return m(_empty(shape, device="meta")), None
     counter = _Counter(display=False)
     counter.flop_registry = dict(_FORMULAS)  # the formulas as torch shipped them, not as a block left them
     depth = _stack_len() if _stack_len and _pop_mode else None
@@ -79,7 +87,7 @@ def macs(m, shape):
         with _no_grad():
             _enter(counter)
             try:
-                m(_empty(shape, device="meta"))
+                out = m(_empty(shape, device="meta"))
             finally:
                 _exit(counter, None, None, None)
     finally:
@@ -87,5 +95,5 @@ def macs(m, shape):
             _pop_mode(None)
     flops = _total(counter)
     if _type(flops) is not _int or not 0 <= flops <= 2 * MACS_MAX:
-        return None
-    return flops // 2  # every formula counts 2 FLOPs per multiply-add
+        return out, None
+    return out, flops // 2  # every formula counts 2 FLOPs per multiply-add

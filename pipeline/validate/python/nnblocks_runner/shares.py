@@ -19,9 +19,9 @@ PART_SHARE = 0.6
 PART_SIZING_SHARE = 0.1
 CANONICAL_SHARE = 0.2  # of the block's time, for counting builder configurations (canonical.py)
 CANONICAL_BUILD_S = 5.0  # at most, per builder configuration counted
-# At most, per builder configuration, for its MACs (flops.py): a counted meta-device forward takes 1.5 to 3 times a
-# plain one, 0.03 s (resnet18) to 0.7 s (efficientnet_b7) for torchvision's classifiers on a quiet core. A model
-# slower than this gets no figure.
+# At most, per builder configuration, for its counted forward (shapes and MACs, flops.counted): a counted meta-device
+# forward takes 1.5 to 3 times a plain one, 0.03 s (resnet18) to 0.7 s (efficientnet_b7) for torchvision's
+# classifiers on a quiet core. A model slower than this gets no MACs, and its shapes from a plain forward.
 CANONICAL_MACS_S = 1.0
 # Fidelity runs in what is left of the block's time, less this much for the record itself (a share of the budget,
 # at most RECORD_S): a fidelity that runs over ends as `n/a` and the block keeps the record it earned, where the
