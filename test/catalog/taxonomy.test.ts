@@ -471,7 +471,8 @@ const table: Record<string, [Cls[], Cls[], string]> = {
     ['MSDeformAttnTransformerEncoder', 'DeformConv2d'],
     'the attention, not the encoder built from it',
   ],
-  // Methods of graph and molecular networks (PyG's torch_geometric.nn; schnetpack, torchmd-net and DIG use the names too).
+  // Methods of graph and molecular networks: PyG's torch_geometric.nn (the bench's `fresh` corpus); NequIP and MACE
+  // (`BesselBasis`, `PolynomialCutoff`) and SchNetPack (`GaussianRBF`, `CosineCutoff`) use the other names.
   'jumping-knowledge': [
     ['JumpingKnowledge', 'HeteroJumpingKnowledge'],
     ['JKNetModel', 'Knowledge'],
