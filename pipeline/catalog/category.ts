@@ -20,7 +20,7 @@ export interface CategoryInput {
   /** Taxonomy methods the block implements, with their categories (taxonomy.ts). */
   methods?: { slug: string; categories: Category[] }[];
   /** The static structure (structure/reader.ts): roles of the children, forward features, method names. */
-  structure?: Pick<StructureFacts, 'roles' | 'features' | 'methods'>;
+  structure?: Pick<StructureFacts, 'roles' | 'features' | 'methods'> & Partial<Pick<StructureFacts, 'children'>>;
   /** Constructor parameter names. */
   params?: string[];
 }
@@ -48,23 +48,30 @@ const PART_OF_MODEL =
 
 /**
  * A whole model, by what it is built from and for: a `num_classes` argument with a stack of blocks or three
- * submodules at least (not a head's), a `backbone` argument (a detector or classifier around one),
- * `forward_features` (timm's networks), or a base that is a model's.
+ * submodules at least (not a head's), a `backbone` or `encoder` argument or a `backbone` submodule (a detector,
+ * classifier or self-supervised model around one), `forward_features` (timm's networks) or `from_pretrained`, or a
+ * base that is a model's.
  */
 function wholeNetwork(b: CategoryInput): boolean {
   const params = new Set(b.params ?? []);
   const roles = b.structure?.roles ?? [];
   const part = PART_OF_MODEL.test(b.name);
   if (!part && params.has('num_classes') && (roles.includes('stack') || roles.length >= 3)) return true;
-  if (!part && params.has('backbone')) return true;
+  if (!part && (params.has('backbone') || params.has('encoder'))) return true;
+  // detectron2's meta-architectures build their backbone from the config: `self.backbone = build_backbone(cfg)`.
+  if (!part && (b.structure?.children ?? []).some((c) => c.name === 'backbone')) return true;
   // Assembled from parts it is given: `Sam(image_encoder, prompt_encoder, mask_decoder)`.
   if ([...params].filter((p) => MODEL_PART_PARAM.test(p)).length >= 2) return true;
   // An encoder or decoder made of a stack of layers (mmocr's decoders, DETR's TransformerEncoder).
   if (/(Encoder|Decoder)$/.test(b.name) && (roles.includes('stack') || roles.length >= 3)) return true;
-  if (b.structure?.methods.includes('forward_features')) return true;
+  if (b.structure?.methods.some((m) => m === 'forward_features' || m === 'from_pretrained')) return true;
   return b.bases.some((x) => NETWORK_BASE.test(x));
 }
-const MODEL_PART_PARAM = /(^|_)(backbone|encoder|decoder|neck|head|detector)$/;
+/**
+ * `image_encoder`, `mask_decoder`; PyG's `MetaLayer(edge_model, node_model, global_model)`, a word before `_model`
+ * (a transformer's `d_model` is a width).
+ */
+const MODEL_PART_PARAM = /(^|_)(backbone|encoder|decoder|neck|head|detector)$|^[a-z]{3,}_model$/;
 const NETWORK_BASE =
   /\.(Base)?(Backbone|Classifier|Detector|SelfSupervisor|Segmentor|Retriever|Recognizer|TextRecognizer|TextDetector|Pose(Estimator|Detector))$|\.BaseModel$|\.(ImageClassifier|VisionTransformer|ResNet|BaseBackbone)$/;
 
@@ -163,7 +170,13 @@ export const CATEGORY_RULES: Rule[] = [
     description: 'name contains Pool, or is an aggregation over a set (PyG `MeanAggregation`, `LastAggregator`)',
     test: name(/Pool|Aggregat(ion|or)$/),
   },
-  { id: 'base:pooling', category: 'pooling', description: 'a base is a torch pooling layer', test: base(/Pool/) },
+  {
+    id: 'base:pooling',
+    category: 'pooling',
+    description:
+      "a base is a torch pooling layer, PyG's `Aggregation` (`Set2Set`), or a class of a `pool` package (PyG's `Connect`)",
+    test: base(/Pool|\.Aggregation$|(^|\.)pool\./),
+  },
   {
     id: 'name:activation',
     category: 'activation',
@@ -218,8 +231,11 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'base:convolution',
     category: 'convolution',
-    description: "a base is a torch convolution, or PyG's `MessagePassing` (a graph convolution)",
-    test: base(/Conv[123]d|_ConvNd|\.MessagePassing$/),
+    description:
+      "a base is a torch convolution, or PyG's `MessagePassing` (a graph convolution); or the class defines `propagate` and `message` (`MessagePassing` itself)",
+    test: (b) =>
+      base(/Conv[123]d|_ConvNd|\.MessagePassing$/)(b) ||
+      ((b.structure?.methods.includes('propagate') && b.structure.methods.includes('message')) ?? false),
   },
   {
     id: 'layer:convolution',
@@ -227,6 +243,22 @@ export const CATEGORY_RULES: Rule[] = [
     description: 'contains convolutions (weak)',
     weak: true,
     test: layer(/Conv[123]d$/),
+  },
+  {
+    id: 'layer:transformer-block',
+    category: 'transformer-block',
+    description: 'contains torch transformer layers (`nn.TransformerEncoderLayer`, `nn.TransformerDecoder`) (weak)',
+    weak: true,
+    test: layer(/\.Transformer(Encoder|Decoder)(Layer)?$/),
+  },
+  {
+    id: 'children:recurrent',
+    category: 'recurrent',
+    description: 'a direct submodule is a recurrent layer or cell (`LSTM`, `GRUCell`, `RNN`) (weak)',
+    weak: true,
+    test: (b) =>
+      layer(/\.(LSTM|GRU|RNN)(Cell)?$/)(b) ||
+      (b.structure?.children ?? []).some((c) => /(^|\.)(LSTM|GRU|RNN)(Cell)?$/.test(c.type)),
   },
   {
     id: 'layer:mlp',
@@ -303,10 +335,11 @@ export const CATEGORY_RULES: Rule[] = [
   {
     id: 'roles:mlp',
     category: 'mlp',
-    description: 'its direct submodules are linear maps, activations and norms, a linear map at least (weak)',
+    description: 'its direct submodules are linear maps, MLPs, activations and norms, a linear map at least (weak)',
     weak: true,
     test: (b) =>
-      role('linear')(b) && (b.structure?.roles.every((r) => ['linear', 'activation', 'norm'].includes(r)) ?? false),
+      role('linear')(b) &&
+      (b.structure?.roles.every((r) => ['linear', 'mlp', 'activation', 'norm'].includes(r)) ?? false),
   },
   {
     id: 'roles:embedding',

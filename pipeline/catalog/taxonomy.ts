@@ -38,10 +38,19 @@ export interface MatchRule {
   roles?: string;
   /** Structure: the block's own forward shows each of these features (structure/features.ts). */
   flow?: Feature[];
-  /** Structure: ... and none of these (a squeeze-and-excitation gate that is not half of a CBAM). */
+  /**
+   * Structure: ... and none of these, in its forward nor in its direct submodules' (a squeeze-and-excitation gate that
+   * is not half of a CBAM, whether the other half is inline or a child).
+   */
   notFlow?: Feature[];
   /** Structure: the corpus classes of its direct submodules show these features between them. */
   childFlow?: Feature[];
+  /**
+   * Structure: the block's own forward and the corpus classes of its direct submodules show these features between
+   * them, each in either place: one idea written in one forward or split over submodules (a CBAM's two gates inline
+   * or as two children; Swin's shift in the block and its attention in a child, or both in one function).
+   */
+  anyFlow?: Feature[];
   /** Structure: some method the class (or a corpus base) defines matches (`^(switch_to_deploy|reparameterize)$`). */
   defines?: string;
 }
@@ -119,13 +128,14 @@ export function checkTaxonomy(t: Taxonomy): string[] {
 /** Problems of one match rule: no positive condition, an unknown role or feature, a pattern that does not compile. */
 function ruleProblems(r: MatchRule): string[] {
   const errors: string[] = [];
-  const structural = r.children !== undefined || r.roles || r.defines || r.flow?.length || r.childFlow?.length;
+  const structural =
+    r.children !== undefined || r.roles || r.defines || r.flow?.length || r.childFlow?.length || r.anyFlow?.length;
   if (!r.name && !r.names?.length && !r.base && !r.module && !r.layersAll && !structural)
     errors.push('has no positive condition');
   const roles: readonly ChildRole[] = CHILD_ROLES.filter((x) => x !== 'neutral');
   for (const role of r.children ?? [])
     if (!roles.includes(role)) errors.push(`child role '${role}' is not one of ${roles.join(', ')}`);
-  for (const f of [...(r.flow ?? []), ...(r.notFlow ?? []), ...(r.childFlow ?? [])])
+  for (const f of [...(r.flow ?? []), ...(r.notFlow ?? []), ...(r.childFlow ?? []), ...(r.anyFlow ?? [])])
     if (!FEATURES.includes(f)) errors.push(`feature '${f}' is not one of ${FEATURES.join(', ')}`);
   const patterns = [
     r.name,
@@ -196,6 +206,7 @@ function compile(r: MatchRule): (b: MethodInput) => boolean {
   const flow = r.flow ?? [];
   const notFlow = r.notFlow ?? [];
   const childFlow = r.childFlow ?? [];
+  const anyFlow = r.anyFlow ?? [];
   return (b) => {
     const seq = shape !== undefined || roles ? rolesOf(b)?.join(' ') : undefined;
     return (
@@ -209,11 +220,17 @@ function compile(r: MatchRule): (b: MethodInput) => boolean {
       (shape === undefined || seq === shape) &&
       (!roles || (seq !== undefined && roles.test(seq))) &&
       flow.every((f) => b.structure?.features.includes(f)) &&
-      !notFlow.some((f) => b.structure?.features.includes(f)) &&
+      !notFlow.some((f) => b.structure?.features.includes(f) || b.structure?.childFeatures.includes(f)) &&
       childFlow.every((f) => b.structure?.childFeatures.includes(f)) &&
+      anyFlow.every((f) => b.structure?.features.includes(f) || b.structure?.childFeatures.includes(f)) &&
       (!defines || (b.structure?.methods.some((m) => defines.test(m)) ?? false))
     );
   };
+}
+
+/** A rule that reads the static structure (roles, forward features, defined methods): `structure#<i>`. */
+export function isStructural(r: MatchRule): boolean {
+  return Boolean(r.flow || r.childFlow || r.anyFlow || r.roles || r.defines);
 }
 
 /**
@@ -221,16 +238,15 @@ function compile(r: MatchRule): (b: MethodInput) => boolean {
  * `structure#3` (forward data flow, roles), `module#0`.
  */
 function labelOf(r: MatchRule, i: number): string {
-  const kind =
-    r.flow || r.childFlow || r.roles || r.defines
-      ? 'structure'
-      : r.layersAll || r.layersOnly || r.children
-        ? 'composition'
-        : r.base
-          ? 'base'
-          : r.name || r.names
-            ? 'name'
-            : 'module';
+  const kind = isStructural(r)
+    ? 'structure'
+    : r.layersAll || r.layersOnly || r.children
+      ? 'composition'
+      : r.base
+        ? 'base'
+        : r.name || r.names
+          ? 'name'
+          : 'module';
   return `${kind}#${i}`;
 }
 

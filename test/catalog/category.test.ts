@@ -58,14 +58,33 @@ const table: Record<string, [Block[], Block[], string]> = {
       { name: 'Cait', structure: { methods: ['forward_features', 'forward'] } },
       { name: 'SwAV', bases: ['mmpretrain.models.selfsup.base.BaseSelfSupervisor', 'torch.nn.Module'] },
       shaped(['embedding', 'stack', 'norm'], [], { name: 'ABIEncoder' }),
+      // PyG: Deep Graph Infomax around an encoder; GPSE loads pretrained weights; MetaLayer is assembled from models.
+      { name: 'DeepGraphInfomax', params: ['hidden_channels', 'encoder', 'summary', 'corruption'] },
+      { name: 'GPSE', structure: { methods: ['forward', 'from_pretrained'] } },
+      { name: 'MetaLayer', params: ['edge_model', 'node_model', 'global_model'] },
+      // detectron2's TensorMask: `self.backbone = build_backbone(cfg)`, the config the only argument.
+      {
+        name: 'TensorMask',
+        params: ['cfg'],
+        structure: {
+          children: [
+            { name: 'backbone', type: 'build_backbone' },
+            { name: 'head', type: 'TensorMaskHead' },
+          ],
+        },
+      },
     ],
     [
       shaped(['linear', 'linear'], [], { name: 'RepVitClassifier', params: ['dim', 'num_classes'] }),
       shaped(['pool', 'linear', 'linear'], [], { name: 'ClsHead', params: ['num_classes'] }),
       { name: 'HybridEmbed', params: ['backbone', 'img_size'] },
       shaped(['linear'], [], { name: 'Tiny', params: ['num_classes'] }),
+      { name: 'EncoderHead', params: ['encoder', 'num_classes'] },
+      { name: 'Distiller', params: ['model', 'tau'] },
+      { name: 'Neck', structure: { children: [{ name: 'body', type: 'ResNet' }] } },
+      { name: 'FeatureHead', structure: { children: [{ name: 'backbone', type: 'build_backbone' }] } },
     ],
-    'a whole model by what it takes, defines or subclasses; a head or an embedding that takes num_classes or a backbone is not',
+    'a whole model by what it takes, holds, defines or subclasses; a head or an embedding that takes num_classes or a backbone (or holds one) is not, nor one model part',
   ],
   'structure:stage': [
     [
@@ -128,9 +147,17 @@ const table: Record<string, [Block[], Block[], string]> = {
     'Pool, capitalized, or an aggregation over a set',
   ],
   'base:pooling': [
-    [{ name: 'Gem', bases: ['torch.nn.AdaptiveAvgPool2d', 'torch.nn.Module'] }],
-    [{ name: 'Gem', bases: ['pkg.m.Base', 'torch.nn.Module'] }],
-    'a pooling layer among the bases',
+    [
+      { name: 'Gem', bases: ['torch.nn.AdaptiveAvgPool2d', 'torch.nn.Module'] },
+      { name: 'Set2Set', bases: ['torch_geometric.nn.aggr.base.Aggregation', 'torch.nn.Module'] },
+      { name: 'FilterEdges', bases: ['torch_geometric.nn.pool.connect.base.Connect', 'torch.nn.Module'] },
+    ],
+    [
+      { name: 'Gem', bases: ['pkg.m.Base', 'torch.nn.Module'] },
+      { name: 'Gem', bases: ['pkg.spool.Base', 'torch.nn.Module'] },
+      { name: 'Gem', bases: ['pkg.m.Aggregations', 'torch.nn.Module'] },
+    ],
+    "a pooling layer among the bases, PyG's Aggregation (Set2Set), a class of a `pool` package",
   ],
   'name:activation': [
     ['ReLU6', 'HSwish', 'Hardsigmoid', 'GELUTanh', 'SiLU', 'Mish', 'QuickGELU', 'StarReLU', 'HSigmoid', 'HardMishMe'],
@@ -172,14 +199,45 @@ const table: Record<string, [Block[], Block[], string]> = {
       { name: 'Std', bases: ['torch.nn.Conv2d', 'torch.nn.Module'] },
       { bases: ['torch.nn.modules.conv._ConvNd'] },
       { name: 'Sparse', bases: ['torch_geometric.nn.conv.message_passing.MessagePassing', 'torch.nn.Module'] },
+      { name: 'MessagePassing', structure: { methods: ['aggregate', 'message', 'propagate', 'update'] } },
     ],
-    [{ name: 'Std', bases: ['torch.nn.Linear', 'torch.nn.Module'] }],
-    "a torch convolution among the bases, or PyG's MessagePassing",
+    [
+      { name: 'Std', bases: ['torch.nn.Linear', 'torch.nn.Module'] },
+      { name: 'Router', structure: { methods: ['forward', 'message'] } },
+    ],
+    "a torch convolution among the bases, or PyG's MessagePassing (or a class that, like it, propagates messages)",
   ],
   'layer:convolution': [
     [{ layers: ['torch.nn.Conv2d', 'torch.nn.BatchNorm2d', 'torch.nn.ReLU'] }],
     [{ layers: ['torch.nn.Linear', 'torch.nn.ReLU'] }],
     'contains a convolution',
+  ],
+  'layer:transformer-block': [
+    [
+      {
+        name: 'QFormer',
+        layers: [
+          'torch.nn.LayerNorm',
+          'torch.nn.Linear',
+          'torch.nn.TransformerEncoder',
+          'torch.nn.TransformerEncoderLayer',
+        ],
+      },
+    ],
+    [{ layers: ['torch.nn.Linear', 'torch.nn.LayerNorm'] }, { layers: ['pkg.m.TransformerEncoderStack'] }],
+    "holds torch's transformer layers (PyG's QFormer)",
+  ],
+  'children:recurrent': [
+    [
+      // PyG's TGNMemory: `self.gru = GRUCell(...)`, imported from torch.nn (no `nn.` prefix for the layer reading).
+      { name: 'TGNMemory', structure: { roles: ['other', 'other'], children: [{ name: 'gru', type: 'GRUCell' }] } },
+      { name: 'Reader', layers: ['torch.nn.LSTM', 'torch.nn.Linear'] },
+    ],
+    [
+      { name: 'Reader', structure: { children: [{ name: 'proj', type: 'nn.Linear' }] } },
+      { name: 'Reader', layers: ['torch.nn.Linear'] },
+    ],
+    'a recurrent layer or cell among its submodules',
   ],
   'layer:mlp': [
     [{ layers: ['torch.nn.Linear', 'torch.nn.GELU', 'torch.nn.Dropout', 'torch.nn.Linear'] }],
@@ -246,9 +304,10 @@ const table: Record<string, [Block[], Block[], string]> = {
   ],
   'roles:convolution': [[shaped(['conv', 'other'])], [shaped(['linear', 'other'])], 'holds a convolution'],
   'roles:mlp': [
-    [shaped(['linear', 'activation', 'linear'])],
-    [shaped(['linear', 'conv']), shaped(['activation'])],
-    'linear maps, activations and norms only',
+    // PyG's (PaiNN) GatedEquivariantBlock: two vector projections, an update MLP, an activation.
+    [shaped(['linear', 'activation', 'linear']), shaped(['linear', 'linear', 'mlp', 'activation'])],
+    [shaped(['linear', 'conv']), shaped(['activation']), shaped(['mlp', 'activation'])],
+    'linear maps, MLPs, activations and norms only, a linear map at least',
   ],
   'roles:embedding': [
     [shaped(['embedding', 'embedding'])],

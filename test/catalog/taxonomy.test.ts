@@ -160,8 +160,14 @@ const table: Record<string, [Cls[], Cls[], string]> = {
       'seblock',
       { name: 'Gate', features: ['channel-gate'] },
     ],
-    ['Squeeze@models.x', 'SEResNet', 'SEBottleneck', { name: 'Gate', features: ['channel-gate', 'spatial-gate'] }],
-    'SE by any of its names (any case) or a SqueezeExcitation base, or a channel gate; an SE network is not the block',
+    [
+      'Squeeze@models.x',
+      'SEResNet',
+      'SEBottleneck',
+      { name: 'Gate', features: ['channel-gate', 'spatial-gate'] },
+      { name: 'Gate', features: ['channel-gate'], childFeatures: ['spatial-gate'] },
+    ],
+    'SE by any of its names (any case) or a SqueezeExcitation base, or a channel gate; an SE network is not the block, nor a channel gate with a spatial one (CBAM), inline or a child',
   ],
   'shifted-window-attention': [
     [
@@ -170,13 +176,17 @@ const table: Record<string, [Cls[], Cls[], string]> = {
       'SwinTransformerBlockV2',
       'ShiftWindowMSA',
       { name: 'Mixer', features: ['shift', 'attention-core'] },
+      // Swin's own block: it rolls and partitions, the attention is its WindowAttention child's.
+      { name: 'Mixer', features: ['residual', 'window-partition', 'shift'], childFeatures: ['attention-core'] },
     ],
     [
       'SwinTransformer@models.swin_transformer',
       'WindowAttention',
       { name: 'Mixer', features: ['window-partition', 'attention-core'] },
+      { name: 'Mixer', features: ['residual', 'window-partition'], childFeatures: ['attention-core'] },
+      { name: 'Mixer', features: ['shift'] },
     ],
-    'Swin attention and its block, not the whole network nor unshifted windows',
+    'Swin attention and its block (the shift and the attention in one forward or split), not the whole network nor unshifted windows',
   ],
   'window-attention': [
     ['PartitionAttentionLayer@models.maxvit', 'WindowPartition@models.maxvit', 'WindowDepartition@models.maxvit'],
@@ -388,9 +398,16 @@ const table: Record<string, [Cls[], Cls[], string]> = {
     'the per-channel scale itself: a block that uses one, or a scale drawn at random, is not one',
   ],
   'efficient-channel-attention': [
-    ['EcaModule', 'CecaModule', 'ECA', 'EfficientChannelAttention', { name: 'Gate', features: ['channel-gate-1d'] }],
+    [
+      'EcaModule',
+      'CecaModule',
+      'ECA',
+      'EfficientChannelAttention',
+      'eca_layer',
+      { name: 'Gate', features: ['channel-gate-1d'] },
+    ],
     ['EcaNet', 'Decay', { name: 'Gate', features: ['channel-gate'] }],
-    'a 1-d conv across the pooled channels; a 2-d projection is SE',
+    "a 1-d conv across the pooled channels (ECA-Net's own `eca_layer` too); a 2-d projection is SE",
   ],
   cbam: [
     [
@@ -399,9 +416,10 @@ const table: Record<string, [Cls[], Cls[], string]> = {
       'CBAM',
       { name: 'Gate', features: ['channel-gate', 'spatial-gate'] },
       { name: 'Gate', childFeatures: ['channel-gate', 'spatial-gate'] },
+      { name: 'Gate', features: ['channel-gate'], childFeatures: ['spatial-gate'] },
     ],
     ['CbamResNet', { name: 'Gate', features: ['channel-gate'] }, { name: 'Gate', childFeatures: ['spatial-gate'] }],
-    'a channel gate and a spatial gate, in one forward or as two children',
+    'a channel gate and a spatial gate, in one forward, as two children, or one of each',
   ],
   'non-local-block': [
     [
@@ -453,6 +471,28 @@ const table: Record<string, [Cls[], Cls[], string]> = {
     ['MSDeformAttnTransformerEncoder', 'DeformConv2d'],
     'the attention, not the encoder built from it',
   ],
+  // Methods of graph and molecular networks: PyG's torch_geometric.nn (the bench's `fresh` corpus); NequIP and MACE
+  // (`BesselBasis`, `PolynomialCutoff`) and SchNetPack (`GaussianRBF`, `CosineCutoff`) use the other names.
+  'jumping-knowledge': [
+    ['JumpingKnowledge', 'HeteroJumpingKnowledge'],
+    ['JKNetModel', 'Knowledge'],
+    'the layer aggregation, by its name',
+  ],
+  'radial-basis-expansion': [
+    ['GaussianSmearing', 'ExpNormalSmearing', 'GaussianRBF', 'GaussianExpansion'],
+    ['GaussianBlur', 'GaussianFilter', 'SchNet', 'Smear'],
+    "Gaussian expansions of distances; a blur is not, and `GaussianFilter` can be either (GNNFF's is an expansion)",
+  ],
+  'spherical-bessel-basis': [
+    ['BesselBasisLayer', 'SphericalBasisLayer', 'BesselBasis', 'BesselRBF'],
+    ['DimeNet', 'Bessel', 'SphericalHarmonics'],
+    "DimeNet's bases, not the network",
+  ],
+  'cutoff-function': [
+    ['Envelope', 'PolynomialEnvelope', 'CosineCutoff', 'PolynomialCutoff', 'CutoffFunction'],
+    ['EnvelopeNet', 'Cutout', 'CutoffLayer'],
+    'smooth cutoffs of a distance; Cutout is an augmentation',
+  ],
 };
 
 const slugsOf = (c: Cls) => matchMethods(cls(c)).map((m) => m.slug);
@@ -480,6 +520,10 @@ describe('taxonomy: which torchvision classes land in each method', () => {
       { slug: 'conv-norm-activation', rule: 'composition#2' },
     ]);
     expect(matchMethods(cls(VIT_BLOCK))).toEqual([{ slug: 'transformer-encoder-block', rule: 'structure#2' }]);
+    // anyFlow reads the block's forward and its children's together: still structure.
+    expect(matchMethods(cls({ name: 'Gate', childFeatures: ['channel-gate', 'spatial-gate'] }))).toEqual([
+      { slug: 'cbam', rule: 'structure#1' },
+    ]);
   });
 });
 
@@ -505,6 +549,11 @@ describe('taxonomy file checks', () => {
       'a structural rule with a feature features.ts does not know',
       (t: Taxonomy) => (t.methods[0].match = [{ flow: ['gating' as never] }]),
       /feature 'gating' is not one of/,
+    ],
+    [
+      'an anyFlow rule with a feature features.ts does not know',
+      (t: Taxonomy) => (t.methods[0].match = [{ anyFlow: ['shift', 'rolling' as never] }]),
+      /feature 'rolling' is not one of/,
     ],
     [
       'a rule with only a negative condition',

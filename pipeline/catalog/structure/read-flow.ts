@@ -44,9 +44,12 @@ const MAX_VIA = 48;
 const MAX_DEPTH = 3;
 const MAX_EVENTS = 400;
 const EMPTY = (): Val => ({ stream: false, via: new Set() });
-/** Tensor methods that only rearrange or convert: the value stays what it was (the stream included). */
+/**
+ * Tensor methods that only rearrange or convert: the value stays what it was (the stream included); `pop` takes an
+ * element of a list of inputs (`x = args.pop(0)`), as a subscript does.
+ */
 const TRANSPARENT =
-  /^(view|reshape|permute|transpose|contiguous|flatten|unflatten|unsqueeze|squeeze|expand|expand_as|view_as|reshape_as|chunk|split|unbind|to|type|type_as|float|half|double|clone|detach|movedim|narrow|repeat|flip|roll|pad|t)$/;
+  /^(view|reshape|permute|transpose|contiguous|flatten|unflatten|unsqueeze|squeeze|expand|expand_as|view_as|reshape_as|chunk|split|unbind|to|type|type_as|float|half|double|clone|detach|movedim|narrow|repeat|flip|roll|pad|t|pop)$/;
 const TRANSPARENT_FN =
   /^(F\.pad|torch\.nn\.functional\.pad|torch\.(flatten|reshape|permute|transpose|squeeze|unsqueeze|chunk|split|roll)|rearrange|einops\.rearrange)$/;
 /** A submodule that carries the input to the residual add: the shortcut path, not a branch. */
@@ -320,6 +323,8 @@ class FlowReader {
     if (dynamic) return this.anyMethod(vals);
     if (this.getattrOfSelf(c)) return { ...EMPTY(), anyMethod: true };
     if (fn.type === 'identifier') {
+      // `args = list(args)`: the same values in a list (PyG's DeepGCNLayer takes `*args` and pops its input).
+      if ((fn.text === 'list' || fn.text === 'tuple') && vals.length === 1 && !env.has(fn.text)) return vals[0];
       const local = env.get(fn.text);
       if (local?.fn) return this.enter(local.fn, vals, `fn:${fn.text}`);
       if (local?.module) return this.through(local.module, vals, nodes);

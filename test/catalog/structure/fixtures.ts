@@ -164,6 +164,68 @@ export const STRUCTURE_FIXTURE = {
         def forward(self, x):
             return self.spatial_attention(self.channel_attention(x))
 
+    # The attention-module repository's CBAM (Woo et al.'s own code): the channel gate pools with F.avg_pool2d and
+    # F.max_pool2d in a loop over pool types, the spatial gate compresses with a ChannelPool child, and CBAM holds the
+    # two under attributes named like their classes.
+    class PooledGate(nn.Module):
+        def __init__(self, gate_channels, reduction_ratio=16, pool_types=['avg', 'max']):
+            super().__init__()
+            self.mlp = nn.Sequential(nn.Flatten(), nn.Linear(gate_channels, gate_channels // reduction_ratio), nn.ReLU())
+            self.pool_types = pool_types
+        def forward(self, x):
+            channel_att_sum = None
+            for pool_type in self.pool_types:
+                if pool_type == 'avg':
+                    avg_pool = F.avg_pool2d(x, (x.size(2), x.size(3)), stride=(x.size(2), x.size(3)))
+                    channel_att_raw = self.mlp(avg_pool)
+                elif pool_type == 'max':
+                    max_pool = F.max_pool2d(x, (x.size(2), x.size(3)), stride=(x.size(2), x.size(3)))
+                    channel_att_raw = self.mlp(max_pool)
+                if channel_att_sum is None:
+                    channel_att_sum = channel_att_raw
+                else:
+                    channel_att_sum = channel_att_sum + channel_att_raw
+            scale = F.sigmoid(channel_att_sum).unsqueeze(2).unsqueeze(3).expand_as(x)
+            return x * scale
+
+    class ChannelPool(nn.Module):
+        def forward(self, x):
+            return torch.cat((torch.max(x, 1)[0].unsqueeze(1), torch.mean(x, 1).unsqueeze(1)), dim=1)
+
+    class CompressGate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.compress = ChannelPool()
+            self.spatial = ConvModule(2, 1, 7)
+        def forward(self, x):
+            x_compress = self.compress(x)
+            x_out = self.spatial(x_compress)
+            scale = F.sigmoid(x_out)
+            return x * scale
+
+    class GatePair(nn.Module):
+        def __init__(self, gate_channels, no_spatial=False):
+            super().__init__()
+            self.PooledGate = PooledGate(gate_channels)
+            self.no_spatial = no_spatial
+            if not no_spatial:
+                self.CompressGate = CompressGate()
+        def forward(self, x):
+            x_out = self.PooledGate(x)
+            if not self.no_spatial:
+                x_out = self.CompressGate(x_out)
+            return x_out
+
+    # One of each: the channel gate inline, the spatial gate a child.
+    class MixedGates(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.fc = nn.Conv2d(channels, channels, 1)
+            self.spatial_attention = SpatialPart(7)
+        def forward(self, x):
+            x = x * torch.sigmoid(self.fc(x.mean((2, 3), keepdim=True)))
+            return self.spatial_attention(x)
+
     # Near miss: the channel half alone is no CBAM.
     class OneGate(nn.Module):
         def __init__(self, c1):
@@ -313,6 +375,42 @@ export const STRUCTURE_FIXTURE = {
                 return cp.checkpoint(_inner_forward, x)
             return _inner_forward(x)
 
+    # Swin's own SwinTransformerBlock (microsoft/Swin-Transformer, timm): the block rolls and partitions, its
+    # WindowAttention child attends; shifted back, added to the shortcut, then the MLP.
+    class ShiftedLayer(nn.Module):
+        def __init__(self, dim, window_size=7, shift_size=3, norm_layer=nn.LayerNorm):
+            super().__init__()
+            self.window_size, self.shift_size = window_size, shift_size
+            self.norm1 = norm_layer(dim)
+            self.attn = Attention(dim)
+            self.norm2 = norm_layer(dim)
+            self.mlp = Mlp(dim)
+        def forward(self, x):
+            H, W = self.input_resolution
+            B, L, C = x.shape
+            shortcut = x
+            x = self.norm1(x).view(B, H, W, C)
+            if self.shift_size > 0:
+                shifted_x = torch.roll(x, shifts=(-self.shift_size, -self.shift_size), dims=(1, 2))
+            else:
+                shifted_x = x
+            x_windows = window_partition(shifted_x, self.window_size)
+            attn_windows = self.attn(x_windows)
+            shifted_x = window_reverse(attn_windows, self.window_size, H, W)
+            x = torch.roll(shifted_x, shifts=(self.shift_size, self.shift_size), dims=(1, 2))
+            x = shortcut + x.view(B, H * W, C)
+            return x + self.mlp(self.norm2(x))
+
+    # Near miss, ShiftViT's shift block: the map is rolled, but nothing attends (an MLP mixes).
+    class ShiftOnly(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.norm = nn.LayerNorm(dim)
+            self.mlp = Mlp(dim)
+        def forward(self, x):
+            x = torch.roll(x, 1, dims=1)
+            return x + self.mlp(self.norm(x))
+
     # Near miss: windows without a shift.
     class PlainWindows(nn.Module):
         def __init__(self, dim):
@@ -407,6 +505,18 @@ export const STRUCTURE_FIXTURE = {
             return branch.weight, branch.bias
         def forward(self, x):
             return self.dense(x) + self.one(x)
+
+    # PyG's DeepGCNLayer ("res+"): forward(*args), the input popped off the argument list, added back at the end.
+    class ResPlusLayer(nn.Module):
+        def __init__(self, conv, norm, act):
+            super().__init__()
+            self.conv, self.norm, self.act = conv, norm, act
+        def forward(self, *args, **kwargs):
+            args = list(args)
+            x = args.pop(0)
+            h = self.act(self.norm(x))
+            h = self.conv(h, *args, **kwargs)
+            return x + h
 
     # timm's ConvNormAct / yolov5's Conv, renamed: a conv, its norm, its activation.
     class ConvUnit(nn.Module):

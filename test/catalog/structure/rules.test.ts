@@ -39,6 +39,9 @@ const table: [string, string[], string][] = [
   ['ContextGate', [], 'GCNet-style context from a softmax over positions: no squeeze'],
   ['DualGate', ['cbam'], 'channel gate then spatial gate (channel-pooled maps) in one forward'],
   ['TwoGates', ['cbam'], 'ultralytics: a channel-gate child and a spatial-gate child'],
+  ['GatePair', ['cbam'], "attention-module (CBAM's authors): two gate children named like their classes"],
+  ['PooledGate', ['squeeze-and-excitation'], 'attention-module: F.avg_pool2d / F.max_pool2d in a loop, then F.sigmoid'],
+  ['MixedGates', ['cbam'], 'the channel gate inline, the spatial gate a child'],
   ['OneGate', [], 'the channel half alone'],
   ['ChannelPart', ['squeeze-and-excitation'], "CBAM's channel half is itself a squeeze-and-excitation gate"],
   ['ScaleA', ['layer-scale'], 'timm: x * gamma (or in place), gamma = init_values * ones(dim), nothing else held'],
@@ -59,6 +62,12 @@ const table: [string, string[], string][] = [
     ['shifted-window-attention', 'transformer-encoder-block'],
     'mmpretrain: norm attention norm mlp with residuals inside _inner_forward; its attention child shifts windows',
   ],
+  [
+    'ShiftedLayer',
+    ['shifted-window-attention', 'transformer-encoder-block'],
+    "Swin's own block (microsoft/Swin-Transformer, timm): roll and partition in the block, the attention a child",
+  ],
+  ['ShiftOnly', [], 'ShiftViT: rolled, but nothing attends'],
   ['PlainWindows', [], 'windows without a shift'],
   ['Layer', ['transformer-encoder-block'], 'timm: pre-norm attention and MLP, each added back, whatever the name'],
   ['PostNormUnit', ['transformer-encoder-block'], 'DETR: post-norm, the MLP as two linear maps'],
@@ -98,6 +107,10 @@ describe('features the forwards show', () => {
     ['WindowLayer', ['residual']],
     ['Layer', ['residual']],
     ['NoSkip', []],
+    ['CompressGate', ['spatial-gate']],
+    ['ShiftedLayer', ['residual', 'window-partition', 'shift']],
+    ['ShiftOnly', ['residual', 'shift']],
+    ['ResPlusLayer', ['residual']],
   ])('%s: %j', (name, features) => {
     expect([...facts(name).features].sort()).toEqual([...features].sort());
   });

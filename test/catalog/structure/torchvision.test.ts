@@ -55,7 +55,8 @@ describeOnDebianTorchvision('structure of real torchvision classes', () => {
     ['CNBlock', ['residual', 'branch-scale'], []],
     // x = x + self.dropout(self.self_attention(self.ln_1(x))) ...
     ['EncoderBlock', ['residual'], ['transformer-encoder-block']],
-    ['SwinTransformerBlock', ['residual'], ['transformer-encoder-block']],
+    // ... and its ShiftedWindowAttention child shifts and attends: Swin's block, whatever its name.
+    ['SwinTransformerBlock', ['residual'], ['shifted-window-attention', 'transformer-encoder-block']],
     // forward calls shifted_window_attention(), a module function: roll, then softmax(q @ k) @ v (the windows are
     // cut by view and permute, no partition function: shift and attention are what a structure rule reads).
     ['ShiftedWindowAttention', ['attention-core', 'pairwise-attention', 'shift'], ['shifted-window-attention']],
