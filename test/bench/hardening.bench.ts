@@ -14,33 +14,19 @@
 // NNBLOCKS_BENCH_WORKERS   workers of every run (default: config validate.workers, else one per core)
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bwrapAvailable } from '../../pipeline/sandbox/bwrap.ts';
-import { runExtraction } from '../../pipeline/run/extract-step.ts';
-import { nativeLibraries } from '../../pipeline/validate/native-libraries.ts';
-import { openRun, prepare } from '../../pipeline/run/prepare.ts';
-import { selectBlocks } from '../../pipeline/run/select.ts';
-import { validateItems } from '../../pipeline/run/validate-step.ts';
-import { corpusPackages } from '../../pipeline/validate/blocked-packages.ts';
-import { DEFAULT_TIMEOUT_MS } from '../../pipeline/validate/validate.ts';
-import { corpusExtensions } from '../../pipeline/validate/extensions.ts';
-import type { ValidateItem, ValidateOptions, ValidationRecord } from '../../pipeline/validate/types.ts';
+import type { ValidateItem, ValidationRecord } from '../../pipeline/validate/types.ts';
 import { percentile, round, type Figure } from './harness.ts';
+import { spread, torchvisionItems, type SharedOptions } from './torchvision-items.ts';
 
 const ISSUE = 21;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BEFORE = process.env.NNBLOCKS_BENCH_BEFORE ?? '5101907';
 const AFTER = process.env.NNBLOCKS_BENCH_AFTER;
-const CONFIG = join(REPO, 'content', 'corpus.json');
 
-/**
- * The options both trees accept: ValidateItem is the same at 5101907 and now; of ValidateOptions, `runBudgetMs` is
- * new (left out: its 90-minute default never ends a run here) and `timeoutMs` was the per-block wall clock and is
- * now the block's whole budget (the same number is passed to both).
- */
-type SharedOptions = Omit<ValidateOptions, 'runBudgetMs'>;
 type ValidateBlocks = (items: ValidateItem[], opts: SharedOptions) => Promise<ValidationRecord[]>;
 
 interface Tree {
@@ -70,51 +56,6 @@ async function loadTree(label: string, root: string): Promise<Tree> {
   };
   const dirty = git(['status', '--porcelain', '--untracked-files=no'], root) ? ' (dirty)' : '';
   return { label, commit: git(['rev-parse', '--short', 'HEAD'], root) + dirty, validate: mod.validateBlocks };
-}
-
-/** The default corpus's torchvision items, assembled by this checkout, and the options every run shares. */
-async function torchvisionItems(): Promise<{ items: ValidateItem[]; options: SharedOptions }> {
-  const run = openRun(CONFIG);
-  try {
-    const p = await prepare(run);
-    const env = await p.environment();
-    if (!env.ok) throw new Error(`no validation environment: ${env.diagnostics.map((d) => d.message).join('; ')}`);
-    const blocks = selectBlocks(p.discovered.blocks, { shard: { k: 1, n: 1 } });
-    const extracted = runExtraction(run, p, blocks, {
-      outDir: join(run.config.cacheDir, 'extracted'),
-      versionsFrom: env.environment.host,
-    });
-    const items = validateItems(run, p, extracted).filter((i) => i.id.startsWith('torchvision:'));
-    const v = run.config.validate ?? {};
-    const blocked = corpusPackages(p.index.modules);
-    return {
-      items,
-      options: {
-        python: env.environment.python,
-        pythonRoots: env.environment.roots,
-        runtimeRoots: env.environment.runtime,
-        sites: env.environment.sites,
-        environmentKey: env.environment.key,
-        device: 'cpu',
-        sandbox: true,
-        timeoutMs: v.blockBudgetMs ?? v.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        memoryBytes: v.memoryBytes,
-        tmpBytes: v.tmpBytes,
-        workers: Number(process.env.NNBLOCKS_BENCH_WORKERS) || v.workers || availableParallelism(),
-        corpusPackages: blocked,
-        nativeModules: corpusExtensions(p.snapshots),
-        nativeLibraries: nativeLibraries(p.snapshots, p.index.modules),
-      },
-    };
-  } finally {
-    run.store.close();
-  }
-}
-
-/** `n` items evenly spread over the list (all when n is not below its length). */
-function spread<T>(list: T[], n: number): T[] {
-  if (!(n > 0) || n >= list.length) return list;
-  return Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n)]);
 }
 
 interface Timed {
