@@ -68,4 +68,3 @@ export function spread<T>(list: T[], n: number): T[] {
   if (!(n > 0) || n >= list.length) return list;
   return Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n)]);
 }
-
