@@ -61,7 +61,9 @@ def compile_one(path):
     try:
         # doraise: a failure raises (quiet=2 would return None without a word, whatever doraise says)
         return py_compile.compile(path, doraise=True, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP) is not None
-    except Exception:  # a syntax error, Python 2 code: the import will say so in the child, as it always did
+    # A syntax error (Python 2 code), a file gone or unreadable, source too deep or too large for the compiler: left
+    # to the import, which will say so in the child, as it always did.
+    except (py_compile.PyCompileError, OSError, ValueError, RecursionError, MemoryError):
         return False
 
 
