@@ -67,8 +67,8 @@ function isReal(path: string, dir: boolean): boolean {
 export async function compileBytecode(python: string, roots: string[]): Promise<BytecodeReport | null> {
   if (roots.length === 0) return null;
   const t0 = performance.now();
-  // -I: no user site, no PYTHON* variables, and neither the working folder nor the script's on sys.path beyond
-  // the script's own: nothing of an upstream tree can shadow py_compile.
+  // -I: no user site, no PYTHON* variables, and no working folder on sys.path (only the script's own folder, ours):
+  // nothing of an upstream tree can shadow py_compile.
   try {
     const res = await execa(python, ['-I', SCRIPT, ...roots], {
       reject: false,

@@ -119,12 +119,11 @@ def default_output(m, usage_inputs, until):
         if until - monotonic() <= 0:
             return None
         result, macs = None, None
-        try:
-            result, macs = budgeted(min(CANONICAL_MACS_S, until - monotonic()), lambda: flops.counted(m, shape))
-        except Exception:
-            pass  # the same forward, uncounted, says whether the input fits
-        except OverBudget:
-            pass
+        if flops.AVAILABLE:
+            try:
+                result, macs = budgeted(min(CANONICAL_MACS_S, until - monotonic()), lambda: flops.counted(m, shape))
+            except (Exception, OverBudget):
+                pass  # the same forward, uncounted, says whether the input fits
         if result is None:
             try:
                 result = budgeted(max(until - monotonic(), 0.01), lambda: plain(m, shape))

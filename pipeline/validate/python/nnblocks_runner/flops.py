@@ -70,16 +70,13 @@ MACS_MAX = 2**53 - 1
 def macs(m, shape):
     """MACs of one forward of `m` (a module on the meta device) at a float input of `shape`; None when torch has no
     counter or the total is not a plausible count. Raises what the forward raises."""
-    return counted(m, shape)[1]
+    return counted(m, shape)[1] if AVAILABLE else None
 
 
 def counted(m, shape):
-    """(output, MACs or None) of one forward of meta-device `m` at a float input of `shape`, under the counter where
-    torch has one: the canonical figures take a configuration's output shapes and its MACs from the same forward.
-    Raises what the forward raises."""
-    if not AVAILABLE:
-        with _no_grad():
-            return m(_empty(shape, device="meta")), None
+    """(output, MACs or None) of one forward of meta-device `m` at a float input of `shape`, under the counter (torch
+    has one: AVAILABLE; the caller checks): the canonical figures take a configuration's output shapes and its
+    MACs from the same forward. Raises what the forward raises."""
     counter = _Counter(display=False)
     counter.flop_registry = dict(_FORMULAS)  # the formulas as torch shipped them, not as a block left them
     depth = _stack_len() if _stack_len and _pop_mode else None
