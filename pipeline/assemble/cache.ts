@@ -79,4 +79,26 @@ export class AssemblyCache {
     const stored: Stored<T> = { layout: this.layout, reads: files, value };
     this.store.put(this.key(blockId, inputs), JSON.stringify(stored));
   }
+
+  /**
+   * Keeps a module's text apart from its record, under its sha256: a record is parsed on every warm run, the text
+   * (a third of a megabyte on average in the paper's corpus, 1.1 GB in all) only when something reads it.
+   */
+  putText(sha: string, text: string): void {
+    this.store.put(`text:${sha}`, text);
+  }
+
+  /** The text kept under `sha`. */
+  text(sha: string): string | undefined {
+    return this.store.get(`text:${sha}`);
+  }
+
+  /** What `remember` noted of a written file: the text's sha256, its size and mtime (write-module.ts). */
+  written(file: string): string | undefined {
+    return this.store.get(`written:${file}`);
+  }
+
+  remember(file: string, note: string): void {
+    this.store.put(`written:${file}`, note);
+  }
 }

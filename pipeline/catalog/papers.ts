@@ -12,6 +12,7 @@ import type { BuilderFn } from '../usage/types.ts';
 import { isArxivId, isDoi } from '../contract/rules.ts';
 import { INTRODUCING_EVIDENCE, PAPER_EVIDENCE, type PaperEvidence } from '../contract/vocabulary.ts';
 import { docstringOf, splitDocstring } from './docstring.ts';
+import { SpecMemo } from './spec-memo.ts';
 import type { Taxonomy } from './taxonomy.ts';
 
 /** A block names few papers; more is noise (a bibliography pasted in a docstring) and is cut. */
@@ -106,6 +107,7 @@ export function codePapers(
   block: { sourceId: string; module: string },
   classText: string,
   module: { file: Buffer | null; functions: FunctionFact[]; builders: BuilderFn[] },
+  memo = new SpecMemo(),
 ): SourcePapers {
   const { file, functions } = module;
   const texts = module.builders
@@ -114,7 +116,10 @@ export function codePapers(
       const fn = functions.find((x) => x.qualname === f.name);
       return fn && file ? [file.subarray(fn.span.startByte, fn.span.endByte).toString('utf8')] : [];
     });
-  return { ...classPapers(classText), builder: builderPapers(texts) };
+  return {
+    ...memo.get(['class-papers', classText], () => classPapers(classText)),
+    builder: texts.length ? memo.get(['builder-papers', ...texts], () => builderPapers(texts)) : NONE,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Writes the catalog folder (blocks/<slug>.json, sources.json, clusters.json, stats.json, methods.json, build-info.json) with
 // sorted keys, replacing the previous build's files, then checks everything against the shipped JSON Schemas.
 // See docs/catalog.md.
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlockSpec } from '../contract/block.ts';
 import type { BuildInfo } from '../contract/build-info.ts';
@@ -26,11 +26,17 @@ export interface CatalogFiles {
   buildInfo: BuildInfo;
 }
 
-/** Write-then-rename: a build killed mid-write leaves the previous file or the new one, never half of one. */
+/**
+ * Write-then-rename: a build killed mid-write leaves the previous file or the new one, never half of one. A file
+ * that holds the text already is left alone: on ext4 a rename over a file flushes the new one's data first, and a
+ * warm rebuild of the paper's catalog spent 4 s renaming 3,556 unchanged specs over themselves.
+ */
 function writeAtomic(file: string, text: string): void {
-  writeFileSync(`${file}.tmp`, text);
+  const same = existsSync(file) && readFileSync(file, 'utf8') === text;
+  if (!same) writeFileSync(`${file}.tmp`, text);
+  // A fault point per file either way: a killed build is replayed at the same file whatever was unchanged.
   fault('write');
-  renameSync(`${file}.tmp`, file);
+  if (!same) renameSync(`${file}.tmp`, file);
 }
 
 /**

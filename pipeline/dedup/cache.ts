@@ -4,10 +4,10 @@
 // grammar) and the parameters that shaped the value, so a value found is the one computing it would give: a warm
 // run with nothing changed costs a lookup per block and one for the result. See docs/dedup.md ("Caches").
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeVersion } from '../util/code-version.ts';
+import { grammarVersions } from '../util/tree-sitter.ts';
 import type { Fingerprint } from './fingerprint.ts';
 import type { DedupItem, DedupParams, DedupResult } from './types.ts';
 
@@ -32,11 +32,7 @@ export const LAST_RESULT = 'last';
 
 /** This stage's code (every file of pipeline/dedup/) and the tree-sitter grammar that parses for it. */
 export function dedupVersion(): string {
-  const require = createRequire(import.meta.url);
-  const grammar = ['tree-sitter', 'tree-sitter-python'].map(
-    (name) => `${name}@${(require(`${name}/package.json`) as { version: string }).version}`,
-  );
-  return codeVersion([dirname(fileURLToPath(import.meta.url))], grammar);
+  return codeVersion([dirname(fileURLToPath(import.meta.url))], grammarVersions());
 }
 
 const sha256 = (parts: string[]) => {

@@ -26,7 +26,8 @@ import { selectBlocks } from './select.ts';
 import { siteAddress } from './site-address.ts';
 import { runValidation } from './validate-step.ts';
 import { startBytecode } from './bytecode-step.ts';
-import { dedupStores } from './kv-store.ts';
+import { dedupStores, kvStore } from './kv-store.ts';
+import { SpecMemo } from '../catalog/spec-memo.ts';
 import { collectGarbage } from '../util/memory.ts';
 
 export interface BuildOptions {
@@ -58,6 +59,9 @@ export async function buildPartial(
   partial.timings.spec += performance.now() - t;
   return { partial, diagnostics };
 }
+
+/** The kv namespace of what the spec stage reads from upstream text (catalog/spec-memo.ts). */
+const SPEC_MEMO = 'spec-memo';
 
 /** Every stage up to the block specs; the blocks' assembled modules for de-duplication beside them. */
 async function specsOf(
@@ -102,7 +106,9 @@ async function specsOf(
   const specs: BlockSpec[] = [];
   const subjects: DedupSubject[] = [];
   // Every discovered block, not just this shard's: a child's class is read the same whichever shard holds it.
-  const structures = new StructureReader(p.program, p.discovered.blocks);
+  const memoStore = kvStore(ctx.store, SPEC_MEMO);
+  const memo = new SpecMemo(memoStore);
+  const structures = new StructureReader(p.program, p.discovered.blocks, memo);
   for (const b of blocks) {
     const mod = p.program.moduleAt(b.sourceId, b.path)!;
     const own = classAt(mod, b.stmt, b.name) ?? mod.facts.classes.find((c) => c.qualname === b.qualname)!;
@@ -129,7 +135,12 @@ async function specsOf(
           ...(tree ? { tree } : {}),
           diagnostics: (ex?.diagnostics ?? []).filter((d) => d.severity !== 'info'),
           // Read from the class text here, like the static layers: ids only cross into the spec, never the text.
-          sourcePapers: codePapers(b, text, { file, functions: mod.facts.functions, builders: blockUsage.builders }),
+          sourcePapers: codePapers(
+            b,
+            text,
+            { file, functions: mod.facts.functions, builders: blockUsage.builders },
+            memo,
+          ),
           structure: structures.factsOf(b, tree),
         },
         { layers, from: tree ? 'validation' : 'static' },
@@ -141,6 +152,8 @@ async function specsOf(
     });
     if (subject) subjects.push(subject);
   }
+  memoStore.flush();
+  p.keep();
   timings.spec = performance.now() - t;
   const tools = [
     { name: 'node', version: process.version },
@@ -166,7 +179,7 @@ async function specsOf(
     sourceCounts: sourceCounts(
       p.snapshots.map((s) => s.id),
       selectBlocks(p.discovered.blocks, { shard, abstract: true }).filter((b) => b.abstract),
-      extracted.filter((e) => e.code).map((e) => e.entry.id),
+      extracted.filter((e) => e.hasCode).map((e) => e.entry.id),
       blocks,
     ),
   };

@@ -19,7 +19,7 @@ export function dedupSubjectOf(
   extracted: ExtractedBlock | undefined,
   validation: { passed: boolean; tree: ModuleTreeNode | null } | null,
 ): DedupSubject | null {
-  if (!extracted?.code) return null;
+  if (!extracted?.hasCode) return null;
   return {
     id: block.id,
     sourceId: block.sourceId,

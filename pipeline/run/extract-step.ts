@@ -80,7 +80,7 @@ export async function extractToFolder(
     environmentKey: env.ok ? env.environment.key : undefined,
   });
   // The compiled op libraries a module loads, linked beside it as validation does (op-libraries.ts).
-  const written = extracted.filter((b) => b.code);
+  const written = extracted.filter((b) => b.hasCode);
   const { links, diagnostics } = linkBesideModules(
     written.map((b) => ({ file: b.entry.file, code: b.code })),
     nativeLibraries(p.snapshots, p.index.modules),

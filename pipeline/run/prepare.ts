@@ -7,7 +7,9 @@ import { indexSources } from '../index/index.ts';
 import { Store } from '../index/store.ts';
 import type { IndexResult } from '../index/types.ts';
 import { Program } from '../resolve/program.ts';
-import { buildUsageIndex, type UsageIndex } from '../usage/usage-index.ts';
+import { cachedUsageIndex } from '../usage/cached.ts';
+import type { UsageIndex } from '../usage/usage-index.ts';
+import { kvStore } from './kv-store.ts';
 import { loadConfig } from '../config/load.ts';
 import type { CorpusConfig } from '../config/types.ts';
 import type { EnvironmentResult } from '../environment/types.ts';
@@ -33,6 +35,8 @@ export interface Prepared {
    * validation its recipe candidates, the catalog `usedBy`. Every shard sees the same corpus, so the same users.
    */
   usage(): UsageIndex;
+  /** Stores what this run mined of usage (pipeline/usage/cached.ts), for the next run of the same corpus. */
+  keep(): void;
   /**
    * The validation environment (pipeline/environment/), resolved on first use: python sources need it while the
    * sources are fetched; validation and requirement versions after. Commands that run no Python never create it.
@@ -64,6 +68,7 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
   const discovered = discoverBlocks(program, { symbols, sources: usable.map((s) => s.id) });
   timings.discover = performance.now() - t;
   let usage: UsageIndex | undefined;
+  const usageStore = kvStore(ctx.store, USAGE);
   return {
     snapshots: sources.snapshots,
     index,
@@ -75,13 +80,17 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
     usage: () => {
       if (!usage) {
         const t0 = performance.now();
-        usage = buildUsageIndex(program, discovered.blocks);
+        usage = cachedUsageIndex(program, discovered.blocks, usageStore);
         timings.usage = performance.now() - t0;
       }
       return usage;
     },
+    keep: () => usageStore.flush(),
   };
 }
+
+/** The kv namespace of each block's usage as last mined (pipeline/usage/cached.ts). */
+const USAGE = 'usage';
 
 /** How each source is named in provenance comments of emitted modules. */
 export function sourceLabels(snapshots: SourceSnapshot[]): Map<string, SourceLabel> {

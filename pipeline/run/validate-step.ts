@@ -232,7 +232,7 @@ export function validateItems(
   const blockedPackages = corpusPackages(p.index.modules);
   const overrides = ctx.config.validate?.overrides;
   return extracted
-    .filter((e) => e.code && (!only || only(e.entry.id)))
+    .filter((e) => e.hasCode && (!only || only(e.entry.id)))
     .map((e) => {
       const b = blocks.get(e.entry.id)!;
       const snap = snapshots.get(b.sourceId)!;

@@ -41,3 +41,11 @@ export function treeSitterParser(): TreeSitterParser {
 export function releaseTrees(): Promise<void> {
   return collectGarbage();
 }
+
+/** The versions of tree-sitter and its Python grammar: what a parse-derived cache keys on besides its own code. */
+export function grammarVersions(): string[] {
+  const require = createRequire(import.meta.url);
+  return ['tree-sitter', 'tree-sitter-python'].map(
+    (name) => `${name}@${(require(`${name}/package.json`) as { version: string }).version}`,
+  );
+}

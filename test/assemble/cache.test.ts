@@ -1,6 +1,7 @@
 // Assembled modules are reused across runs while nothing they depend on changed: the files their closure read
 // (re-export chains included), the set of modules in the corpus, the assembler itself. The index's kv table holds
 // them; each case re-indexes the same folder into the same store, as a warm `nnblocks build` does.
+import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractBlocks, type ExtractedBlock } from '../../pipeline/assemble/extract.ts';
@@ -34,14 +35,20 @@ class Mlp(nn.Module):
 `,
 };
 
-/** Indexes `root` into `store` and extracts ViT and Mlp with the cache in the same store, into `root`/out. */
-async function run(root: string, store: Store): Promise<Map<string, ExtractedBlock>> {
+/**
+ * Indexes `root` into `store` and extracts ViT and Mlp with the cache in the same store, into `root`/out; `reads`
+ * collects the cache keys read.
+ */
+async function run(root: string, store: Store, reads: string[] = []): Promise<Map<string, ExtractedBlock>> {
   const { program, discovered } = await indexFolders([{ id: 'fx', root }], store);
   const blocks = discovered.blocks.filter((b) => b.name === 'ViT' || b.name === 'Mlp');
   const out = extractBlocks(program, blocks, {
     outDir: join(root, '..', `${root.split('/').pop()}-out`),
     labels: new Map(),
-    cache: { get: (k) => store.kvGet('assembled', k), put: (k, v) => store.kvPut('assembled', k, v) },
+    cache: {
+      get: (k) => (reads.push(k), store.kvGet('assembled', k)),
+      put: (k, v) => store.kvPut('assembled', k, v),
+    },
   });
   return new Map(out.map((e) => [e.entry.className, e]));
 }
@@ -84,6 +91,30 @@ describe('reuse of assembled modules', () => {
     writeTree({ 'pkg/extra.py': 'X = 1\n' }, root);
     const after = await run(root, store);
     expect([...after.values()].map((e) => e.reused ?? false)).toEqual([false, false]);
+    store.close();
+  });
+
+  it('leaves the modules it wrote unread and untouched on a warm run, and writes again one edited or removed', async () => {
+    const root = writeTree(files);
+    const store = new Store(join(tempDir('nnb-db-'), 'index.sqlite'));
+    const cold = await run(root, store);
+    const vit = cold.get('ViT')!.entry.file;
+    const mlp = cold.get('Mlp')!.entry.file;
+    const code = readFileSync(vit, 'utf8');
+    const mtimes = [statSync(vit).mtimeMs, statSync(mlp).mtimeMs];
+    const reads: string[] = [];
+    const warm = await run(root, store, reads);
+    // The texts are kept apart from the records: a warm run reads none of them until asked for one.
+    expect(reads.filter((k) => k.startsWith('text:'))).toEqual([]);
+    expect([statSync(vit).mtimeMs, statSync(mlp).mtimeMs]).toEqual(mtimes);
+    expect(warm.get('ViT')!.code).toBe(code);
+    expect(reads.filter((k) => k.startsWith('text:'))).toHaveLength(1);
+
+    writeFileSync(vit, '# edited by hand\n');
+    unlinkSync(mlp);
+    await run(root, store);
+    expect(readFileSync(vit, 'utf8')).toBe(code);
+    expect(readFileSync(mlp, 'utf8')).toBe(cold.get('Mlp')!.code);
     store.close();
   });
 });

@@ -12,6 +12,7 @@ import { structureOf, type ChildFact, type ChildRole } from '../roles.ts';
 import { featuresOf, type Feature } from './features.ts';
 import { classAtLine, moduleFunctions, readClass, type ClassReading, type ReadChild } from './read-class.ts';
 import { parsePython, type Node } from './syntax.ts';
+import { SpecMemo } from '../spec-memo.ts';
 
 /** What the taxonomy and the category rules read of a block's structure (docs/taxonomy.md, "Structure"). */
 export interface StructureFacts {
@@ -49,6 +50,8 @@ export class StructureReader {
   constructor(
     private readonly program: Program,
     blocks: readonly Block[],
+    /** Where class readings are kept between runs (a reading is a function of its module's blob). */
+    private readonly memo = new SpecMemo(),
   ) {
     for (const b of blocks) {
       this.blocksByQualified.set(`${b.module}.${b.qualname}`, b);
@@ -154,9 +157,11 @@ export class StructureReader {
   private reading(l: Located): ClassReading | null {
     const key = `${l.mod.sourceId}\0${l.qualified}`;
     if (this.readings.has(key)) return this.readings.get(key)!;
-    const t = this.tree(l.mod);
-    const node = t ? classAtLine(t.root, l.cls.line) : undefined;
-    const r = node ? readClass(node, t!.functions) : null;
+    const r = this.memo.get(['reading', l.mod.blob, String(l.cls.line)], () => {
+      const t = this.tree(l.mod);
+      const node = t ? classAtLine(t.root, l.cls.line) : undefined;
+      return node ? readClass(node, t!.functions) : null;
+    });
     this.readings.set(key, r);
     return r;
   }
