@@ -18,6 +18,8 @@ export interface Measured {
   treePeakPssBytes: number;
   /** Largest single process (GNU time's maximum resident set size), when /usr/bin/time is there. */
   maxRssBytes: number | null;
+  /** At the PSS peak: the PSS of each kind of process (`processRole`), with how many there were. */
+  peakPssByRole: Record<string, { processes: number; bytes: number }>;
 }
 
 /** The pids of `root` and all its descendants, from /proc (Linux), with each one's resident bytes. */
@@ -52,20 +54,56 @@ function treeRss(root: number): number {
   return [...tree(root).values()].reduce((a, b) => a + b, 0);
 }
 
-/** Summed resident and proportional set sizes of `root`'s tree; PSS from each process's smaps_rollup (Linux 4.14+). */
-export function treeMemory(root: number): { rss: number; pss: number } {
+/**
+ * Summed resident and proportional set sizes of `root`'s tree; PSS from each process's smaps_rollup (Linux 4.14+),
+ * also summed per kind of process (`processRole`).
+ */
+export function treeMemory(root: number): {
+  rss: number;
+  pss: number;
+  byRole: Record<string, { processes: number; bytes: number }>;
+} {
   let rss = 0;
   let pss = 0;
-  for (const [pid, bytes] of tree(root)) {
+  const byRole: Record<string, { processes: number; bytes: number }> = {};
+  const pids = tree(root);
+  for (const [pid, bytes] of pids) {
     rss += bytes;
     try {
       const kb = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-      pss += kb ? Number(kb[1]) * 1024 : bytes;
+      const mine = kb ? Number(kb[1]) * 1024 : bytes;
+      pss += mine;
+      const role = (byRole[processRole(pid, root)] ??= { processes: 0, bytes: 0 });
+      role.processes += 1;
+      role.bytes += mine;
     } catch {
       // gone meanwhile, or unreadable: nothing to add
     }
   }
-  return { rss, pss };
+  return { rss, pss, byRole };
+}
+
+/**
+ * What a process of a build's tree is: `build` (the CLI itself), `worker` (a validation runner forked by no runner),
+ * `block` (a runner forked by a runner: one block's child), `sandbox` (bubblewrap), else `other` (the bytecode
+ * compile, the environment's probes).
+ */
+function processRole(pid: number, root: number): string {
+  if (pid === root) return 'build';
+  const cmd = (p: number) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const own = cmd(pid);
+  if (own.startsWith('bwrap')) return 'sandbox';
+  if (!own.includes('runner.py')) return /node/.test(own.split('\0')[0]) ? 'build' : 'other';
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const parent = cmd(ppid);
+  return parent.includes('runner.py') && !parent.startsWith('bwrap') ? 'block' : 'worker';
 }
 
 /**
@@ -82,15 +120,16 @@ export function timedBuild(config: string, out: string, extra: string[] = []): P
     let stderr = '';
     let peak = 0;
     let peakPss = 0;
+    let peakPssByRole: Measured['peakPssByRole'] = {};
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
     // PSS every 20th sample (5 s): reading smaps_rollup walks each process's page tables, and at every sample it
     // took most of a core from the build it measures (26 CPU minutes in a 37-minute validation of the paper corpus).
     let n = 0;
     const timer = setInterval(() => {
       const withPss = n++ % 20 === 0;
-      const { rss, pss } = withPss ? treeMemory(child.pid!) : { rss: treeRss(child.pid!), pss: 0 };
+      const { rss, pss, byRole } = withPss ? treeMemory(child.pid!) : { rss: treeRss(child.pid!), pss: 0, byRole: {} };
       peak = Math.max(peak, rss);
-      peakPss = Math.max(peakPss, pss);
+      if (pss > peakPss) [peakPss, peakPssByRole] = [pss, byRole];
     }, 250);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -102,6 +141,7 @@ export function timedBuild(config: string, out: string, extra: string[] = []): P
         treePeakBytes: peak,
         treePeakPssBytes: peakPss,
         maxRssBytes: kb ? Number(kb[1]) * 1024 : null,
+        peakPssByRole,
       });
     });
   });

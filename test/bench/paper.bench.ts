@@ -203,6 +203,10 @@ export function paperFigures(
       unit: 'GiB',
       target: '<= 4 GiB (tree PSS)',
       ok: gib(cold.treePeakPssBytes) <= 4,
+      // Who held it: the build, the workers, the blocks' children (each forked from a worker).
+      detail: Object.fromEntries(
+        Object.entries(cold.peakPssByRole).map(([role, r]) => [role, `${r.processes} × ${gib(r.bytes)} GiB in all`]),
+      ),
     },
     {
       issue: ISSUE,
