@@ -242,8 +242,7 @@ function inResolutionScope(
   if (importRoot === '') return { ...listed, importRoot };
   const keep = makePathFilter(src.include, src.exclude);
   // A folder setup.py installs as a package is importable wherever it lies (`package_dir`).
-  const below = (p: string) =>
-    p.startsWith(`${importRoot}/`) || packageDirs.some((d) => p.startsWith(`${d.folder}/`));
+  const below = (p: string) => p.startsWith(`${importRoot}/`) || packageDirs.some((d) => p.startsWith(`${d.folder}/`));
   return {
     files: listed.files.filter((f) => f.discover !== false || f.config || below(f.path)),
     skipped: listed.skipped.filter((k) => below(k.path) || keep(k.path)),

@@ -38,9 +38,7 @@ export function readPackageDirs(root: string, maxFileBytes: number): PackageDir[
       found.set(pkg, rel);
     }
   }
-  return [...found]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([pkg, folder]) => ({ package: pkg, folder }));
+  return [...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([pkg, folder]) => ({ package: pkg, folder }));
 }
 
 /** A dict literal, or a name assigned one at module level before `before` (the last such assignment). */

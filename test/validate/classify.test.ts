@@ -138,7 +138,7 @@ const ROWS: Row[] = [
       '    from fixturepkg import _C',
       'except ImportError:',
       '    pass',
-      'raise ImportError("Cannot import \'fixturepkg._C\', therefore \'DeformConv\' is not available.")',
+      "raise ImportError(\"Cannot import 'fixturepkg._C', therefore 'DeformConv' is not available.\")",
     ].join('\n'),
     detail: 'fixturepkg._C',
     why: "detectron2's dummy class for a missing `_C` raises its own ImportError with no `name`: was missing-module",
