@@ -10,7 +10,7 @@
 import type Parser from 'tree-sitter';
 import { posix } from 'node:path';
 import { treeSitterParser } from '../util/tree-sitter.ts';
-import { moduleNameProblem } from '../util/identifier.ts';
+import { controlChar, moduleNameProblem } from '../util/identifier.ts';
 import { RootedFiles } from './requirements/rooted-files.ts';
 import type { PackageDir } from './types.ts';
 
@@ -34,7 +34,8 @@ export function readPackageDirs(root: string, maxFileBytes: number): PackageDir[
       const folder = stringValue(pair.childForFieldName('value'));
       if (pkg === undefined || folder === undefined || !isDottedName(pkg)) continue;
       const rel = posix.normalize(folder.replace(/\/+$/, ''));
-      if (rel === '.' || rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) continue;
+      // Outside the checkout, or named with a control character (which corrupts every log that prints its paths).
+      if (rel === '.' || rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel) || controlChar(rel)) continue;
       found.set(pkg, rel);
     }
   }

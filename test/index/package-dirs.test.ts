@@ -35,6 +35,7 @@ describe('readPackageDirs', () => {
           "pkg.ext": "third/ext",
           "bad-name": "x",         # no module can have that name
           "pkg.up": "../outside",  # leaves the checkout
+          "pkg.cc": "a\x1bb",      # a control character: every log printing its paths would carry it
           "pkg.f": f"{1}",         # not a plain literal
       })
     `;
