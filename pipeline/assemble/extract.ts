@@ -65,6 +65,11 @@ export interface ExtractedBlock {
    */
   coreCode?: string;
   definitions: EmittedDefinition[];
+  /**
+   * The top-level modules the emitted module imports (stdlib included), sorted: what validation refuses of them
+   * tells a corpus package the block's code asks for from one a library it uses asks for (blocked-packages.ts).
+   */
+  imports: string[];
   /** The definitions of the module as written, when it holds builders or layer classes besides `definitions`. */
   writtenDefinitions?: EmittedDefinition[];
   diagnostics: Diagnostic[];
@@ -344,6 +349,7 @@ function assembleBlock(
     parts: [],
     code: '',
     definitions: [],
+    imports: [],
     diagnostics: [],
   };
   const files = new Set<string>();
@@ -358,14 +364,11 @@ function assembleBlock(
     const emitted = emitModule(block.id, closure, readText, labels, isRuntimePackage);
     asm.code = emitted.code;
     asm.className = emitted.className;
+    const imports = new Set(closure.externals);
     if (roots.length > 0 || asks.length > 0) {
-      const withBuilders = emitModule(
-        block.id,
-        note(computeClosure(program, lookup, mod, block.stmt, block.name, roots, { readText, asks })),
-        readText,
-        labels,
-        isRuntimePackage,
-      );
+      const whole = note(computeClosure(program, lookup, mod, block.stmt, block.name, roots, { readText, asks }));
+      for (const top of whole.externals) imports.add(top);
+      const withBuilders = emitModule(block.id, whole, readText, labels, isRuntimePackage);
       asm.coreCode = asm.code;
       asm.code = withBuilders.code;
       asm.className = withBuilders.className;
@@ -379,6 +382,7 @@ function assembleBlock(
     }
     asm.definitions = emitted.definitions;
     asm.diagnostics.push(...closure.diagnostics, ...emitted.diagnostics);
+    asm.imports = [...imports].sort();
     asm.requires = [...closure.externals]
       .filter((top) => !STDLIB.has(top))
       .sort()

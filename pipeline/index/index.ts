@@ -9,7 +9,7 @@ import { fault } from '../util/fault.ts';
 import { PARSER_VERSION, type ModuleFacts } from '../parse/facts.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 import { gitBlobSha1, sha256 } from './hash.ts';
-import { moduleNameFor, relativeToImportRoot } from './modules.ts';
+import { moduleNameInSource } from './modules.ts';
 import { parseAll, parseThreads } from './parse-pool.ts';
 import type { FileRow, Store } from './store.ts';
 import type { IndexedModule, IndexResult, SourceIndexStats } from './types.ts';
@@ -225,7 +225,7 @@ function collectModules(
     else stats.reused++;
     const facts = parsed.facts.get(r.blob) ?? store.getFacts(r.blob)!;
     const discover = !resolveOnly.has(r.path);
-    const { name, why } = moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, r.path));
+    const { name, why } = moduleNameInSource(snap, r.path);
     // Problems of a file outside the discovery scope are reported only if a block needs its code: a closure
     // that includes a statement with a syntax error says so (`syntax-error-included`).
     if (discover) stats.diagnostics += fileDiagnostics(snap.id, r.path, why, facts, diagnostics);

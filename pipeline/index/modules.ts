@@ -1,5 +1,6 @@
 // Maps a file path under a source's import root to its dotted module name, the way Python's import system would.
 import { posix } from 'node:path';
+import type { PackageDir } from '../sources/types.ts';
 import { moduleNameProblem } from '../util/identifier.ts';
 
 export interface ModuleName {
@@ -30,6 +31,27 @@ export function moduleNameFor(relToImportRoot: string): { name: ModuleName | nul
     }
   }
   return { name: { module: parts.join('.'), isPackage }, why: null };
+}
+
+/**
+ * The module name of a file of a source (`pathInSource` posix, relative to the source root): below a folder setup.py
+ * installs as a package (`package_dir`, the longest that holds it) the package's name and the rest of the path
+ * (`projects/PointRend/point_rend/point_features.py` → `detectron2.projects.point_rend.point_features`), else its
+ * name under the import root (moduleNameFor).
+ */
+export function moduleNameInSource(
+  snap: { root: string; importRoot: string; packageDirs?: PackageDir[] },
+  pathInSource: string,
+): { name: ModuleName | null; why: string | null } {
+  const dir = (snap.packageDirs ?? [])
+    .filter((d) => pathInSource.startsWith(`${d.folder}/`))
+    .sort((a, b) => b.folder.length - a.folder.length)[0];
+  if (!dir) return moduleNameFor(relativeToImportRoot(snap.root, snap.importRoot, pathInSource));
+  const rest = moduleNameFor(pathInSource.slice(dir.folder.length + 1));
+  if (rest.why) return rest;
+  // `<folder>/__init__.py` is the package itself (moduleNameFor gives no name to a bare `__init__.py`).
+  const module = rest.name ? `${dir.package}.${rest.name.module}` : dir.package;
+  return { name: { module, isPackage: rest.name?.isPackage ?? true }, why: null };
 }
 
 /** Path of a file relative to the import root, given its path relative to the source root and both roots. */

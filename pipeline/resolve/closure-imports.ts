@@ -4,7 +4,7 @@
 // names point at the emitted definitions, and relative imports that stay become absolute.
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact, NameOccurrence, TopStatement } from '../parse/facts.ts';
-import { externalKey, type BindingKey, type Closure, type IncludedStmt } from './closure-record.ts';
+import { defKey, externalKey, type BindingKey, type Closure, type IncludedStmt } from './closure-record.ts';
 import type { Lookup, Target } from './lookup.ts';
 import type { Program } from './program.ts';
 import { typeCheckingOnly } from './type-checking.ts';
@@ -59,12 +59,23 @@ export class ClosureImports {
     const facts = st.mod.facts.statements[st.stmt];
     for (const imp of st.mod.facts.imports) {
       if (imp.statementIndex !== st.stmt || !keep(imp)) continue;
-      if (imp.scope === 'module' && facts.kind === 'import') continue; // handled as a binding statement
-      this.rewrite(st, facts, imp);
+      // A module-level import statement comes as code only as an earlier binding of a name a later statement
+      // rebinds (closure.ts, provideDef): it binds just those names, from their emitted definitions.
+      //   from pkg.datasets.categories import CIFAR100_CATEGORIES, IMAGENET_CATEGORIES
+      //   CIFAR100_CATEGORIES = [' '.join(c.split('_')) for c in CIFAR100_CATEGORIES]
+      // → `CIFAR100_CATEGORIES = CIFAR100_CATEGORIES_categories` (was the verbatim import, of a package refused).
+      if (imp.scope === 'module' && facts.kind === 'import')
+        this.rewrite(st, facts, imp, (bound) => this.c.bindings.has(defKey(st.mod, st.stmt, bound)));
+      else this.rewrite(st, facts, imp);
     }
   }
 
-  private rewrite(st: IncludedStmt, facts: TopStatement, imp: ImportFact): void {
+  private rewrite(
+    st: IncludedStmt,
+    facts: TopStatement,
+    imp: ImportFact,
+    wanted: (bound: string) => boolean = () => true,
+  ): void {
     const absolute = imp.kind === 'from' && imp.level > 0 ? this.program.absoluteFrom(st.mod, imp) : null;
     if (typeCheckingOnly(facts, imp.span.startByte)) {
       // Never runs: stays an import of what it names (absolute), which type checkers read; nothing followed.
@@ -77,6 +88,7 @@ export class ClosureImports {
     }
     const binds: { bound: string; binding: BindingKey }[] = [];
     for (const n of imp.names) {
+      if (!wanted(n.bound)) continue;
       const t = this.target(st.mod, imp, n.name, n.asname);
       // An outside module's name stays imported; one an internal module re-exports from outside comes from the
       // innermost import (`from .layers import _assert`, pkg/layers: `from torch import _assert`).

@@ -12,7 +12,7 @@ import type { EnvironmentReport, SandboxReport } from '../contract/build-info.ts
 import type { ValidationRecord as CatalogValidation } from '../contract/validation.ts';
 import { blockFailures, type BlockFailure } from '../catalog/failure-reason.ts';
 import { originalTypes, toCatalog, toTreeNode } from '../catalog/validation-record.ts';
-import { corpusPackages } from '../validate/blocked-packages.ts';
+import { blockedPackagesOf, packagesBySource } from '../validate/blocked-packages.ts';
 import { knownDistributions } from '../validate/distributions.ts';
 import { corpusExtensions } from '../validate/extensions.ts';
 import { nativeLibraries } from '../validate/native-libraries.ts';
@@ -148,8 +148,8 @@ function runOptions(
     memoryBytes: v.memoryBytes,
     tmpBytes: v.tmpBytes,
     workers: v.workers,
-    // Every source's packages, so a missing one is told apart from a distribution that is not installed.
-    corpusPackages: corpusPackages(p.index.modules),
+    // No corpus-wide list: each block's refused packages (validateItems) are the corpus packages classification
+    // knows for it, so a library's import of an unrelated source's package name is not blamed on our resolver.
     nativeModules: corpusExtensions(p.snapshots),
     nativeLibraries: nativeLibraries(p.snapshots, p.index.modules),
     cache: {
@@ -217,7 +217,7 @@ function unavailable(why: string, fix = 'run `nnblocks doctor`'): Diagnostic {
 }
 
 /**
- * The validate items of the extracted blocks (those `only` keeps): every corpus package blocked, the recipe
+ * The validate items of the extracted blocks (those `only` keeps): the corpus packages each may not import, the recipe
  * candidates usage mining found, config overrides, and the original for fidelity. Also what the hardening bench
  * (test/bench/hardening.bench.ts) hands two versions of the validate stage.
  */
@@ -229,7 +229,8 @@ export function validateItems(
 ): ValidateItem[] {
   const blocks = new Map(p.discovered.blocks.map((b) => [b.id, b]));
   const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
-  const blockedPackages = corpusPackages(p.index.modules);
+  const bySource = packagesBySource(p.index.modules);
+  const corpus = new Set([...bySource.values()].flat());
   const overrides = ctx.config.validate?.overrides;
   return extracted
     .filter((e) => e.hasCode && (!only || only(e.entry.id)))
@@ -245,7 +246,15 @@ export function validateItems(
         importRoot: e.entry.importRoot,
         module: e.entry.module,
         className: e.entry.className,
-        blockedPackages,
+        blockedPackages: blockedPackagesOf(
+          {
+            sourceId: b.sourceId,
+            drawnFrom: [...e.definitions, ...(e.writtenDefinitions ?? [])].map((d) => d.sourceId),
+            imports: e.imports,
+          },
+          bySource,
+          corpus,
+        ),
         moduleHash: e.entry.sha256,
         ...(o ? { overrides: o } : {}),
         ...(recipes.candidates.length ? { usage: recipes.candidates } : {}),

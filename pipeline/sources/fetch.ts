@@ -21,6 +21,7 @@ import {
 } from './license.ts';
 import { LockTimeout, withLock } from './lock.ts';
 import { readUpstreamText } from './read-upstream.ts';
+import { readPackageDirs } from './package-dirs.ts';
 import { declaredRequirements } from './requirements.ts';
 import {
   locateDistribution,
@@ -33,6 +34,7 @@ import {
 } from './python-dist.ts';
 import type {
   LicenseInfo,
+  PackageDir,
   SkippedFile,
   SourceFileEntry,
   SourceSnapshot,
@@ -231,6 +233,7 @@ async function fetchPathSource(src: PathSource): Promise<Fetched> {
 function inResolutionScope(
   listed: WalkResult,
   src: SourceConfig,
+  packageDirs: PackageDir[],
 ): { files: SourceFileEntry[]; skipped: SkippedFile[]; importRoot: string } {
   const importRoot = detectImportRoot(
     listed.files.filter((f) => f.discover !== false),
@@ -238,7 +241,8 @@ function inResolutionScope(
   );
   if (importRoot === '') return { ...listed, importRoot };
   const keep = makePathFilter(src.include, src.exclude);
-  const below = (p: string) => p.startsWith(`${importRoot}/`);
+  // A folder setup.py installs as a package is importable wherever it lies (`package_dir`).
+  const below = (p: string) => p.startsWith(`${importRoot}/`) || packageDirs.some((d) => p.startsWith(`${d.folder}/`));
   return {
     files: listed.files.filter((f) => f.discover !== false || f.config || below(f.path)),
     skipped: listed.skipped.filter((k) => below(k.path) || keep(k.path)),
@@ -291,6 +295,8 @@ async function fetchOne(
       const { tops, revision: rev, git: gitState, ...fields } = got;
       if (fields.status === 'failed')
         return { ...base, ...fields, root: fields.root || dir, importRoot: fields.root || dir, files: [], skipped: [] };
+      // Packages setup.py installs from other folders: walked and kept whatever their folders are named.
+      const packageDirs = src.kind === 'python' ? [] : readPackageDirs(fields.root, config.maxFileBytes);
       const listed = inResolutionScope(
         walkSource(fields.root, {
           include: src.include,
@@ -299,8 +305,10 @@ async function fetchOne(
           ...(src.importRoot ? { importRoot: src.importRoot } : {}),
           ...(tops ? { tops } : {}),
           ...(src.configs.length ? { configs: src.configs } : {}),
+          ...(packageDirs.length ? { packageDirs: packageDirs.map((d) => d.folder) } : {}),
         }),
         src,
+        packageDirs,
       );
       fields.diagnostics.push(...unmatchedIncludes(src, listed));
       let revision = rev;
@@ -336,6 +344,7 @@ async function fetchOne(
         files: listed.files,
         skipped: listed.skipped,
         ...(declared ? { requirements: declared.requirements, installable: declared.installable } : {}),
+        ...(packageDirs.length ? { packageDirs } : {}),
         diagnostics: [...fields.diagnostics, ...(declared?.diagnostics ?? []).map((d) => ({ ...d, source: src.id }))],
       };
     });

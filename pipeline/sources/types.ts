@@ -26,6 +26,12 @@ export interface SourceFileEntry {
   config?: true;
 }
 
+/** A setup.py `package_dir` entry: the package `package` is installed from `folder` (posix, relative to the root). */
+export interface PackageDir {
+  package: string;
+  folder: string;
+}
+
 export interface SkippedFile {
   path: string;
   reason: SkipReason;
@@ -95,6 +101,11 @@ export interface SourceSnapshot {
    * [project] or [build-system]); the block page offers `pip install git+...` only then.
    */
   installable?: boolean;
+  /**
+   * git and path: the packages setup.py installs from folders of other names (`package_dir`, read statically):
+   * the files below each folder are indexed under the package's name (docs/index.md). Absent when none.
+   */
+  packageDirs?: PackageDir[];
   diagnostics: Diagnostic[];
 }
 

@@ -19,6 +19,8 @@ export interface WalkOptions {
   tops?: string[];
   /** Config files (source `configs`): listed `config: true`, outside the discovery scope, whatever their names. */
   configs?: string[];
+  /** Folders setup.py installs under a package name (`package_dir`): walked, and the way to them, whatever their names. */
+  packageDirs?: string[];
 }
 
 export interface WalkResult {
@@ -45,6 +47,7 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
   // `model.py\n` is meant to look like a Python file: trailing control characters don't hide it from the check.
   const isPy = (rel: string) => rel.replace(/[\p{Cc}\s]+$/u, '').endsWith('.py');
   const toImportRoot = opts.importRoot ? opts.importRoot.split('/') : [];
+  const mapped = opts.packageDirs ?? [];
   /**
    * Whether a folder is walked: the discovery scope's folders, and for the resolution scope the folders whose
    * name a package can have. Below `.venv`, `site-packages` or `docs-old` no file has a module name, so no import
@@ -54,6 +57,8 @@ export function walkSource(root: string, opts: WalkOptions): WalkResult {
     if (folderMayMatch(opts.include, rel) || (configs.length && folderMayMatch(configs, rel))) return true;
     const parts = rel.split('/');
     if (parts.every((p, i) => p === toImportRoot[i])) return true; // on the way to the configured import root
+    // On the way to, or inside, a folder setup.py maps to a package (`projects/Panoptic-DeepLab/panoptic_deeplab`).
+    if (mapped.some((m) => m === rel || m.startsWith(`${rel}/`) || rel.startsWith(`${m}/`))) return true;
     return moduleNameProblem(parts[parts.length - 1]) === null;
   };
 

@@ -6,19 +6,46 @@ import { join } from 'node:path';
 import type { BuildInfo } from '../../pipeline/contract/build-info.ts';
 import { openRun, prepare } from '../../pipeline/run/prepare.ts';
 
-/** The corpus's own top-level packages, from its (warm) index: `mmcv`, `torchvision`, `models`... */
-export async function corpusPackages(config: string): Promise<Set<string>> {
+/** Each source's top-level packages, from the corpus's (warm) index: mmcv → `mmcv`, detr → `datasets`, `models`... */
+export async function corpusPackages(config: string): Promise<Map<string, Set<string>>> {
   const ctx = openRun(config);
   try {
     const p = await prepare(ctx);
-    return new Set(p.index.modules.flatMap((m) => (m.module ? [m.module.split('.')[0]] : [])));
+    const by = new Map<string, Set<string>>();
+    for (const m of p.index.modules) {
+      if (!m.module) continue;
+      if (!by.has(m.sourceId)) by.set(m.sourceId, new Set());
+      by.get(m.sourceId)!.add(m.module.split('.')[0]);
+    }
+    return by;
   } finally {
     ctx.store.close();
   }
 }
 
+/**
+ * Whether a block's failing module is one the corpus could have served the block: a package of its own source or of
+ * a source it draws from, or one the import hook refused it (validation refuses a block only the corpus packages its
+ * module imports or draws from, docs/validate.md "What a block may import"). detr's `datasets` is none of these for
+ * an mmdet block whose transformers imports Hugging Face's `datasets`.
+ */
+function servedByCorpus(spec: BlockSpecLike, top: string, packages: Map<string, Set<string>>): boolean {
+  const sources = [spec.sourceId, ...(spec.dependencies?.sources ?? []).map((s) => s.id)];
+  if (sources.some((id) => packages.get(id)?.has(top))) return true;
+  const refused = /\(blocked: the block must not import its upstream package\)$/.test(
+    spec.validation?.reason?.message ?? '',
+  );
+  return refused && [...packages.values()].some((tops) => tops.has(top));
+}
+
+interface BlockSpecLike {
+  sourceId: string;
+  dependencies?: { sources?: { id: string }[] };
+  validation?: { reason?: { message?: string } };
+}
+
 export interface CatalogTally {
-  /** Failed with `missing-module` of a package in `packages`, by that package. */
+  /** Failed with `missing-module` of a package the corpus could have served the block (servedByCorpus), by package. */
   corpusMissing: Map<string, number>;
   /** Failed with `native-extension` (a compiled extension the sandbox can't load). */
   native: number;
@@ -33,7 +60,7 @@ export interface CatalogTally {
 const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
 /** Reads every block spec of the catalog at `dir` once. */
-export function tallyCatalog(dir: string, packages: Set<string>): CatalogTally {
+export function tallyCatalog(dir: string, packages: Map<string, Set<string>>): CatalogTally {
   const env = (JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as BuildInfo).environment;
   const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
   const declared = new Set(
@@ -51,7 +78,7 @@ export function tallyCatalog(dir: string, packages: Set<string>): CatalogTally {
     const spec = JSON.parse(readFileSync(join(blocksDir, f), 'utf8'));
     const v = spec.validation;
     const top = String(v?.failureDetail ?? '').split('.')[0];
-    if (v?.failureClass === 'missing-module' && packages.has(top)) bump(t.corpusMissing, top);
+    if (v?.failureClass === 'missing-module' && servedByCorpus(spec, top, packages)) bump(t.corpusMissing, top);
     if (v?.failureClass === 'native-extension') t.native += 1;
     if (v?.failureClass === 'needs-arguments') bump(t.needsArguments, spec.sourceId);
     for (const b of (v?.status === 'blocked' ? v.blockedBy : []) as { distribution: string }[])

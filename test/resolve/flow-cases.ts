@@ -110,4 +110,27 @@ export const flowCases: ResolverCase[] = [
     notCode: ['str(v)'],
     run: 'assert Block()(torch.ones(1)).item() == 2',
   },
+  {
+    name: 'an imported name rebound from itself: the import binds it from the emitted definition',
+    why: "mmpretrain's clip.py: `from ..datasets.categories import CATS` then `CATS = [... for c in CATS]`; the import came verbatim as the rebinding's earlier binding, and failed (its package is refused); the other name it imports comes on its own",
+    files: pkg({
+      'pkg/datasets/__init__.py': '',
+      'pkg/datasets/categories.py': "CATS = ('a_b', 'c')\nSIMPLE = ('x',)\nUNUSED = ('z',)\n",
+      'pkg/m.py':
+        'import torch\nimport torch.nn as nn\n' +
+        py`
+      from pkg.datasets.categories import (CATS,
+                                           SIMPLE, UNUSED)
+      CATS = [' '.join(c.split('_')) for c in CATS]
+      MAP = {'simple': SIMPLE, 'cats': CATS}
+      class Block(nn.Module):
+          def forward(self, x):
+              return x * len(MAP['cats'][0])
+    `,
+    }),
+    block: 'pkg.m:Block',
+    notCode: ['from pkg.datasets', 'UNUSED'],
+    order: ["CATS_categories = ('a_b', 'c')", 'CATS = CATS_categories', "CATS = [' '.join"],
+    run: 'assert Block()(torch.ones(1)).item() == 3',
+  },
 ];

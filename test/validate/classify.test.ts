@@ -132,6 +132,19 @@ const ROWS: Row[] = [
   },
   {
     cls: 'native-extension',
+    stage: 'build',
+    code: [
+      'try:',
+      '    from fixturepkg import _C',
+      'except ImportError:',
+      '    pass',
+      "raise ImportError(\"Cannot import 'fixturepkg._C', therefore 'DeformConv' is not available.\")",
+    ].join('\n'),
+    detail: 'fixturepkg._C',
+    why: "detectron2's dummy class for a missing `_C` raises its own ImportError with no `name`: was missing-module",
+  },
+  {
+    cls: 'native-extension',
     stage: 'import',
     code: 'import fixturepkg._ext',
     detail: 'fixturepkg._ext',

@@ -29,10 +29,18 @@ def imported_name(exc):
     return m.group(1) if m else None
 
 
+def reported_module(exc):
+    """`M` of "Cannot import 'M', therefore 'DeformConv' is not available": the ImportError a library raises
+    itself, with no `name`, for a module it failed to import earlier (detectron2's dummy classes for `_C`)."""
+    m = re.match(r"cannot import '([A-Za-z_][\w.]*)'", str(exc), re.IGNORECASE)
+    return m.group(1) if m else None
+
+
 def import_target(exc):
-    """The module an ImportError is about: `pkg.X` for `from pkg import X`, else `exc.name`."""
+    """The module an ImportError is about: `pkg.X` for `from pkg import X`, else `exc.name`, else the module a
+    library's own message names (`reported_module`)."""
     name, member = getattr(exc, "name", None), imported_name(exc)
-    return f"{name}.{member}" if name and member else member or name
+    return f"{name}.{member}" if name and member else member or name or reported_module(exc)
 
 
 def is_native_import(exc):
