@@ -134,6 +134,35 @@ const fixtures = {
         def forward(self, x):
             return self.body(self.stem(x))
   `,
+  // A position in what the block is fed (YOLO's `CBFuse(idx)`): the first, not a width.
+  position: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, idx, out_channels):
+            super().__init__()
+            self.idx = idx
+            self.conv = nn.Conv2d(1, out_channels, 1)
+        def forward(self, x):
+            return self.conv(x[:, self.idx : self.idx + 1])
+  `,
+  // A rate compared with a number, though a class of the module is named like it (mmpretrain's RepLKNet
+  // `drop_path` beside its DropPath: "'>' not supported between instances of 'DropPath' and 'float'" before).
+  rate: py`
+    import torch.nn as nn
+    class DropPath(nn.Module):
+        def __init__(self, p=0.0):
+            super().__init__()
+            self.p = p
+        def forward(self, x):
+            return x
+    class Block(nn.Module):
+        def __init__(self, in_channels, drop_path):
+            super().__init__()
+            self.conv = nn.Conv2d(in_channels, in_channels, 1)
+            self.drop = DropPath(drop_path) if drop_path > 0.0 else nn.Identity()
+        def forward(self, x):
+            return self.drop(self.conv(x))
+  `,
   // OpenMMLab's config dicts as required parameters: None asks for the plain layer (guessed 16 before, "assert
   // conv_cfg is None or isinstance(conv_cfg, dict)" failed).
   configDicts: py`
@@ -242,6 +271,16 @@ describe('parameters read as objects, sequences and counts', () => {
   it("gives a key of the class's table to the parameter that indexes it, and a class to one it calls", () => {
     expect(rec.tableKey.status).toBe('passed');
     expect(rec.tableKey.recipe?.kwargs).toEqual({ depth: 18, blocks: '.BasicBlock', width: 16 });
+  });
+
+  it('gives a number to a parameter compared with one, not an instance of the class named like it', () => {
+    expect(rec.rate.status).toBe('passed');
+    expect(rec.rate.recipe?.kwargs).toEqual({ in_channels: 3, drop_path: 0 });
+  });
+
+  it('gives a position 0', () => {
+    expect(rec.position.status).toBe('passed');
+    expect(rec.position.recipe?.kwargs).toEqual({ idx: 0, out_channels: 16 });
   });
 
   it('passes None for required OpenMMLab config dicts', () => {

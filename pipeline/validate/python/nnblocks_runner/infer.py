@@ -237,7 +237,9 @@ def guess(p, cls, c, depth=0):
     cfg = config_class(ann, cls) if depth == 0 else None
     if cfg is not None:
         return construct(cfg, c)
-    sub = instance_class(name, ann, cls) if depth == 0 else None
+    u = (c.get("uses") or {}).get(p.name) if depth == 0 else None
+    # `drop_path > 0.`: a number, though a class of the module is named like it (DropPath).
+    sub = instance_class(name, ann, cls) if depth == 0 and not (u is not None and u.number) else None
     built = construct(sub, c) if sub is not None else None
     if built is not None:
         return built
@@ -255,7 +257,6 @@ def guess(p, cls, c, depth=0):
         return layer_ref(name, ann, cls, c["norm"])
     if ann == "dtype":
         return Ref("torch.float32")
-    u = (c.get("uses") or {}).get(p.name) if depth == 0 else None
     bag = attribute_bag(u, ann, cls, c)
     if bag is not None:
         return bag
@@ -333,8 +334,14 @@ def attribute_bag(u, ann, cls, c):
     return Construct(call="types.SimpleNamespace", kwargs=kwargs)
 
 
+# Positions in a list the block is fed (`idx` of YOLO's CBFuse, `*_index`): the first.
+INDEX_NAME = re.compile(r"(^|_)(idx|index|indices|indexes)$")
+
+
 def element(name, c):
     """One element of an int-list parameter: counts (layers, depths, repeats) and rates stay small."""
+    if INDEX_NAME.search(name):
+        return 0
     if name in FIXED:
         return FIXED[name]
     if name in IN_CHANNELS:
@@ -345,6 +352,8 @@ def element(name, c):
 
 
 def scalar(name, ann, c):
+    if INDEX_NAME.search(name) and ann in ("", "int"):
+        return 0
     if name in IN_CHANNELS:
         return c["in_ch"]
     if name in FIXED:

@@ -27,11 +27,12 @@ class Uses:
         self.attrs = {}  # attribute name -> Uses, for attributes read off it (not methods called on it)
         self.methods = set()  # methods called on it: `p.to_dict()`
         self.count_of = None  # compared with len() of this other parameter
+        self.number = False  # compared in order with a number: `if drop_path > 0.`
         self.keys = None  # the keys (str or int) of the module-level or class-level dict it indexes: `ACT2FN[p]`
 
     def merge(self, other):
         """Adds what another reading says of the same value (a class it is handed to)."""
-        for flag in ("seq", "truth", "called", "keyed"):
+        for flag in ("seq", "truth", "called", "keyed", "number"):
             setattr(self, flag, getattr(self, flag) or getattr(other, flag))
         self.methods |= other.methods
         self.keys = self.keys or other.keys
@@ -208,8 +209,13 @@ class _Reader:
             u.truth = True
 
     def count(self, node, local):
-        """`n != len(items)`, `len(items) == n`: n counts items."""
+        """`n != len(items)`, `len(items) == n`: n counts items. `drop_path > 0.`: a number (not a DropPath)."""
         sides = [node.left, *node.comparators]
+        ordered = any(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops)
+        if ordered and any(isinstance(s, ast.Constant) and type(s.value) in (int, float) for s in sides):
+            for u in (self.use(s, local) for s in sides):
+                if u is not None:
+                    u.number = True
         lens = [s.args[0] for s in sides if isinstance(s, ast.Call) and isinstance(s.func, ast.Name)
                 and s.func.id == "len" and len(s.args) == 1]
         names = [self.path(s, local) for s in sides if not isinstance(s, ast.Call)]
