@@ -6,7 +6,9 @@
 #   if num_branches != len(blocks):    -> `num_branches` counts `blocks`: the list length, not a width
 #   config.hidden_size, self.config.is_decoder
 #                                      -> `config` is an object of attributes; `is_decoder` is read as a truth value
-#   ACT_CLASSES[config.hidden_act]     -> `hidden_act` is a key of that module-level dict
+#   ACT_CLASSES[config.hidden_act]     -> `hidden_act` is a key of that module-level dict (or class-level:
+#                                         `self.arch_settings[depth]`)
+#   if drop_path > 0.:                 -> `drop_path` is a number, whatever class is named like it
 #   self.self = Attention(config)      -> `config` is also used as Attention's `__init__` uses its `config`
 #   super().__init__(*args, **kwargs)  -> the base's required parameters are the block's too (infer.init_params)
 # Read from the class's own methods and its bases' (up to torch.nn.Module), the strings and comments left out, and
@@ -199,7 +201,10 @@ class _Reader:
             name = names[i] if i is not None and i < len(names) else k if k in names else None
             if name is None:
                 continue
-            found = _callee_uses(target or fn, name, self.home, self.depth + 1)
+            try:
+                found = _callee_uses(target or fn, name, self.home, self.depth + 1)
+            except TypeError:  # a callee that can't be a cache key (a metaclass without __hash__): not followed
+                continue
             if found is not None:
                 self.uses[param].merge(found)
 
