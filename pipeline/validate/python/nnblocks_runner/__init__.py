@@ -7,6 +7,8 @@
 #   measure      counts, checksums and the module tree, through references a block can't patch
 #   flops        MACs of a meta-device forward, by torch's own FLOP counter (torch >= 2.1), references taken early
 #   infer        constructor arguments guessed for blocks with no recipe
+#   init_source  what the constructor's source (ast) says of each parameter: a sequence, a count, an object of
+#                attributes, a table key; followed into the classes it is handed to, and into the base by **kwargs
 #   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
 #   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
 #   search       the recipe search (candidates x inputs, two rounds, meta-device probes)

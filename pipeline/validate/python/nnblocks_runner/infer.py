@@ -8,6 +8,8 @@ import ast, importlib, inspect, re, sys
 
 import torch
 
+from .init_source import forwarded_to_base, param_uses
+
 IN_CHANNELS = {"in_channels", "in_chans", "in_ch", "in_channel", "inplanes", "in_planes", "input_channels", "c_in", "cin", "inp", "in_c",
                "width_in"}
 FIXED = {
@@ -72,7 +74,7 @@ def construct(cfg, c):
         value = guess(p, cfg, c, depth=1)
         if value is None or isinstance(value, (Ref, Construct)):
             return None
-        kwargs[p.name] = value
+        kwargs[p.name] = None if value is NULL else value
     return Construct(call="." + cfg.__name__, kwargs=kwargs)
 
 
@@ -96,8 +98,15 @@ def init_params(cls):
     """Constructor parameters, looking through `__init__(self, *args, **kwargs)` wrappers to the base class's.
 
     e.g. `class QuantizableBasicBlock(BasicBlock): def __init__(self, *args, **kwargs)` takes BasicBlock's, and
-    `class LayerNorm2d(nn.LayerNorm)` with no `__init__` of its own takes LayerNorm's `normalized_shape`."""
-    for klass in cls.__mro__:
+    `class LayerNorm2d(nn.LayerNorm)` with no `__init__` of its own takes LayerNorm's `normalized_shape`. A
+    constructor with parameters of its own that hands `**kwargs` on to its base's (`def __init__(self, *args,
+    num_prototypes=8, **kwargs): super().__init__(*args, **kwargs)`) takes its own and the base's required ones
+    that it does not pass itself (`num_classes`, `in_channels`), before its `**kwargs`."""
+    return _init_params(cls.__mro__)
+
+
+def _init_params(mro):
+    for i, klass in enumerate(mro):
         if "__init__" not in vars(klass) or klass is torch.nn.Module:
             continue
         try:
@@ -105,8 +114,23 @@ def init_params(cls):
         except (TypeError, ValueError):
             return []
         if not all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) or not params:
-            return params
+            return params + _forwarded(klass, params, mro[i + 1:])
     return []
+
+
+def _forwarded(klass, params, bases):
+    """The base's required parameters that `klass.__init__` leaves to its `**kwargs` (none if it passes none on)."""
+    if not any(p.kind == p.VAR_KEYWORD for p in params):
+        return []
+    fwd = forwarded_to_base(klass)
+    if fwd is None:
+        return []
+    positional, named = fwd
+    base = _init_params(bases)
+    leading = [q for q in base if q.kind == q.POSITIONAL_OR_KEYWORD][:positional]  # passed by position
+    given = {p.name for p in params} | named | {q.name for q in leading}
+    return [p for p in base if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is inspect.Parameter.empty
+            and p.name not in given]
 
 
 def string_choices(cls):
@@ -174,7 +198,8 @@ def layer_ref(name, ann, cls, norm):
         if hit is not None:
             return Ref("." + hit.__name__)
     # `conv_builder: Callable[..., nn.Module]`: a local class whose name shares a word with the parameter's.
-    words = [w for w in name.split("_") if len(w) >= 4 and w not in ("layer", "type", "builder", "constructor", "maker")]
+    words = [w.removesuffix("s") for w in name.split("_")
+             if len(w) >= 4 and w not in ("layer", "type", "builder", "constructor", "maker", "class")]
     hit = next((c for c in local if any(w in c.__name__.lower() for w in words)), None)
     return Ref("." + hit.__name__) if hit is not None else None
 
@@ -185,7 +210,20 @@ LOSS_PARAM = re.compile(r"^(loss|criterion)$|^loss_(fn|fcn|func|function)$|_(los
 WRAPPED_PARAM = re.compile(r"^(model|module)$")
 # Unannotated parameters that take a class by their name (`block`, `conv_builder`, `block_constructor`); the build
 # step assembles the module's matching classes with the block (run/extract-step.ts, layerClasses).
-CLASS_PARAM = re.compile(r"(^|_)(block|builder|constructor|maker)$")
+CLASS_PARAM = re.compile(r"(^|_)(block|builder|constructor|maker|class|cls|fn)$")
+# OpenMMLab-style config dicts (`conv_cfg`, `norm_cfg`, `act_cfg`): None asks for the plain layer (no norm, no
+# activation), which every builder of theirs accepts; a norm dict is tried with the other norm choices.
+CFG_PARAM = re.compile(r"(^|_)cfg$")
+CFG_NORMS = ({"type": "BN"}, {"type": "LN"}, {"type": "BN3d"})
+# Counts named like lists (`num_hidden_layers` ends like `layers`): a small count, never a list.
+COUNT_NAME = re.compile(r"^(num|n)_\w*(layers|blocks|stages|levels|branches)$")
+
+
+class Null:
+    """A guessed None (a `*_cfg` that asks for the plain layer), told apart from guess()'s "no value"."""
+
+
+NULL = Null()
 
 
 def guess(p, cls, c, depth=0):
@@ -199,7 +237,9 @@ def guess(p, cls, c, depth=0):
     cfg = config_class(ann, cls) if depth == 0 else None
     if cfg is not None:
         return construct(cfg, c)
-    sub = instance_class(name, ann, cls) if depth == 0 else None
+    u = (c.get("uses") or {}).get(p.name) if depth == 0 else None
+    # `drop_path > 0.`: a number, though a class of the module is named like it (DropPath).
+    sub = instance_class(name, ann, cls) if depth == 0 and not (u is not None and u.number) else None
     built = construct(sub, c) if sub is not None else None
     if built is not None:
         return built
@@ -217,21 +257,37 @@ def guess(p, cls, c, depth=0):
         return layer_ref(name, ann, cls, c["norm"])
     if ann == "dtype":
         return Ref("torch.float32")
+    bag = attribute_bag(u, ann, cls, c)
+    if bag is not None:
+        return bag
     if depth == 0 and p.name in (c.get("slots") or ()):
         # The block reads attributes off it, calls it or builds it through a registry (usage/instances.ts): a
         # module or a config, never the number the rest would guess (`backbone=16`, then `16.num_channels`).
         return None
+    if not ann and u is not None and u.called:
+        # Called by the class and not a module it takes: a class or a factory (`blocks` of HRNet's HRModule, whose
+        # `blocks.expansion` and `blocks(...)` an int fails), never a number.
+        return layer_ref(name, ann, cls, c["norm"])
     if NAME_LIST.fullmatch(ann):
         # Feature-map names (`featmap_names: List[str]`): "0", "1"... as torchvision's IntermediateLayerGetter names
         # them, the keys dict inputs get (inputs.py).
         return [str(i) for i in range(c["n"])]
     if ann == "str" or (not ann and p.name in c["strings"]):
         return (c["strings"].get(p.name) or [None])[0]
+    if not ann and CFG_PARAM.search(name) and not (u and (u.attrs or u.called)):
+        return CFG_NORMS[c["norm"] - 1] if "norm" in name and c["norm"] else NULL
+    if not ann and u is not None and u.keys:
+        return u.keys[0]  # `NORMS[norm]`: a key of the module-level dict it indexes
+    if ann in ("", "int") and u is not None and u.count_of is not None:
+        return c["n"]  # `if num_branches != len(num_blocks)`: as many as the lists are long
+    if not ann and u is not None and u.seq and not u.keyed:
+        # Iterated, measured, indexed or unpacked in the class (`for d in dilations`, `H, W = input_resolution`).
+        return [element(name, c)] * c["n"]
     pair = re.fullmatch(r"Tuple\[int, int(, int)?\]", ann)
     if pair:
         return [scalar(name, "int", c)] * (3 if pair.group(1) else 2)
     # `num_layers` ends like `layers` but is a count: a name with a fixed value is never a list.
-    if INT_SEQ.match(ann) or (not ann and LISTY_NAMES.search(name) and name not in FIXED):
+    if INT_SEQ.match(ann) or (not ann and LISTY_NAMES.search(name) and name not in FIXED and not COUNT_NAME.match(name)):
         return [element(name, c)] * c["n"]
     if re.match(r"(List|Sequence|Tuple)\[float", ann) or (not ann and CHANNEL_STATS.search(name)):
         if CHANNEL_STATS.search(name):  # per-channel image statistics: one value per RGB channel
@@ -253,8 +309,39 @@ def given_instance(given, c):
     return Construct(call="builtins.dict", kwargs={"type": sub.__name__, **built["kwargs"]})
 
 
+def attribute_bag(u, ann, cls, c):
+    """For a parameter the class only reads attributes off (`config.hidden_size`, `self.config.is_decoder`; never
+    called, never indexed by a key), an object holding those attributes, each guessed from its name as a parameter
+    would be: `types.SimpleNamespace(hidden_size=16, num_attention_heads=2, is_decoder=False, ...)` (a Construct).
+    An attribute read only as a truth value is False (an optional branch off); one iterated or indexed a list."""
+    if u is None or not u.attrs or u.called or u.keyed or u.seq or u.methods or (ann and not ann.endswith("Config")):
+        return None
+    kwargs = {}
+    for attr, au in u.attrs.items():
+        low = attr.lower()
+        if au.keys:
+            value = au.keys[0]  # a key of the module-level dict it indexes: `ACT2FN[config.hidden_act]`
+        elif au.truth and not (au.seq or au.attrs or au.count_of):
+            value = False
+        elif re.search(r"(^|_)(act|activation)(_fn)?$", low):
+            value = (c["strings"].get(attr) or ["gelu"])[0]  # a name activation tables know (`ACT2FN["gelu"]`)
+        elif au.seq and not au.keyed:
+            value = [element(low, c)] * c["n"]
+        else:
+            value = guess(inspect.Parameter(attr, inspect.Parameter.KEYWORD_ONLY), cls, c, depth=1)
+        if value is not None and not isinstance(value, (Ref, Construct, Null)):
+            kwargs[attr] = value
+    return Construct(call="types.SimpleNamespace", kwargs=kwargs)
+
+
+# Positions in a list the block is fed (`idx` of YOLO's CBFuse, `*_index`): the first.
+INDEX_NAME = re.compile(r"(^|_)(idx|index|indices|indexes)$")
+
+
 def element(name, c):
     """One element of an int-list parameter: counts (layers, depths, repeats) and rates stay small."""
+    if INDEX_NAME.search(name):
+        return 0
     if name in FIXED:
         return FIXED[name]
     if name in IN_CHANNELS:
@@ -265,6 +352,8 @@ def element(name, c):
 
 
 def scalar(name, ann, c):
+    if INDEX_NAME.search(name) and ann in ("", "int"):
+        return 0
     if name in IN_CHANNELS:
         return c["in_ch"]
     if name in FIXED:
@@ -275,6 +364,14 @@ def scalar(name, ann, c):
         return 0.0  # dropout and stochastic-depth probabilities: off, so the probe is deterministic
     if "thresh" in name:
         return 0.5
+    if name.endswith(("eps", "epsilon")):
+        return 1e-5
+    if COUNT_NAME.match(name):
+        return 2
+    if "position" in name:
+        return 64  # `max_position_embeddings`: at least the longest token probe
+    if "chunk" in name:
+        return 0  # `chunk_size_feed_forward`: 0 runs the feed-forward whole
     if "multiplier" in name:
         return 1.0
     if ann == "float":
@@ -378,7 +475,8 @@ def uninferred(cls, slots=()):
     reader must supply, named on the block's page."""
     params = init_params(cls)
     required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    c = {**dict(in_ch=WIDTHS[0][0], base=WIDTHS[0][1], n=2, norm=0), "strings": string_choices(cls), "slots": slots}
+    c = {**dict(in_ch=WIDTHS[0][0], base=WIDTHS[0][1], n=2, norm=0), "strings": string_choices(cls), "slots": slots,
+         "uses": param_uses(cls, [p.name for p in params])}
     return [p.name for p in required if guess(p, cls, c) is None]
 
 
@@ -389,19 +487,27 @@ def inferred_kwargs(cls, given=None, slots=()):
     an instance candidate names a class for (given_instance); `slots`: parameters that take a module, never guessed."""
     params = init_params(cls)
     required = [p for p in params if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    if not required:
+    # A default that is an empty sequence holds a place (`ch=()` of a detection head that indexes `ch[0]`): after
+    # the defaults, tried again with a list.
+    empties = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+               and isinstance(p.default, (tuple, list)) and not p.default]
+    if not required and not empties:
         return [({}, [])]
     strings = string_choices(cls)
+    uses = param_uses(cls, [p.name for p in params])
     choices = [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[:2]]
     choices += [dict(in_ch=i, base=b, n=2, norm=k) for k in (1, 2) for i, b in WIDTHS[:2]]
     choices += [dict(in_ch=i, base=b, n=n, norm=0) for n in (4, 3) for i, b in WIDTHS[:2]]
     choices += [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[2:]]
-    out = []
+    out = [] if required else [({}, [])]
     for c in choices:
-        kw = {p.name: guess(p, cls, {**c, "strings": strings, "given": given, "slots": slots}) for p in required}
+        kw = {p.name: guess(p, cls, {**c, "strings": strings, "given": given, "slots": slots, "uses": uses}) for p in required}
         if None in kw.values() or any(kw == k for k, _ in out):
             continue
+        kw = {k: None if v is NULL else v for k, v in kw.items()}
         out.append((kw, [k for k, v in kw.items() if isinstance(v, Ref)]))
+    out += [({**kw, **{p.name: [element(p.name.lower(), c)] * c["n"] for p in empties}}, refs)
+            for (kw, refs), c in zip(out[:2], choices[:2])] if empties else []
     # An unannotated size may be indexed (`window_size[0]` in Swin's window attention): the first two guesses again
     # with each such int as a pair, after the ints.
     sized = [p.name for p in required if not ann_text(p.annotation) and p.name.lower().endswith("_size")]
