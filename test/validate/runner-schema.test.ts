@@ -31,6 +31,9 @@ const BLOCKS = {
     class Block(nn.Module):
         def __init__(self, backbone):
             super().__init__()
+            # Nothing inference makes is a module: a namespace of the attributes read is not one either.
+            if not isinstance(backbone, nn.Module):
+                raise TypeError("backbone must be a module")
             self.width = backbone.out_channels
         def forward(self, x):
             return x
