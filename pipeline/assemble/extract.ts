@@ -288,7 +288,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
       const { code, coreCode, ...rest } = made;
       stored = { ...rest, codeSha: sha256(code), ...(coreCode !== undefined ? { coreSha: sha256(coreCode) } : {}) };
       // A failure may come from the infrastructure (a file edited since indexing): never kept.
-      if (cache && !made.diagnostics.some((d) => d.code === 'assemble-failed')) {
+      if (cache && !failed(made)) {
         cache.putText(stored.codeSha, code);
         if (coreCode !== undefined) cache.putText(stored.coreSha!, coreCode);
         cache.put(block.id, inputs, [...read, ...result.files], stored);
@@ -296,7 +296,7 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
     }
     const { className, requires, codeSha, coreSha, ...rest } = stored;
     // Without a cache (or a failed assembly, never kept) the texts are held; with one, read from it when asked for.
-    const held = made && (!cache || made.diagnostics.some((d) => d.code === 'assemble-failed')) ? made : undefined;
+    const held = made && (!cache || failed(made)) ? made : undefined;
     const textOf = (sha: string, own: string | undefined) => {
       const text = held ? own : cache!.text(sha);
       if (text === undefined) throw new Error(`the assembled module ${sha} is not in the cache; build again`);
@@ -327,6 +327,9 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
   }
   return out;
 }
+
+/** Whether an assembly failed (never kept: the failure may be the infrastructure's). */
+const failed = (asm: Assembled) => asm.diagnostics.some((d) => d.code === 'assemble-failed');
 
 /** sha256 of the empty module a failed assembly has. */
 const EMPTY_SHA = sha256('');

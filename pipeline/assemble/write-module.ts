@@ -15,16 +15,11 @@ export interface WrittenNotes {
  * untouched (its mtime too). `text` is called only when the file is written or compared.
  */
 export function writeModule(file: string, sha: string, text: () => string, notes?: WrittenNotes): void {
-  if (!notes) {
-    const code = text();
-    if (!existsSync(file) || readFileSync(file, 'utf8') !== code) writeFileSync(file, code);
-    return;
-  }
-  const now = noteOf(file, sha);
-  if (now !== undefined && notes.written(file) === now) return;
+  const now = notes ? noteOf(file, sha) : undefined;
+  if (now !== undefined && notes!.written(file) === now) return;
   const code = text();
   if (!existsSync(file) || readFileSync(file, 'utf8') !== code) writeFileSync(file, code);
-  notes.remember(file, noteOf(file, sha)!);
+  notes?.remember(file, noteOf(file, sha)!);
 }
 
 /** sha256, size and mtime of a file as one string; undefined when there is no file. */
