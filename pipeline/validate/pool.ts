@@ -18,6 +18,24 @@ import { RunnerWorker, type JobOutcome, type WorkerCommand, type WorkerHello, ty
 /** The seed of every recipe; recorded in each recipe so a replay never depends on this constant. */
 export const DEFAULT_SEED = 0;
 
+/**
+ * Memory a block may add while other workers run blocks beside it (the shared tier; docs/validate.md, "Memory
+ * tiers"). A block that meets this limit is stopped and runs again alone, one at a time per group, under the run's
+ * full limit (`memoryBytes`, 4 GiB by default). Of the paper corpus's 3,556 blocks, 64 ever add more than 1 GiB:
+ * without tiers two of them side by side, each near 4 GiB, were most of the build's peak memory.
+ */
+export const SHARED_MEMORY_BYTES = 1024 ** 3;
+
+/**
+ * One import root's blocks: the queue its workers share, and the blocks that met the shared tier's limit, which
+ * run one at a time (`alone` is being drained by one worker while `soloBusy`).
+ */
+interface Lane {
+  queue: number[];
+  alone: number[];
+  soloBusy: boolean;
+}
+
 /** What one run decided before any worker starts, and where its records go. */
 export interface RunPlan {
   items: ValidateItem[];
@@ -46,6 +64,8 @@ export interface RunPlan {
 }
 
 type Started = { worker: RunnerWorker; hello: WorkerHello; inbox: string };
+/** A drain's worker: the one to run on (started when there is none alive), and how to end it. */
+type Slot = { ready: () => Promise<Started>; kill: () => void };
 
 /**
  * Extra time the TypeScript backstop gives the runner's own per-block deadline before killing the sandbox: the
@@ -61,6 +81,7 @@ function toJob(
   timeoutMs: number,
   memoryBytes: number,
   corpus: WorkerJob['corpus'],
+  memoryShared: boolean,
 ): WorkerJob {
   return {
     id: item.id,
@@ -76,6 +97,7 @@ function toJob(
     seed: DEFAULT_SEED,
     timeoutMs,
     memoryBytes,
+    ...(memoryShared ? { memoryShared } : {}),
     corpus,
   };
 }
@@ -239,8 +261,13 @@ export class WorkerPool {
       for (const [root, queue] of [...groups.queues].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         const size = Math.max(1, Math.min(count, queue.length));
         const reuse = root === '' ? first : undefined;
+        const lane: Lane = { queue, alone: [], soloBusy: false };
+        // Tiers only where blocks run side by side and the limit is an address-space one (none on CUDA).
+        const shared = size > 1 && hello.device !== 'cuda' && this.plan.memoryBytes > SHARED_MEMORY_BYTES;
         await Promise.all(
-          Array.from({ length: size }, (_, k) => this.drain(groups, hello, root, queue, k === 0 ? reuse : undefined)),
+          Array.from({ length: size }, (_, k) =>
+            this.drain(groups, hello, root, lane, shared, k === 0 ? reuse : undefined),
+          ),
         );
       }
       if (!groups.queues.has('')) first.worker.kill();
@@ -305,24 +332,34 @@ export class WorkerPool {
     return { runnable, keys, queues };
   }
 
-  /** One try of block `i` on `worker`: its block placed in the worker's inbox for the job, removed after. */
-  private async attempt(worker: Started, item: ValidateItem, hello: WorkerHello): Promise<JobOutcome> {
-    const { opts, timeoutMs, memoryBytes, corpus } = this.plan;
+  /**
+   * One try of block `i` on `worker`: its block placed in the worker's inbox for the job, removed after. `shared`:
+   * under the shared memory tier.
+   */
+  private async attempt(worker: Started, item: ValidateItem, hello: WorkerHello, shared: boolean): Promise<JobOutcome> {
+    const { opts, timeoutMs, corpus } = this.plan;
+    const memoryBytes = shared ? SHARED_MEMORY_BYTES : this.plan.memoryBytes;
     const placed = placeBlock(worker.inbox, ++this.seq, item, hello.nativeLibraries);
     const importRoot = opts.sandbox ? `${SANDBOX_INBOX}/${basename(placed.root)}` : placed.root;
     try {
-      return await worker.worker.run(toJob(item, importRoot, timeoutMs, memoryBytes, corpus), backstopMs(timeoutMs));
+      const job = toJob(item, importRoot, timeoutMs, memoryBytes, corpus, shared);
+      return await worker.worker.run(job, backstopMs(timeoutMs));
     } finally {
       placed.release();
     }
   }
 
-  /** Runs `queue`'s blocks one after another on one worker of `root`, shared with the other drains of the root. */
+  /**
+   * Runs the lane's blocks one after another on one worker of `root`, shared with the other drains of the root.
+   * With `tiers`, a block runs under the shared memory tier; one that meets its limit goes to the lane's `alone`
+   * list, which one drain at a time takes before its next shared block, under the full limit.
+   */
   private async drain(
     run: { runnable: ValidateItem[]; keys: string[] },
     hello: WorkerHello,
     root: string,
-    queue: number[],
+    lane: Lane,
+    tiers: boolean,
     initial?: Started,
   ): Promise<void> {
     const { plan } = this;
@@ -332,42 +369,72 @@ export class WorkerPool {
      * run's budget leaves out) or the last block killed it, crashed it or left a process.
      */
     const ready = async () => (worker?.worker.alive ? worker : (worker = await this.start(root)));
-    while (queue.length > 0) {
-      const i = queue.shift()!;
-      const item = run.runnable[i];
+    const slot: Slot = { ready, kill: () => worker?.worker.kill() };
+    for (;;) {
+      const solo = lane.alone.length > 0 && !lane.soloBusy;
+      const i = solo ? lane.alone.shift() : lane.queue.shift();
+      if (i === undefined) break; // what is left runs alone, on the drain running one now
       // Past the run's budget, no block starts: each left gets a record saying so (the one running finishes).
       if (performance.now() >= plan.runEnds) {
-        plan.finish(i, pastRunBudget(item, plan.runBudgetMs, hello));
+        plan.finish(i, pastRunBudget(run.runnable[i], plan.runBudgetMs, hello));
         continue;
       }
-      let outcome = await this.attempt(await ready(), item, hello);
-      let twice = false;
-      if (!outcome.ok) {
-        // Whatever lost the worker, it is not reused: it may be stopped, gone, or hold the block's leftovers.
-        worker?.worker.kill();
-        // A worker that died or hung may have been the machine's doing: once more, on a fresh worker, while the
-        // run has time. The same end twice is the block's, and cached.
-        if (retried(outcome) && performance.now() < plan.runEnds) {
-          const again = await this.attempt(await ready(), item, hello);
-          twice = !again.ok && again.reason === outcome.reason;
-          if (!again.ok) worker?.worker.kill();
-          outcome = twice ? outcome : again;
+      lane.soloBusy ||= solo;
+      try {
+        const shared = tiers && !solo;
+        const outcome = await this.attempt(await ready(), run.runnable[i], hello, shared);
+        if (shared && outcome.ok && outcome.record.failureClass === 'memory') {
+          lane.alone.push(i); // its record might differ under the full limit: run again alone, and keep that one
+          continue;
         }
+        await this.settle(run, hello, i, outcome, shared, slot);
+      } finally {
+        if (solo) lane.soloBusy = false;
       }
-      const rec: ValidationRecord = outcome.ok
-        ? { id: plan.items[i].id, ...outcome.record, cached: false }
-        : lostRecord(item, outcome, hello, twice);
-      if (plan.items[i].original && !item.original && rec.fidelity.status === 'n/a' && outcome.ok)
-        rec.fidelity = {
-          status: 'n/a',
-          reason: `the original is not readable by uid ${sandboxHostUid()}, the sandbox's user`,
-        };
-      if (cacheable(rec, outcome, twice)) plan.opts.cache?.put(run.keys[i], JSON.stringify(rec));
-      plan.finish(i, rec);
     }
     // Its queue is done: the worker goes now, not when the whole run ends. Groups run one after another, and idle
     // workers of finished groups (torch and each distribution's runtime loaded, their pages no longer shared with
     // any child) were most of the paper corpus's 18.4 GiB peak.
     await worker?.worker.close();
+  }
+
+  /**
+   * Block `i`'s record from its outcome, cached where it may be: a lost worker is killed, and the block tried once
+   * more on a fresh one while the run has time (the same end twice is the block's, and cached).
+   */
+  private async settle(
+    run: { runnable: ValidateItem[]; keys: string[] },
+    hello: WorkerHello,
+    i: number,
+    first: JobOutcome,
+    shared: boolean,
+    { ready, kill }: Slot,
+  ): Promise<void> {
+    const { plan } = this;
+    const item = run.runnable[i];
+    let outcome = first;
+    let twice = false;
+    if (!outcome.ok) {
+      // Whatever lost the worker, it is not reused: it may be stopped, gone, or hold the block's leftovers.
+      kill();
+      // A worker that died or hung may have been the machine's doing: once more, on a fresh worker, while the
+      // run has time. The same end twice is the block's, and cached.
+      if (retried(outcome) && performance.now() < plan.runEnds) {
+        const again = await this.attempt(await ready(), item, hello, shared);
+        twice = !again.ok && again.reason === outcome.reason;
+        if (!again.ok) kill();
+        outcome = twice ? outcome : again;
+      }
+    }
+    const rec: ValidationRecord = outcome.ok
+      ? { id: plan.items[i].id, ...outcome.record, cached: false }
+      : lostRecord(item, outcome, hello, twice);
+    if (plan.items[i].original && !item.original && rec.fidelity.status === 'n/a' && outcome.ok)
+      rec.fidelity = {
+        status: 'n/a',
+        reason: `the original is not readable by uid ${sandboxHostUid()}, the sandbox's user`,
+      };
+    if (cacheable(rec, outcome, twice)) plan.opts.cache?.put(run.keys[i], JSON.stringify(rec));
+    plan.finish(i, rec);
   }
 }

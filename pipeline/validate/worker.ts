@@ -56,6 +56,11 @@ export interface WorkerJob {
   seed: number;
   timeoutMs: number;
   memoryBytes: number;
+  /**
+   * Run under the shared memory tier (pool.ts, `SHARED_MEMORY_BYTES`): a memory error anywhere stops the block with
+   * class `memory`, and the pool runs it again alone under the full limit.
+   */
+  memoryShared?: boolean;
   /** What classification knows of the corpus: its top-level packages and the extensions its setup.py declare. */
   corpus: { packages: string[]; native: string[] };
 }

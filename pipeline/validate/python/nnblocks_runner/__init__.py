@@ -10,6 +10,7 @@
 #   init_source  what the constructor's source (ast) says of each parameter: a sequence, a count, an object of
 #                attributes, a table key; followed into the classes it is handed to, and into the base by **kwargs
 #   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
+#   sources      the ast of the block's classes, functions and modules, each file parsed once
 #   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
 #   search       the recipe search (candidates x inputs, two rounds, meta-device probes)
 #   shares       time shares of a block's budget, and the alarm that holds an attempt to its share

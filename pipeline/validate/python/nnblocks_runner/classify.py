@@ -50,9 +50,18 @@ def is_native_import(exc):
             or any(m in str(exc).lower() for m in NATIVE_TEXT))
 
 
+# Whether this child met a memory error anywhere, classified or swallowed (canonical counts, fidelity): set by
+# `is_memory`. Under the shared memory tier such a block is stopped and runs again alone under the full limit
+# (stages.run_block; docs/validate.md, "Memory tiers"), so no record depends on which tier it ran under.
+MEMORY_MET = []
+
+
 def is_memory(exc):
-    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or any(
+    hit = isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or any(
         m in str(exc).lower() for m in MEMORY_TEXT)
+    if hit:
+        MEMORY_MET.append(type(exc).__name__)
+    return hit
 
 
 class Corpus(NamedTuple):

@@ -2,9 +2,11 @@
 # string keys a dict argument is read with, and the width (channels or features) each tensor argument needs where
 # the code feeds it to a layer. The source is parsed with `ast`, never run; a forward without source (a C extension,
 # exec'd code) says nothing, and inference keeps its probe shapes.
-import ast, functools, inspect, re, textwrap
+import ast, functools, re
 
 import torch
+
+from .sources import function_tree
 
 # Dict keys and names an input may carry: the recipe's pattern (record-check.ts refuses anything else).
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_]{1,32}$")
@@ -17,8 +19,10 @@ MAX_DEPTH = 3  # submodules followed into, `RecurrentBlock -> ConvGRU`
 def forward_def(cls):
     """The ast.FunctionDef of the forward the MRO finds for `cls`, or None when its source can't be read."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(cls.forward)))
-    except (TypeError, OSError, SyntaxError, ValueError, AttributeError):
+        tree = function_tree(cls.forward)
+    except AttributeError:
+        return None
+    if tree is None:
         return None
     fn = tree.body[0] if tree.body else None
     return fn if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None

@@ -9,6 +9,7 @@ import ast, importlib, inspect, re, sys
 import torch
 
 from .init_source import forwarded_to_base, param_uses
+from .sources import module_tree
 
 IN_CHANNELS = {"in_channels", "in_chans", "in_ch", "in_channel", "inplanes", "in_planes", "input_channels", "c_in", "cin", "inp", "in_c",
                "width_in"}
@@ -137,9 +138,8 @@ def string_choices(cls):
     """Per name, the string literals it is compared with anywhere in the block's module.
 
     e.g. `if mode not in ["batch", "row"]: raise ValueError(...)` makes `mode` -> ["batch", "row"]."""
-    try:
-        tree = ast.parse(inspect.getsource(sys.modules[cls.__module__]))
-    except (TypeError, OSError, SyntaxError, KeyError):
+    tree = module_tree(cls.__module__)
+    if tree is None:
         return {}
     out = {}
     for node in ast.walk(tree):

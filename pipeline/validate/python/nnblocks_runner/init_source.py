@@ -13,9 +13,11 @@
 #   super().__init__(*args, **kwargs)  -> the base's required parameters are the block's too (infer.init_params)
 # Read from the class's own methods and its bases' (up to torch.nn.Module), the strings and comments left out, and
 # from the classes and functions of its module a parameter is handed to (FOLLOW levels deep).
-import ast, functools, inspect, sys, textwrap
+import ast, functools, inspect, sys
 
 import torch
+
+from .sources import class_tree, function_tree
 
 
 class Uses:
@@ -47,13 +49,6 @@ SEQUENCE_CALLS = ("len", "zip", "enumerate", "sum", "max", "min", "sorted", "rev
 # How deep a parameter is followed into the classes and functions it is handed to (BertLayer -> BertAttention ->
 # BertSelfAttention reads `config.num_attention_heads`).
 FOLLOW = 3
-
-
-def _source_tree(klass):
-    try:
-        return ast.parse(textwrap.dedent(inspect.getsource(klass)))
-    except (TypeError, OSError, SyntaxError, IndentationError):
-        return None
 
 
 def _classes(cls):
@@ -240,9 +235,8 @@ def _callee_uses(callee, name, home, depth):
 
 def function_uses(fn, name, home, depth):
     """{name: Uses} for parameter `name` of function (or method of `home`) `fn`."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (TypeError, OSError, SyntaxError, IndentationError):
+    tree = function_tree(fn)
+    if tree is None:
         return {}
     reader = _Reader([name], home, depth)
     if tree.body:
@@ -256,7 +250,7 @@ def param_uses(cls, params, depth=0):
     reader = _Reader(params, cls, depth)
     methods = []
     for klass in _classes(cls):
-        tree = _source_tree(klass)
+        tree = class_tree(klass)
         if tree is None or not tree.body or not isinstance(tree.body[0], ast.ClassDef):
             continue
         for fn in tree.body[0].body:
@@ -290,9 +284,8 @@ def forwarded_to_base(klass):
 
     e.g. `super().__init__(num_classes, in_channels, **kwargs)` -> (2, set()): the base's first two parameters are
     given, the rest of its required ones the caller must name."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(klass.__init__)))
-    except (TypeError, OSError, SyntaxError, IndentationError):
+    tree = function_tree(klass.__init__)
+    if tree is None:
         return None
     fn = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
     if fn is None or fn.args.kwarg is None:

@@ -1,12 +1,13 @@
 # nnblocks validate inference: forward input specs for a built block nobody wrote inputs for, read off its forward
 # signature (names, annotations), its layers, and its forward's source (forward_source.py). Specs are JSON, the
 # replay protocol's (docs/validate.md, "Replay protocol"); replay.make_inputs turns them into arguments.
-import inspect, re, sys
+import inspect, re
 
 import torch
 
 from . import forward_source
 from .infer import ann_text
+from .sources import module_text
 
 
 def spec(shape, dtype="float32", high=None):
@@ -288,7 +289,4 @@ def ints_of(kwargs):
 
 def says_uint8(m):
     """Whether the block's module mentions `uint8`: the code says its images may (or must) be integers."""
-    try:
-        return "uint8" in inspect.getsource(sys.modules[type(m).__module__])
-    except (TypeError, OSError, KeyError):
-        return False
+    return "uint8" in (module_text(type(m).__module__) or "")

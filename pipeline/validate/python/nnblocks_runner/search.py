@@ -12,7 +12,7 @@ import torch
 
 from . import flops, infer, inputs, part
 from .canonical import without_init
-from .classify import classify
+from .classify import classify, is_memory
 from .containment import VIOLATIONS, Violation
 from .measure import count
 from .replay import backward, build, forward
@@ -77,6 +77,7 @@ def search(cls, job, st, started):
     inference: builders no probe fed, at larger inputs (GROWN), then the part candidates, smallest model first, then
     the instance candidates (the block built with other blocks of its source as its modules)."""
     seed, device = job["seed"], job["device"]
+    shared_tier = bool(job.get("memoryShared"))
     overrides, usage_inputs = job.get("overrides") or {}, job.get("usageInputs") or []
     timeout_s = job["timeoutMs"] / 1000
     guided_until = started + GUIDED_SHARE * timeout_s
@@ -102,6 +103,8 @@ def search(cls, job, st, started):
                 first[name] = exc  # a real error says more than a share that ran out
             if isinstance(exc, Violation) or (share is None and classify(exc, name, VIOLATIONS)[0] == "memory"):
                 fatal = (name, exc)
+            elif shared_tier and is_memory(exc):
+                fatal = (name, exc)  # the block runs again alone, under the full limit: nothing more to learn here
             return False, None
         finally:
             spent[name] += (perf_counter() - t0) * 1000

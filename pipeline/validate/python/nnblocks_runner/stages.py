@@ -6,9 +6,9 @@ from typing import NamedTuple, Optional
 
 import torch
 
-from . import infer
+from . import infer, sources
 from .canonical import canonical
-from .classify import NO_CORPUS, Corpus, classify, native_statement, with_absent_imports
+from .classify import MEMORY_MET, NO_CORPUS, Corpus, classify, is_memory, native_statement, with_absent_imports
 from .containment import VIOLATIONS, Blocker
 from .measure import count, is_floating, module_tree, output_record, same_values, state_shapes
 from .part import block_of
@@ -85,6 +85,7 @@ def compare(orig, found, seed, device):
     except OverBudget:
         raise
     except BaseException as exc:
+        is_memory(exc)
         return {"status": "n/a", "reason": "original does not import: " + error_text(exc)}
     try:
         c = found.candidate
@@ -102,6 +103,7 @@ def compare(orig, found, seed, device):
     except OverBudget:
         raise
     except BaseException as exc:
+        is_memory(exc)
         return {"status": "differs", "reason": "original fails on the recipe: " + error_text(exc)}
     m, out, om = block_of(found.module), found.outputs, block_of(om)
     reasons = []
@@ -153,6 +155,7 @@ def stages(job, st, rec):
     if failed:
         return failed
     st.source = (tree, path)
+    sources.remember(path, source, tree)
     blocker = Blocker(job.get("blocked") or [])
     blocker.install()
     sys.path.insert(0, job["importRoot"])
@@ -211,6 +214,10 @@ def run_block(job, send):
            "fidelity": {"status": "n/a", "reason": "block did not pass"}}
     base_rss = rss_bytes()
     failure = stages(job, st, rec)
+    if job.get("memoryShared") and MEMORY_MET and (failure is None or failure.cls not in ("memory", "sandbox-violation")):
+        # Under the shared tier a memory error anywhere (a swallowed one too) means the record could differ from
+        # the one the full limit gives: the block runs again alone (pool.ts), and this record is dropped.
+        failure = Failure("memory", f"{MEMORY_MET[0]} under the shared memory tier; runs again alone")
     if VIOLATIONS and (failure is None or failure.cls != "sandbox-violation"):
         # an escape attempt fails the block even if it went on to pass
         kind, detail = VIOLATIONS[0]
