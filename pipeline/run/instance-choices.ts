@@ -16,6 +16,7 @@ import {
   type ProviderFacts,
 } from '../usage/instances.ts';
 import type { UsageValue } from '../usage/types.ts';
+import { configTypeNames } from '../resolve/registry-keys.ts';
 import type { Prepared } from './prepare.ts';
 
 /** Classes offered per slot, and slots per block: each combination is a candidate the runner builds. */
@@ -253,9 +254,6 @@ function blockMaps(blocks: readonly Block[]): { byId: Map<string, Block>; byName
   return m;
 }
 
-/** `type='SSDAnchorGenerator'` in a default's text: the registered names a config dict default asks for. */
-const DEFAULT_TYPE = /\btype\s*=\s*(['"])([A-Za-z_]\w*)\1|(['"])type\3\s*:\s*(['"])([A-Za-z_]\w*)\4/g;
-
 /**
  * The registered names that the config dicts among the block's constructor defaults name
  * (`anchor_generator=dict(type='SSDAnchorGenerator', ...)`): the block builds them through its registry when built
@@ -266,7 +264,6 @@ function defaultConfigTypes(p: Prepared, block: Block): string[] {
   const cls = mod ? classAt(mod, block.stmt, block.name) : undefined;
   const init = cls?.methods.find((m) => m.name === '__init__');
   const out = new Set<string>();
-  for (const param of init?.params ?? [])
-    for (const m of (param.default ?? '').matchAll(DEFAULT_TYPE)) out.add(m[2] ?? m[5]);
+  for (const param of init?.params ?? []) for (const name of configTypeNames(param.default ?? '')) out.add(name); // `type='SSDAnchorGenerator'`
   return [...out];
 }
