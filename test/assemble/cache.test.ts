@@ -25,6 +25,10 @@ class ViT(nn.Module):
 
     def forward(self, x):
         return self.norm(x)
+
+
+def vit_tiny():
+    return ViT()
 `,
   'pkg/mlp.py': `from torch import nn
 
@@ -45,6 +49,8 @@ async function run(root: string, store: Store, reads: string[] = []): Promise<Ma
   const out = extractBlocks(program, blocks, {
     outDir: join(root, '..', `${root.split('/').pop()}-out`),
     labels: new Map(),
+    // A builder: ViT's module holds it, and its core text (the module without it) is kept apart too.
+    builders: (b) => (b.name === 'ViT' ? ['vit_tiny'] : []),
     cache: {
       get: (k) => (reads.push(k), store.kvGet('assembled', k)),
       put: (k, v) => store.kvPut('assembled', k, v),
@@ -109,6 +115,10 @@ describe('reuse of assembled modules', () => {
     expect([statSync(vit).mtimeMs, statSync(mlp).mtimeMs]).toEqual(mtimes);
     expect(warm.get('ViT')!.code).toBe(code);
     expect(reads.filter((k) => k.startsWith('text:'))).toHaveLength(1);
+    const core = warm.get('ViT')!.coreCode;
+    expect(core).toBe(cold.get('ViT')!.coreCode);
+    expect(core).not.toContain('def vit_tiny');
+    expect(reads.filter((k) => k.startsWith('text:'))).toHaveLength(2);
 
     writeFileSync(vit, '# edited by hand\n');
     unlinkSync(mlp);
