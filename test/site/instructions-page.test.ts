@@ -106,6 +106,10 @@ describe('block page instructions', () => {
     const stats = page('stats/');
     expect(stats.one('table[data-unblock]').text()).not.toContain(UNKNOWN_MODULE);
     expect(words(stats, '[data-unblock-unknown]')).toContain(UNKNOWN_MODULE);
+    // Read as "flax — 55 blocks", the module and its count apart (the dash once followed the name with no space).
+    expect(stats.one('[data-unblock-unknown] li').text().replace(/\s+/g, ' ')).toMatch(
+      new RegExp(`^${UNKNOWN_MODULE} — \\d+ blocks?$`),
+    );
     expect(stats.one('table[data-per-source]').text()).toContain(`module ${UNKNOWN_MODULE} (no known distribution)`);
     const p = page(`blocks/${site.catalog.blockedUnknown!.slug}/`);
     const blocked = words(p, '[data-blocked]');
