@@ -37,29 +37,41 @@ def _file(path):
     return read
 
 
-def _defined_at(tree, qualname):
-    """The ClassDef whose qualified name is `qualname` (first in source order, as inspect's `_ClassFinder`)."""
-    stack = []
+# Statement lists a class can be defined in (expressions hold none): walking only these visits a few thousand nodes
+# of a file where every node is a few hundred thousand.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
-    def visit(node):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef):
-                stack.append(child.name)
-                if ".".join(stack) == qualname:
-                    return child
-                found = visit(child)
-                stack.pop()
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                stack.extend((child.name, "<locals>"))
-                found = visit(child)
-                del stack[-2:]
+
+def _class_index(tree):
+    """{qualified name: ClassDef} of every class in `tree`, the first in source order for a name defined twice (as
+    inspect's `_ClassFinder`, which stops at the first), `<locals>` for classes defined in functions."""
+    index = {}
+
+    def visit(nodes, prefix):
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                name = prefix + node.name
+                index.setdefault(name, node)
+                visit(node.body, name + ".")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
             else:
-                found = visit(child)
-            if found is not None:
-                return found
-        return None
+                for field in _BODIES:
+                    visit(getattr(node, field, None) or (), prefix)
 
-    return visit(tree)
+    visit(tree.body, "")
+    return index
+
+
+_indexes = {}  # id of a file's tree -> its _class_index
+
+
+def _defined_at(tree, qualname):
+    """The ClassDef whose qualified name is `qualname`, or None."""
+    index = _indexes.get(id(tree))
+    if index is None:
+        index = _indexes[id(tree)] = _class_index(tree)
+    return index.get(qualname)
 
 
 def class_tree(klass):
