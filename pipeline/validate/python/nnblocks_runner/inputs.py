@@ -91,6 +91,10 @@ def probed_inputs(m, kwargs):
     keys = {p.name: dict_keys(m, p.name, kwargs, levels) for p in positional if TENSOR_DICT.match(ann_text(p.annotation))}
     plain_tensors = [p for p in positional if ann_text(p.annotation) in ("", "Tensor") and not BOX_NAME.search(p.name)]
     widths = forward_source.arg_widths(m, ints_of(kwargs)) if len(plain_tensors) >= 2 else {}
+    # What the forward's source tells of the first argument's rank, and the image size the model is built for, first.
+    told = told_shapes(m, args[0].name, kwargs) if args[0] in plain_tensors else []
+    shapes = told + image_shapes(m, kwargs, shapes) + shapes
+    shapes = [s for i, s in enumerate(shapes) if s not in shapes[:i]]
     out += spatial_inputs(positional, shapes)
     for s in shapes:
         plain = [arg_spec(p, s, m, levels, keys) for p in args]
@@ -102,6 +106,107 @@ def probed_inputs(m, kwargs):
         # Image transforms that only take uint8 images (RandAugment, RandomPosterize, RandomEqualize...).
         out += [[spec([2, 3, 32, 32], "uint8", 256)], [spec([3, 32, 32], "uint8", 256)]]
     return out
+
+
+# ---------------------------------------------------------------- shapes the forward's source tells
+# Module attributes and constructor arguments giving a block's token grid, by name: a side or a (height, width) pair
+# (`resolution=14` of LeViT's attention: 196 tokens; `window_size=(7, 7)`: 49, or 50 with a class token).
+GRID_NAMES = ("input_resolution", "resolution", "window_size", "feat_size", "grid_size")
+# Constructor arguments giving the (fixed) image size of a ViT-style model: its positional embeddings' grid.
+IMAGE_NAMES = ("img_size", "image_size", "pretrain_img_size", "input_size")
+# Constructor arguments and attributes naming the width of a block's tokens, tried after a layer's width.
+WIDTH_NAMES = ("dim", "embed_dim", "embed_dims", "in_channels", "in_features", "channels", "hidden_size", "d_model",
+               "hidden_dim", "num_features", "in_chans")
+MAX_SIDE = 256  # a told image size above this is not fed (SAM's 1024 pixels): too slow for a probe
+TOLD_TOKENS = 16  # tokens of a told rank-3 input when no grid is named (4 x 4: the window_size 4 inference guesses)
+TOLD_SIDE = 32  # sides of a told image-like input when no grid is named: the probes' own
+
+
+def pair(v):
+    """(h, w) of a size given as an int or a pair of ints; None otherwise."""
+    if type(v) is int and v > 0:
+        return (v, v)
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(type(x) is int and x > 0 for x in v):
+        return tuple(v)
+    return None
+
+
+def named_value(names, *places):
+    """The first (name, value) of `names` that one of `places` (modules, then kwargs) holds as a size pair."""
+    for place in places:
+        for n in names:
+            try:
+                v = place.get(n) if isinstance(place, dict) else getattr(place, n, None)
+            except Exception:  # an attribute of upstream code may raise anything
+                continue
+            if pair(v):
+                return n, pair(v)
+    return None
+
+
+def told_shapes(m, name, kwargs):
+    """Specs of forward argument `name` at the rank its forward's source unpacks its shape into
+    (forward_source.shape_names): `B, N, C = x.shape` -> [2, N, C], `b, c, h, w = x.size()` -> [2, C, H, W],
+    `B, H, W, C = x.shape` -> [2, H, W, C]. Each axis by the role its name says (a side, a width, tokens), else by
+    the rank's usual layout ([B, N, C], [B, C, H, W], [B, C]). The width: what the code feeds the argument to
+    (forward_source.arg_widths), else the first layer of the module that unpacks it, else a width-naming argument or attribute
+    (`dim`); up to two of them. Tokens: the grid a `resolution`/`window_size`-like attribute or argument names
+    (N = h * w, then N + 1 for a class token), else TOLD_TOKENS; sides: that grid, else TOLD_SIDE. At most 4 specs;
+    none when the code says nothing, or for ranks below 2 or above 5."""
+    found = forward_source.shape_names(m, name)
+    if not found or not 2 <= len(found[1]) <= 5:
+        return []
+    owner, names = found
+    rank = len(names)
+    roles = [forward_source.role(n, i) for i, n in enumerate(names)]
+    if rank == 4 and roles[1] == "side" and roles[2] == "side":
+        template = ["batch", "side", "side", "width"]
+    else:
+        template = {2: ["batch", "width"], 3: ["batch", "tokens", "width"], 4: ["batch", "width", "side", "side"],
+                    5: ["batch", "width", "tokens", "side", "side"]}[rank]
+    roles = [r or t for r, t in zip(roles, template)]
+    widths = []
+    arg_width = forward_source.arg_widths(m, ints_of(kwargs)).get(name)
+    first = forward_source.first_width(owner)
+    named = named_value(WIDTH_NAMES, owner, m, kwargs)
+    for w in (arg_width[1] if arg_width else None, first[1] if first else None, named[1][0] if named else None):
+        if w and w not in widths:
+            widths.append(w)
+    grid = named_value(GRID_NAMES, owner, m, kwargs)
+    if grid:
+        h, w = grid[1]
+        tokens = [h * w, h * w + 1] if grid[0] == "window_size" else [h * w]
+        sides = [grid[1]]
+    else:
+        tokens, sides = [TOLD_TOKENS], [(TOLD_SIDE, TOLD_SIDE)]
+    out = []
+    for c in widths[:2] or [16]:
+        for n in tokens:
+            for hw in sides:
+                it = iter(hw)
+                shape = [2 if r == "batch" else c if r == "width" else n if r == "tokens" else next(it, hw[-1]) for r in roles]
+                if spec(shape) not in out:
+                    out.append(spec(shape))
+    return out[:4]
+
+
+def image_shapes(m, kwargs, shapes):
+    """Images at the size a ViT-style model is built for (`img_size=[32, 100]`, a `pretrain_img_size` kwarg, else
+    the constructor's default): [2, C, h, w], C that of the first image-like probe. None without an image probe,
+    a named size, or for one over MAX_SIDE."""
+    image = next((s for s in shapes if len(s["shape"]) == 4 and s["dtype"] == "float32"), None)
+    if image is None:
+        return []
+    found = named_value(IMAGE_NAMES, kwargs)
+    if found is None:
+        try:
+            params = inspect.signature(type(m).__init__).parameters
+        except (TypeError, ValueError):
+            params = {}
+        found = named_value(IMAGE_NAMES, {n: p.default for n, p in params.items()})
+    if found is None or max(found[1]) > MAX_SIDE:
+        return []
+    return [spec([2, image["shape"][1], *found[1]])]
 
 
 # Forward arguments giving the spatial size of a token sequence (`forward(self, x, H, W)`: x is [B, H*W, C]), by
