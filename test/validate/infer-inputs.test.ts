@@ -106,6 +106,22 @@ const fixtures = {
         def forward(self, x):
             return self.patch(x) + self.pos
   `,
+  // mmpretrain's SimMIM and BEiT pre-training ViTs: a mask over the patch grid beside the image ([2, 3] before:
+  // "The size of tensor a (4) must match the size of tensor b (3)").
+  patchMask: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, img_size=32, embed_dims=8):
+            super().__init__()
+            self.patch = nn.Conv2d(3, embed_dims, 8, 8)
+            self.mask_token = nn.Parameter(torch.zeros(embed_dims))
+            self.pos = nn.Parameter(torch.zeros(1, (img_size // 8) ** 2, embed_dims))
+        def forward(self, x, mask):
+            x = self.patch(x).flatten(2).transpose(1, 2)
+            w = mask.flatten(1).unsqueeze(-1).float()
+            return x * (1 - w) + self.mask_token * w + self.pos
+  `,
 };
 
 let rec: Record<string, ValidationRecord>;
@@ -141,6 +157,14 @@ describe('the image size a model is built for', () => {
   it("feeds images of the constructor's image size", () => {
     expect(rec.imageSize.status).toBe('passed');
     expect(rec.imageSize.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 48], dtype: 'float32' }]);
+  });
+
+  it('gives a mask one value per patch of the image', () => {
+    expect(rec.patchMask.status).toBe('passed');
+    expect(rec.patchMask.recipe?.inputs).toEqual([
+      { shape: [2, 3, 32, 32], dtype: 'float32' },
+      { shape: [2, 4, 4], dtype: 'int64', high: 2 },
+    ]);
   });
 
   it('builds a model of a big default image size at 64 pixels, and feeds it 64', () => {

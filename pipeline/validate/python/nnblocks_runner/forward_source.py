@@ -282,13 +282,18 @@ def leads_to(node, name):
 def shape_names(m, name, depth=0):
     """(module, names) of the first unpacking of argument `name`'s whole shape the forward of `m` does before it
     re-binds the argument: `B, N, C = x.shape` -> (m, ("B", "N", "C")); `_, _, H, W = x.size()` too. Where the
-    forward hands the argument on first (`self.attn(x)`, `self.attn(self.norm(x))`), that submodule's forward says
-    it, up to MAX_DEPTH deep. An `if` on a module attribute takes its branch (`if self.use_conv:`). None when the
+    forward hands the argument on first (`self.attn(x)`, `self.attn(self.norm(x))`, `for blk in self.blocks: x =
+    blk(x)`: the first of them), that submodule's forward says it, up to MAX_DEPTH deep. An `if` on a module attribute takes its branch (`if self.use_conv:`). None when the
     code says nothing (a starred target, a slice `x.shape[:2]` and a shape kept whole say no rank)."""
     fn = forward_def(type(m)) if depth <= MAX_DEPTH else None
     if fn is None:
         return None
+    loops = {}  # `for block in self.blocks:` -> block is the first of self.blocks
     for stmt in taken(m, fn.body):
+        if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
+            seq = submodule(m, stmt.iter)
+            if isinstance(seq, (torch.nn.ModuleList, torch.nn.Sequential)) and len(seq):
+                loops[stmt.target.id] = seq[0]
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)):
             elts = stmt.targets[0].elts
             if shape_read(stmt.value) == name and elts and all(isinstance(e, ast.Name) for e in elts):
@@ -296,7 +301,7 @@ def shape_names(m, name, depth=0):
         value = getattr(stmt, "value", None) if isinstance(stmt, SIMPLE) else None
         for node in in_order(value) if value is not None else ():
             if isinstance(node, ast.Call) and node.args and leads_to(node.args[0], name):
-                sub = submodule(m, node.func)
+                sub = loops.get(node.func.id) if isinstance(node.func, ast.Name) else submodule(m, node.func)
                 inner = forward_def(type(sub)) if sub is not None and sub is not m else None
                 first = params_of(inner)[:1] if inner is not None else []
                 found = shape_names(sub, first[0], depth + 1) if first else None

@@ -144,6 +144,15 @@ def named_value(names, *places):
     return None
 
 
+def defaults(cls):
+    """The constructor's parameter defaults, by name ({} where its signature can't be read)."""
+    try:
+        params = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
+
+
 def told_shapes(m, name, kwargs):
     """Specs of forward argument `name` at the rank its forward's source unpacks its shape into
     (forward_source.shape_names): `B, N, C = x.shape` -> [2, N, C], `b, c, h, w = x.size()` -> [2, C, H, W],
@@ -151,7 +160,8 @@ def told_shapes(m, name, kwargs):
     the rank's usual layout ([B, N, C], [B, C, H, W], [B, C]). The width: what the code feeds the argument to
     (forward_source.arg_widths), else the first layer of the module that unpacks it, else a width-naming argument or attribute
     (`dim`); up to two of them. Tokens: the grid a `resolution`/`window_size`-like attribute or argument names
-    (N = h * w, then N + 1 for a class token), else TOLD_TOKENS; sides: that grid, else TOLD_SIDE. At most 4 specs;
+    (N = h * w, then N + 1 for a class token; the module that unpacks it first, then the block, its kwargs, and the
+    two constructors' defaults: LeViT's attention keeps `resolution=14` to itself), else TOLD_TOKENS; sides: that grid, else TOLD_SIDE. At most 4 specs;
     none when the code says nothing, or for ranks below 2 or above 5."""
     found = forward_source.shape_names(m, name)
     if not found or not 2 <= len(found[1]) <= 5:
@@ -172,7 +182,7 @@ def told_shapes(m, name, kwargs):
     for w in (arg_width[1] if arg_width else None, first[1] if first else None, named[1][0] if named else None):
         if w and w not in widths:
             widths.append(w)
-    grid = named_value(GRID_NAMES, owner, m, kwargs)
+    grid = named_value(GRID_NAMES, owner, m, kwargs, defaults(type(owner)), defaults(type(m)))
     if grid:
         h, w = grid[1]
         tokens = [h * w, h * w + 1] if grid[0] == "window_size" else [h * w]
@@ -197,13 +207,7 @@ def image_shapes(m, kwargs, shapes):
     image = next((s for s in shapes if len(s["shape"]) == 4 and s["dtype"] == "float32"), None)
     if image is None:
         return []
-    found = named_value(IMAGE_NAMES, kwargs)
-    if found is None:
-        try:
-            params = inspect.signature(type(m).__init__).parameters
-        except (TypeError, ValueError):
-            params = {}
-        found = named_value(IMAGE_NAMES, {n: p.default for n, p in params.items()})
+    found = named_value(IMAGE_NAMES, kwargs, defaults(type(m)))
     if found is None or max(found[1]) > MAX_SIDE:
         return []
     return [spec([2, image["shape"][1], *found[1]])]
@@ -213,7 +217,8 @@ def image_shapes(m, kwargs, shapes):
 # name: the height, the width, or both as a pair (`hw_shape`, `size`).
 HEIGHTS = {"h", "height"}
 WIDTHS = {"w", "width"}
-PAIRS = {"hw_shape", "hw", "hw_size", "size", "x_size", "input_size", "feat_size", "spatial_shape", "spatial_size"}
+PAIRS = {"hw_shape", "hw", "hw_size", "size", "x_size", "input_size", "feat_size", "spatial_shape", "spatial_size",
+         "in_shape", "input_shape"}
 # Sides of the token grids tried, square: small, then divisible by common window sizes (2, 4, 7).
 TOKEN_SIDES = (8, 14, 4)
 
@@ -301,7 +306,8 @@ def arg_spec(p, s, m, levels, keys):
     - a box name (BOX_NAME) beside an image-shaped probe: boxes inside the image (boxes_spec);
     - `edge_index` beside a [N, C] probe: [2, 8] node indices below N; `index`/`batch`: one index per node;
     - `offset` of a deformable convolution: one (dy, dx) per kernel tap and output pixel (offset_spec);
-    - a mask: 0/1 integers; `List[Tensor]`: one tensor per level, or separate [C, H, W] images for `images`;
+    - a mask: 0/1 integers, one per patch beside the image of a patch-embedding model (patch_grid), else of
+      `s[:2]`; `List[Tensor]`: one tensor per level, or separate [C, H, W] images for `images`;
     - anything else: `s` itself."""
     ann, name = (ann_text(p.annotation), p.name) if p is not None else ("", "")
     shape = s["shape"]
@@ -326,11 +332,22 @@ def arg_spec(p, s, m, levels, keys):
         # Which group each row belongs to (a scatter `index`, PyG's `batch`): one index per row, below the rows.
         return spec(shape[:1], "int64", shape[0])
     if "mask" in name:
-        return spec(shape[:2], "int64", 2)
+        grid = patch_grid(m, shape) if image else None
+        return spec([shape[0], *grid] if grid else shape[:2], "int64", 2)
     if TENSOR_LIST.match(ann):
         # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
         return {**s, "shape": shape[1:], "list": 2} if name in IMAGE_LIST_NAMES and len(shape) == 4 else {**s, "list": levels}
     return s
+
+
+def patch_grid(m, shape):
+    """[H / p, W / p] for image shape `shape` when the model's first convolution embeds patches (kernel = stride =
+    p > 1: a ViT's patch embedding, what a masked-image-modeling mask covers); else None."""
+    conv = next((x for x in list(m.modules())[:50] if isinstance(x, torch.nn.Conv2d)), None)
+    if conv is None or tuple(conv.kernel_size) != tuple(conv.stride) or min(conv.stride) < 2:
+        return None
+    grid = [n // p for n, p in zip(shape[-2:], conv.stride)]
+    return grid if min(grid) > 0 else None
 
 
 def literal(value):
