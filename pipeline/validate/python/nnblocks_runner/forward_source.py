@@ -283,8 +283,10 @@ def shape_names(m, name, depth=0):
     """(module, names) of the first unpacking of argument `name`'s whole shape the forward of `m` does before it
     re-binds the argument: `B, N, C = x.shape` -> (m, ("B", "N", "C")); `_, _, H, W = x.size()` too. Where the
     forward hands the argument on first (`self.attn(x)`, `self.attn(self.norm(x))`, `for blk in self.blocks: x =
-    blk(x)`: the first of them), that submodule's forward says it, up to MAX_DEPTH deep. An `if` on a module attribute takes its branch (`if self.use_conv:`). None when the
-    code says nothing (a starred target, a slice `x.shape[:2]` and a shape kept whole say no rank)."""
+    blk(x)`: the first of them; an nn.Sequential's forward is read so), that submodule's forward says it, up to
+    MAX_DEPTH deep; a re-binding by an identity or a dropout keeps the argument. An `if` on a module attribute
+    takes its branch (`if self.use_conv:`). None when the code says nothing (a starred target, a slice
+    `x.shape[:2]` and a shape kept whole say no rank)."""
     fn = forward_def(type(m)) if depth <= MAX_DEPTH else None
     if fn is None:
         return None
@@ -307,6 +309,13 @@ def shape_names(m, name, depth=0):
                 found = shape_names(sub, first[0], depth + 1) if first else None
                 if found:
                     return found
-        if name in bound_names(stmt):
+        if name in bound_names(stmt) and not passes_through(m, value):
             return None
     return None
+
+
+def passes_through(m, value):
+    """Whether `value` is a call of a submodule that returns its input's shape as it is (`x = self.downsample(x)`,
+    an nn.Identity where the stage keeps its width; a dropout)."""
+    sub = submodule(m, value.func) if isinstance(value, ast.Call) else None
+    return isinstance(sub, (torch.nn.Identity, torch.nn.modules.dropout._DropoutNd))

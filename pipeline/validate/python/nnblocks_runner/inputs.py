@@ -92,10 +92,11 @@ def probed_inputs(m, kwargs):
     plain_tensors = [p for p in positional if ann_text(p.annotation) in ("", "Tensor") and not BOX_NAME.search(p.name)]
     widths = forward_source.arg_widths(m, ints_of(kwargs)) if len(plain_tensors) >= 2 else {}
     # What the forward's source tells of the first argument's rank, and the image size the model is built for, first.
-    told = told_shapes(m, args[0].name, kwargs) if args[0] in plain_tensors else []
-    shapes = told + image_shapes(m, kwargs, shapes) + shapes
+    told, rank = told_shapes(m, args[0].name, kwargs, shapes) if args[0] in plain_tensors else ([], None)
+    shapes = told + image_shapes(m, kwargs, shapes) + sorted(shapes, key=lambda s: rank is not None and len(s["shape"]) != rank)
     shapes = [s for i, s in enumerate(shapes) if s not in shapes[:i]]
-    out += spatial_inputs(positional, shapes)
+    named = named_value(WIDTH_NAMES, m, kwargs)
+    out += spatial_inputs(positional, ([spec([2, TOLD_TOKENS, named[1][0]])] if named and not told else []) + shapes)
     for s in shapes:
         plain = [arg_spec(p, s, m, levels, keys) for p in args]
         fitted = [with_width(a, widths.get(p.name)) if p is not None else a for p, a in zip(args, plain)]
@@ -153,7 +154,7 @@ def defaults(cls):
     return {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
 
 
-def told_shapes(m, name, kwargs):
+def told_shapes(m, name, kwargs, probes=()):
     """Specs of forward argument `name` at the rank its forward's source unpacks its shape into
     (forward_source.shape_names): `B, N, C = x.shape` -> [2, N, C], `b, c, h, w = x.size()` -> [2, C, H, W],
     `B, H, W, C = x.shape` -> [2, H, W, C]. Each axis by the role its name says (a side, a width, tokens), else by
@@ -161,11 +162,13 @@ def told_shapes(m, name, kwargs):
     (forward_source.arg_widths), else the first layer of the module that unpacks it, else a width-naming argument or attribute
     (`dim`); up to two of them. Tokens: the grid a `resolution`/`window_size`-like attribute or argument names
     (N = h * w, then N + 1 for a class token; the module that unpacks it first, then the block, its kwargs, and the
-    two constructors' defaults: LeViT's attention keeps `resolution=14` to itself), else TOLD_TOKENS; sides: that grid, else TOLD_SIDE. At most 4 specs;
-    none when the code says nothing, or for ranks below 2 or above 5."""
+    two constructors' defaults: LeViT's attention keeps `resolution=14` to itself), else TOLD_TOKENS; sides: that
+    grid, else TOLD_SIDE. Without any of these widths, that of the first of `probes` of the rank. At most 4 specs,
+    with the rank (the probes of that rank go first after them); nothing when the code says nothing, or for ranks
+    below 2 or above 5."""
     found = forward_source.shape_names(m, name)
     if not found or not 2 <= len(found[1]) <= 5:
-        return []
+        return [], None
     owner, names = found
     rank = len(names)
     roles = [forward_source.role(n, i) for i, n in enumerate(names)]
@@ -179,9 +182,13 @@ def told_shapes(m, name, kwargs):
     arg_width = forward_source.arg_widths(m, ints_of(kwargs)).get(name)
     first = forward_source.first_width(owner)
     named = named_value(WIDTH_NAMES, owner, m, kwargs)
+    # Last, the width of the first probe of that rank (a block without layers: LeViT's Downsample).
+    axis = roles.index("width") if "width" in roles else None
+    probe = next((p["shape"][axis] for p in probes if axis and len(p["shape"]) == rank and p["dtype"] == "float32"), None)
     for w in (arg_width[1] if arg_width else None, first[1] if first else None, named[1][0] if named else None):
         if w and w not in widths:
             widths.append(w)
+    widths = widths or ([probe] if probe else [])
     grid = named_value(GRID_NAMES, owner, m, kwargs, defaults(type(owner)), defaults(type(m)))
     if grid:
         h, w = grid[1]
@@ -190,14 +197,14 @@ def told_shapes(m, name, kwargs):
     else:
         tokens, sides = [TOLD_TOKENS], [(TOLD_SIDE, TOLD_SIDE)]
     out = []
-    for c in widths[:2] or [16]:
+    for c in widths[:2]:
         for n in tokens:
             for hw in sides:
                 it = iter(hw)
                 shape = [2 if r == "batch" else c if r == "width" else n if r == "tokens" else next(it, hw[-1]) for r in roles]
                 if spec(shape) not in out:
                     out.append(spec(shape))
-    return out[:4]
+    return out[:4], rank
 
 
 def image_shapes(m, kwargs, shapes):
@@ -218,7 +225,7 @@ def image_shapes(m, kwargs, shapes):
 HEIGHTS = {"h", "height"}
 WIDTHS = {"w", "width"}
 PAIRS = {"hw_shape", "hw", "hw_size", "size", "x_size", "input_size", "feat_size", "spatial_shape", "spatial_size",
-         "in_shape", "input_shape"}
+         "in_shape", "input_shape", "input_dimensions"}
 # Sides of the token grids tried, square: small, then divisible by common window sizes (2, 4, 7).
 TOKEN_SIDES = (8, 14, 4)
 
