@@ -3,7 +3,7 @@
 // replaced for speed. Checked in a real interpreter against inspect itself, on the shapes inspect's own class finder
 // handles: nested classes, classes defined in functions (`<locals>`), decorated classes, a name defined twice.
 import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { testPython } from '../helpers/python.ts';

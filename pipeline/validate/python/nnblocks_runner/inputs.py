@@ -163,7 +163,7 @@ def told_shapes(m, name, kwargs, probes=()):
     (`dim`); up to two of them. Tokens: the grid a `resolution`/`window_size`-like attribute or argument names
     (N = h * w, then N + 1 for a class token; the module that unpacks it first, then the block, its kwargs, and the
     two constructors' defaults: LeViT's attention keeps `resolution=14` to itself), else TOLD_TOKENS; sides: that
-    grid, else TOLD_SIDE. Without any of these widths, that of the first of `probes` of the rank. At most 4 specs,
+    grid (not a window's), else TOLD_SIDE. Without any of these widths, that of the first of `probes` of the rank. At most 4 specs,
     with the rank (the probes of that rank go first after them); nothing when the code says nothing, or for ranks
     below 2 or above 5."""
     found = forward_source.shape_names(m, name)
@@ -193,7 +193,8 @@ def told_shapes(m, name, kwargs, probes=()):
     if grid:
         h, w = grid[1]
         tokens = [h * w, h * w + 1] if grid[0] == "window_size" else [h * w]
-        sides = [grid[1]]
+        # A window is a grid of tokens, not of pixels: an image keeps the probes' sides (Swin's 7 x 7 windows).
+        sides = [(TOLD_SIDE, TOLD_SIDE)] if grid[0] == "window_size" else [grid[1]]
     else:
         tokens, sides = [TOLD_TOKENS], [(TOLD_SIDE, TOLD_SIDE)]
     out = []
