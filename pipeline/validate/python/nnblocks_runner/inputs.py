@@ -72,7 +72,10 @@ def probed_inputs(m, kwargs):
     A forward of two or more tensor arguments whose code says what width each needs (forward_source.arg_widths:
     `self.convflow1(flow)` wants flow with that conv's in_channels) gets, before each probe shape, the same shape
     with each argument's width set; the plain shape stays next, so blocks it fed keep being fed it. An unannotated
-    single argument gets list specs after the plain ones, for heads written without annotations."""
+    single argument gets list specs after the plain ones, for heads written without annotations.
+
+    Before every probe shape: the first argument at the rank its forward's source unpacks it into (told_shapes),
+    then images of the size the model is built for (image_shapes); the probes of the told rank come first."""
     try:
         params = list(inspect.signature(m.forward).parameters.values())
     except (TypeError, ValueError):
