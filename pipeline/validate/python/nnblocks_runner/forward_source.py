@@ -201,3 +201,121 @@ def statements(body):
             yield from statements(getattr(stmt, field, None) or [])
         for h in getattr(stmt, "handlers", None) or []:
             yield from statements(h.body)
+
+
+# ---------------------------------------------------------------- the rank of an input
+# `B, N, C = x.shape` says x has three axes, and what each is: the unpacked names' roles.
+SIDE_NAMES = {"h", "w", "height", "width", "hp", "wp", "hh", "ww"}
+WIDTH_NAMES = {"c", "ch", "chs", "channels", "dim", "dims", "d", "embed_dim", "embed_dims", "cin", "c_in", "in_channels",
+               "num_channels", "features", "num_features", "e"}
+TOKEN_NAMES = {"n", "l", "seq_len", "seq_length", "num_tokens", "hw", "t", "s", "length", "num_patches", "np"}
+
+
+def role(name, axis):
+    """What an unpacked shape name says its axis is: "batch" (the first), "side", "width", "tokens", or None."""
+    n = name.lower()
+    if axis == 0:
+        return "batch"
+    return "side" if n in SIDE_NAMES else "width" if n in WIDTH_NAMES else "tokens" if n in TOKEN_NAMES else None
+
+
+def shape_read(node):
+    """The name `node` reads the whole shape of: `x.shape`, `x.size()`; else None."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func if isinstance(node.func, ast.Attribute) and node.func.attr == "size" else None
+    elif not (isinstance(node, ast.Attribute) and node.attr == "shape"):
+        return None
+    return node.value.id if node is not None and isinstance(node.value, ast.Name) else None
+
+
+def truth(m, test):
+    """The value of an `if` test on the built module: `self.a`, `not self.a`, `self.a is None`, `self.a is not
+    None`; None when the code says otherwise (both branches are then read)."""
+    try:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            t = truth(m, test.operand)
+            return None if t is None else not t
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            value = attribute(m, test.left)
+            return None if value is MISSING else (value is None) == isinstance(test.ops[0], ast.Is)
+        value = attribute(m, test)
+        return None if value is MISSING or not isinstance(value, (bool, int, type(None), str, torch.nn.Module)) else bool(value)
+    except Exception:  # an attribute of upstream code may raise anything
+        return None
+
+
+MISSING = object()
+
+
+def attribute(m, node):
+    """The value of `self.a` on the built module; MISSING for anything else."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return getattr(m, node.attr, MISSING)
+    return MISSING
+
+
+def taken(m, body):
+    """Statements in source order as `statements`, but an `if` whose test the module settles (`if self.use_conv:`)
+    gives only the branch it takes."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            t = truth(m, stmt.test)
+            branches = [stmt.body, stmt.orelse] if t is None else [stmt.body if t else stmt.orelse]
+            for b in branches:
+                yield from taken(m, b)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from taken(m, getattr(stmt, field, None) or [])
+        for h in getattr(stmt, "handlers", None) or []:
+            yield from taken(m, h.body)
+
+
+def leads_to(node, name):
+    """Whether a call's first argument is `name`, or a call whose first argument leads to it (`self.norm(x)`)."""
+    if isinstance(node, ast.Name):
+        return node.id == name
+    return isinstance(node, ast.Call) and bool(node.args) and leads_to(node.args[0], name)
+
+
+def shape_names(m, name, depth=0):
+    """(module, names) of the first unpacking of argument `name`'s whole shape the forward of `m` does before it
+    re-binds the argument: `B, N, C = x.shape` -> (m, ("B", "N", "C")); `_, _, H, W = x.size()` too. Where the
+    forward hands the argument on first (`self.attn(x)`, `self.attn(self.norm(x))`, `for blk in self.blocks: x =
+    blk(x)`: the first of them; an nn.Sequential's forward is read so), that submodule's forward says it, up to
+    MAX_DEPTH deep; a re-binding by an identity or a dropout keeps the argument. An `if` on a module attribute
+    takes its branch (`if self.use_conv:`). None when the code says nothing (a starred target, a slice
+    `x.shape[:2]` and a shape kept whole say no rank)."""
+    fn = forward_def(type(m)) if depth <= MAX_DEPTH else None
+    if fn is None:
+        return None
+    loops = {}  # `for block in self.blocks:` -> block is the first of self.blocks
+    for stmt in taken(m, fn.body):
+        if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
+            seq = submodule(m, stmt.iter)
+            if isinstance(seq, (torch.nn.ModuleList, torch.nn.Sequential)) and len(seq):
+                loops[stmt.target.id] = seq[0]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)):
+            elts = stmt.targets[0].elts
+            if shape_read(stmt.value) == name and elts and all(isinstance(e, ast.Name) for e in elts):
+                return m, tuple(e.id for e in elts)
+        value = getattr(stmt, "value", None) if isinstance(stmt, SIMPLE) else None
+        for node in in_order(value) if value is not None else ():
+            if isinstance(node, ast.Call) and node.args and leads_to(node.args[0], name):
+                sub = loops.get(node.func.id) if isinstance(node.func, ast.Name) else submodule(m, node.func)
+                inner = forward_def(type(sub)) if sub is not None and sub is not m else None
+                first = params_of(inner)[:1] if inner is not None else []
+                found = shape_names(sub, first[0], depth + 1) if first else None
+                if found:
+                    return found
+        if name in bound_names(stmt) and not passes_through(m, value):
+            return None
+    return None
+
+
+def passes_through(m, value):
+    """Whether `value` is a call of a submodule that returns its input's shape as it is (`x = self.downsample(x)`,
+    an nn.Identity where the stage keeps its width; a dropout)."""
+    sub = submodule(m, value.func) if isinstance(value, ast.Call) else None
+    return isinstance(sub, (torch.nn.Identity, torch.nn.modules.dropout._DropoutNd))

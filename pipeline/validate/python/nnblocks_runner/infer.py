@@ -491,8 +491,9 @@ def inferred_kwargs(cls, given=None, slots=()):
     # the defaults, tried again with a list.
     empties = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
                and isinstance(p.default, (tuple, list)) and not p.default]
+    small = small_image(params)
     if not required and not empties:
-        return [({}, [])]
+        return ([(small, [])] if small else []) + [({}, [])]
     strings = string_choices(cls)
     uses = param_uses(cls, [p.name for p in params])
     choices = [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[:2]]
@@ -515,7 +516,28 @@ def inferred_kwargs(cls, given=None, slots=()):
             if any(type(kw[n]) is int for n in sized)]
     if any(p.kind == p.VAR_KEYWORD for p in params):  # **kwargs often forwarded to a conv that needs kernel_size
         out += [({**kw, "kernel_size": 3}, refs) for kw, refs in out[:2]]
+    if small:  # the first guess at a small image size first (inputs.image_shapes feeds that size)
+        out = [({**kw, **small}, refs) for kw, refs in out[:1]] + out
     return out or [({}, [])]
+
+
+# Image-size parameters of a ViT-style model (its positional embeddings' grid), and the size tried before a default
+# that would be slow to run (SAM's ImageEncoderViT: img_size=1024): 64 pixels, a pair where the default is one.
+IMAGE_SIZE_PARAMS = ("img_size", "image_size", "pretrain_img_size")
+SMALL_IMAGE = 64
+
+
+def small_image(params):
+    """{name: 64} (or [64, 64]) for an image-size parameter whose default is over 128 pixels a side; else {}."""
+    for p in params:
+        d = p.default
+        if p.name not in IMAGE_SIZE_PARAMS:
+            continue
+        if type(d) is int and d > 2 * SMALL_IMAGE:
+            return {p.name: SMALL_IMAGE}
+        if isinstance(d, (tuple, list)) and len(d) == 2 and all(type(x) is int for x in d) and max(d) > 2 * SMALL_IMAGE:
+            return {p.name: [SMALL_IMAGE, SMALL_IMAGE]}
+    return {}
 
 
 def from_config(value):

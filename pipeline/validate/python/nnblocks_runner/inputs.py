@@ -72,7 +72,10 @@ def probed_inputs(m, kwargs):
     A forward of two or more tensor arguments whose code says what width each needs (forward_source.arg_widths:
     `self.convflow1(flow)` wants flow with that conv's in_channels) gets, before each probe shape, the same shape
     with each argument's width set; the plain shape stays next, so blocks it fed keep being fed it. An unannotated
-    single argument gets list specs after the plain ones, for heads written without annotations."""
+    single argument gets list specs after the plain ones, for heads written without annotations.
+
+    Before every probe shape: the first argument at the rank its forward's source unpacks it into (told_shapes),
+    then images of the size the model is built for (image_shapes); the probes of the told rank come first."""
     try:
         params = list(inspect.signature(m.forward).parameters.values())
     except (TypeError, ValueError):
@@ -91,7 +94,12 @@ def probed_inputs(m, kwargs):
     keys = {p.name: dict_keys(m, p.name, kwargs, levels) for p in positional if TENSOR_DICT.match(ann_text(p.annotation))}
     plain_tensors = [p for p in positional if ann_text(p.annotation) in ("", "Tensor") and not BOX_NAME.search(p.name)]
     widths = forward_source.arg_widths(m, ints_of(kwargs)) if len(plain_tensors) >= 2 else {}
-    out += spatial_inputs(positional, shapes)
+    # What the forward's source tells of the first argument's rank, and the image size the model is built for, first.
+    told, rank = told_shapes(m, args[0].name, kwargs, shapes) if args[0] in plain_tensors else ([], None)
+    shapes = told + image_shapes(m, kwargs, shapes) + sorted(shapes, key=lambda s: rank is not None and len(s["shape"]) != rank)
+    shapes = [s for i, s in enumerate(shapes) if s not in shapes[:i]]
+    named = named_value(WIDTH_NAMES, m, kwargs)
+    out += spatial_inputs(positional, ([spec([2, TOLD_TOKENS, named[1][0]])] if named and not told else []) + shapes)
     for s in shapes:
         plain = [arg_spec(p, s, m, levels, keys) for p in args]
         fitted = [with_width(a, widths.get(p.name)) if p is not None else a for p, a in zip(args, plain)]
@@ -104,11 +112,124 @@ def probed_inputs(m, kwargs):
     return out
 
 
+# ---------------------------------------------------------------- shapes the forward's source tells
+# Module attributes and constructor arguments giving a block's token grid, by name: a side or a (height, width) pair
+# (`resolution=14` of LeViT's attention: 196 tokens; `window_size=(7, 7)`: 49, or 50 with a class token).
+GRID_NAMES = ("input_resolution", "resolution", "window_size", "feat_size", "grid_size")
+# Constructor arguments giving the (fixed) image size of a ViT-style model: its positional embeddings' grid.
+IMAGE_NAMES = ("img_size", "image_size", "pretrain_img_size", "input_size")
+# Constructor arguments and attributes naming the width of a block's tokens, tried after a layer's width.
+WIDTH_NAMES = ("dim", "embed_dim", "embed_dims", "in_channels", "in_features", "channels", "hidden_size", "d_model",
+               "hidden_dim", "num_features", "in_chans")
+MAX_SIDE = 256  # a told image size above this is not fed (SAM's 1024 pixels): too slow for a probe
+TOLD_TOKENS = 16  # tokens of a told rank-3 input when no grid is named (4 x 4: the window_size 4 inference guesses)
+TOLD_SIDE = 32  # sides of a told image-like input when no grid is named: the probes' own
+
+
+def pair(v):
+    """(h, w) of a size given as an int or a pair of ints; None otherwise."""
+    if type(v) is int and v > 0:
+        return (v, v)
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(type(x) is int and x > 0 for x in v):
+        return tuple(v)
+    return None
+
+
+def named_value(names, *places):
+    """The first (name, value) of `names` that one of `places` (modules, then kwargs) holds as a size pair."""
+    for place in places:
+        for n in names:
+            try:
+                v = place.get(n) if isinstance(place, dict) else getattr(place, n, None)
+            except Exception:  # an attribute of upstream code may raise anything
+                continue
+            if pair(v):
+                return n, pair(v)
+    return None
+
+
+def defaults(cls):
+    """The constructor's parameter defaults, by name ({} where its signature can't be read)."""
+    try:
+        params = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
+
+
+def told_shapes(m, name, kwargs, probes=()):
+    """Specs of forward argument `name` at the rank its forward's source unpacks its shape into
+    (forward_source.shape_names): `B, N, C = x.shape` -> [2, N, C], `b, c, h, w = x.size()` -> [2, C, H, W],
+    `B, H, W, C = x.shape` -> [2, H, W, C]. Each axis by the role its name says (a side, a width, tokens), else by
+    the rank's usual layout ([B, N, C], [B, C, H, W], [B, C]). The width: what the code feeds the argument to
+    (forward_source.arg_widths), else the first layer of the module that unpacks it, else a width-naming argument or attribute
+    (`dim`); up to two of them. Tokens: the grid a `resolution`/`window_size`-like attribute or argument names
+    (N = h * w, then N + 1 for a class token; the module that unpacks it first, then the block, its kwargs, and the
+    two constructors' defaults: LeViT's attention keeps `resolution=14` to itself), else TOLD_TOKENS; sides: that
+    grid (not a window's), else TOLD_SIDE. Without any of these widths, that of the first of `probes` of the rank. At most 4 specs,
+    with the rank (the probes of that rank go first after them); nothing when the code says nothing, or for ranks
+    below 2 or above 5."""
+    found = forward_source.shape_names(m, name)
+    if not found or not 2 <= len(found[1]) <= 5:
+        return [], None
+    owner, names = found
+    rank = len(names)
+    roles = [forward_source.role(n, i) for i, n in enumerate(names)]
+    if rank == 4 and roles[1] == "side" and roles[2] == "side":
+        template = ["batch", "side", "side", "width"]
+    else:
+        template = {2: ["batch", "width"], 3: ["batch", "tokens", "width"], 4: ["batch", "width", "side", "side"],
+                    5: ["batch", "width", "tokens", "side", "side"]}[rank]
+    roles = [r or t for r, t in zip(roles, template)]
+    widths = []
+    arg_width = forward_source.arg_widths(m, ints_of(kwargs)).get(name)
+    first = forward_source.first_width(owner)
+    named = named_value(WIDTH_NAMES, owner, m, kwargs)
+    # Last, the width of the first probe of that rank (a block without layers: LeViT's Downsample).
+    axis = roles.index("width") if "width" in roles else None
+    probe = next((p["shape"][axis] for p in probes if axis and len(p["shape"]) == rank and p["dtype"] == "float32"), None)
+    for w in (arg_width[1] if arg_width else None, first[1] if first else None, named[1][0] if named else None):
+        if w and w not in widths:
+            widths.append(w)
+    widths = widths or ([probe] if probe else [])
+    grid = named_value(GRID_NAMES, owner, m, kwargs, defaults(type(owner)), defaults(type(m)))
+    if grid:
+        h, w = grid[1]
+        tokens = [h * w, h * w + 1] if grid[0] == "window_size" else [h * w]
+        # A window is a grid of tokens, not of pixels: an image keeps the probes' sides (Swin's 7 x 7 windows).
+        sides = [(TOLD_SIDE, TOLD_SIDE)] if grid[0] == "window_size" else [grid[1]]
+    else:
+        tokens, sides = [TOLD_TOKENS], [(TOLD_SIDE, TOLD_SIDE)]
+    out = []
+    for c in widths[:2]:
+        for n in tokens:
+            for hw in sides:
+                it = iter(hw)
+                shape = [2 if r == "batch" else c if r == "width" else n if r == "tokens" else next(it, hw[-1]) for r in roles]
+                if spec(shape) not in out:
+                    out.append(spec(shape))
+    return out[:4], rank
+
+
+def image_shapes(m, kwargs, shapes):
+    """Images at the size a ViT-style model is built for (`img_size=[32, 100]`, a `pretrain_img_size` kwarg, else
+    the constructor's default): [2, C, h, w], C that of the first image-like probe. None without an image probe,
+    a named size, or for one over MAX_SIDE."""
+    image = next((s for s in shapes if len(s["shape"]) == 4 and s["dtype"] == "float32"), None)
+    if image is None:
+        return []
+    found = named_value(IMAGE_NAMES, kwargs, defaults(type(m)))
+    if found is None or max(found[1]) > MAX_SIDE:
+        return []
+    return [spec([2, image["shape"][1], *found[1]])]
+
+
 # Forward arguments giving the spatial size of a token sequence (`forward(self, x, H, W)`: x is [B, H*W, C]), by
 # name: the height, the width, or both as a pair (`hw_shape`, `size`).
 HEIGHTS = {"h", "height"}
 WIDTHS = {"w", "width"}
-PAIRS = {"hw_shape", "hw", "hw_size", "size", "x_size", "input_size", "feat_size", "spatial_shape", "spatial_size"}
+PAIRS = {"hw_shape", "hw", "hw_size", "size", "x_size", "input_size", "feat_size", "spatial_shape", "spatial_size",
+         "in_shape", "input_shape", "input_dimensions"}
 # Sides of the token grids tried, square: small, then divisible by common window sizes (2, 4, 7).
 TOKEN_SIDES = (8, 14, 4)
 
@@ -196,7 +317,8 @@ def arg_spec(p, s, m, levels, keys):
     - a box name (BOX_NAME) beside an image-shaped probe: boxes inside the image (boxes_spec);
     - `edge_index` beside a [N, C] probe: [2, 8] node indices below N; `index`/`batch`: one index per node;
     - `offset` of a deformable convolution: one (dy, dx) per kernel tap and output pixel (offset_spec);
-    - a mask: 0/1 integers; `List[Tensor]`: one tensor per level, or separate [C, H, W] images for `images`;
+    - a mask: 0/1 integers, one per patch beside the image of a patch-embedding model (patch_grid), else of
+      `s[:2]`; `List[Tensor]`: one tensor per level, or separate [C, H, W] images for `images`;
     - anything else: `s` itself."""
     ann, name = (ann_text(p.annotation), p.name) if p is not None else ("", "")
     shape = s["shape"]
@@ -221,11 +343,22 @@ def arg_spec(p, s, m, levels, keys):
         # Which group each row belongs to (a scatter `index`, PyG's `batch`): one index per row, below the rows.
         return spec(shape[:1], "int64", shape[0])
     if "mask" in name:
-        return spec(shape[:2], "int64", 2)
+        grid = patch_grid(m, shape) if image else None
+        return spec([shape[0], *grid] if grid else shape[:2], "int64", 2)
     if TENSOR_LIST.match(ann):
         # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
         return {**s, "shape": shape[1:], "list": 2} if name in IMAGE_LIST_NAMES and len(shape) == 4 else {**s, "list": levels}
     return s
+
+
+def patch_grid(m, shape):
+    """[H / p, W / p] for image shape `shape` when the model's first convolution embeds patches (kernel = stride =
+    p > 1: a ViT's patch embedding, what a masked-image-modeling mask covers); else None."""
+    conv = next((x for x in list(m.modules())[:50] if isinstance(x, torch.nn.Conv2d)), None)
+    if conv is None or tuple(conv.kernel_size) != tuple(conv.stride) or min(conv.stride) < 2:
+        return None
+    grid = [n // p for n, p in zip(shape[-2:], conv.stride)]
+    return grid if min(grid) > 0 else None
 
 
 def literal(value):
