@@ -1,5 +1,5 @@
 // Memory tiers (docs/validate.md, "Memory tiers"; pipeline/validate/pool.ts): with workers side by side, a block may
-// add 1 GiB; one that meets that limit is run again alone under the full limit, and only that record is kept. So a
+// add 2 GiB; one that meets that limit is run again alone under the full limit, and only that record is kept. So a
 // block's record is the same whatever ran beside it: checked with one worker (no tiers) against two, on a block that
 // needs more than the shared tier and one that no tier holds. Real runner, real sandbox; `torch.empty` reserves
 // address space without touching it. (Upstream code that catches its own memory error and carries on is the one
@@ -10,7 +10,7 @@ import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { py } from '../helpers/tree.ts';
 import { baseOptions, byName, fixtureItems } from './helpers.ts';
 
-const GIB_AND_HALF = 'torch.empty(400_000_000)'; // 1.6 GB of float32
+const OVER_SHARED = 'torch.empty(650_000_000)'; // 2.6 GB of float32: over the 2 GiB shared tier, under 4 GiB
 
 const fixtures = {
   needsMore: py`
@@ -19,7 +19,7 @@ const fixtures = {
     class Block(nn.Module):
         def __init__(self):
             super().__init__()
-            scratch = ${GIB_AND_HALF}
+            scratch = ${OVER_SHARED}
             self.scale = nn.Parameter(torch.ones(1))
             del scratch
         def forward(self, x):
