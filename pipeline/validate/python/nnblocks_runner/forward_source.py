@@ -193,14 +193,17 @@ def bound_names(stmt):
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
-def statements(body):
-    """Statements in source order, those nested in if/for/while/with/try bodies included."""
+def statements(body, m=None):
+    """Statements in source order, those nested in if/for/while/with/try bodies included. With the built module `m`,
+    an `if` whose test the module settles (`if self.use_conv:`, `truth`) gives only the branch it takes."""
     for stmt in body:
         yield stmt
-        for field in ("body", "orelse", "finalbody"):
-            yield from statements(getattr(stmt, field, None) or [])
+        settled = truth(m, stmt.test) if m is not None and isinstance(stmt, ast.If) else None
+        fields = ("body", "orelse", "finalbody") if settled is None else ("body",) if settled else ("orelse",)
+        for field in fields:
+            yield from statements(getattr(stmt, field, None) or [], m)
         for h in getattr(stmt, "handlers", None) or []:
-            yield from statements(h.body)
+            yield from statements(h.body, m)
 
 
 # ---------------------------------------------------------------- the rank of an input
@@ -255,23 +258,6 @@ def attribute(m, node):
     return MISSING
 
 
-def taken(m, body):
-    """Statements in source order as `statements`, but an `if` whose test the module settles (`if self.use_conv:`)
-    gives only the branch it takes."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, ast.If):
-            t = truth(m, stmt.test)
-            branches = [stmt.body, stmt.orelse] if t is None else [stmt.body if t else stmt.orelse]
-            for b in branches:
-                yield from taken(m, b)
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            yield from taken(m, getattr(stmt, field, None) or [])
-        for h in getattr(stmt, "handlers", None) or []:
-            yield from taken(m, h.body)
-
-
 def leads_to(node, name):
     """Whether a call's first argument is `name`, or a call whose first argument leads to it (`self.norm(x)`)."""
     if isinstance(node, ast.Name):
@@ -291,7 +277,7 @@ def shape_names(m, name, depth=0):
     if fn is None:
         return None
     loops = {}  # `for block in self.blocks:` -> block is the first of self.blocks
-    for stmt in taken(m, fn.body):
+    for stmt in statements(fn.body, m):
         if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
             seq = submodule(m, stmt.iter)
             if isinstance(seq, (torch.nn.ModuleList, torch.nn.Sequential)) and len(seq):

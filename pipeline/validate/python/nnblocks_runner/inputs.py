@@ -6,7 +6,7 @@ import inspect, re
 import torch
 
 from . import forward_source
-from .infer import ann_text
+from .infer import IMAGE_SIZE_PARAMS, ann_text
 from .sources import module_text
 
 
@@ -117,7 +117,7 @@ def probed_inputs(m, kwargs):
 # (`resolution=14` of LeViT's attention: 196 tokens; `window_size=(7, 7)`: 49, or 50 with a class token).
 GRID_NAMES = ("input_resolution", "resolution", "window_size", "feat_size", "grid_size")
 # Constructor arguments giving the (fixed) image size of a ViT-style model: its positional embeddings' grid.
-IMAGE_NAMES = ("img_size", "image_size", "pretrain_img_size", "input_size")
+IMAGE_NAMES = (*IMAGE_SIZE_PARAMS, "input_size")
 # Constructor arguments and attributes naming the width of a block's tokens, tried after a layer's width.
 WIDTH_NAMES = ("dim", "embed_dim", "embed_dims", "in_channels", "in_features", "channels", "hidden_size", "d_model",
                "hidden_dim", "num_features", "in_chans")

@@ -119,17 +119,21 @@ def _function_tree(fn):
         return None
 
 
+def _module_file(name):
+    """The source file of imported module `name`, or None."""
+    path = getattr(sys.modules.get(name), "__file__", None)
+    return path if isinstance(path, str) else None
+
+
 def module_tree(name):
     """The whole tree of module `name` (imported), or None."""
-    module = sys.modules.get(name)
-    path = getattr(module, "__file__", None)
-    read = _file(path) if isinstance(path, str) else None
+    path = _module_file(name)
+    read = _file(path) if path else None
     return None if read is None else read[1]
 
 
 def module_text(name):
     """The whole text of module `name` (imported), or None."""
-    module = sys.modules.get(name)
-    path = getattr(module, "__file__", None)
-    lines = linecache.getlines(path) if isinstance(path, str) else None
+    path = _module_file(name)
+    lines = linecache.getlines(path) if path else None
     return "".join(lines) if lines else None
