@@ -21,6 +21,7 @@ import {
 import { FLOATING_DTYPES, RUN_LIMITS, type TorchDtype } from '../../pipeline/contract/vocabulary.ts';
 import { isObject, isTupleValue, pyLiteral, pyShape, pyStr } from './py-literal.ts';
 import { checkOutputs, checkSensitivity, type RecordedOutput } from './replay-check.ts';
+import { FILL_FUNCTION } from './replay-fill.ts';
 
 const DEVICE = new RegExp(DEVICE_PATTERN);
 
@@ -226,16 +227,18 @@ function renderPlan(p: ReplayPlan): string {
   // takes the block from the model at its checked path.
   // `model.eval()` apart: a `train` override that returns nothing (mmpretrain's ResNet) makes a chained eval() None.
   const made =
-    p.builder === null
-      ? 'model = Block(**kwargs).to(device)\nmodel.eval()'
-      : `model = getattr(module, ${pyStr(p.builder)})(**kwargs).to(device)\nmodel.eval()`;
+    p.builder === null ? '    model = Block(**kwargs)' : `    model = getattr(module, ${pyStr(p.builder)})(**kwargs)`;
   const build = [
-    // Before the kwargs: an instance a recipe call builds is initialised from the seed too (replay.py `build`).
+    // Before the kwargs: an instance a recipe call builds is initialised from the seed too (replay.py `build`), and
+    // both are built under the fill (replay-fill.ts), as validation built them.
     `torch.manual_seed(${p.seed})`,
+    `with fill(${p.seed}):  # large weights from nnblocks' fill, as validation built them`,
     p.kwargs.length === 0
-      ? 'kwargs = {}'
-      : ['kwargs = {', ...p.kwargs.map((k) => `    ${pyStr(k.name)}: ${k.source},`), '}'].join('\n'),
+      ? '    kwargs = {}'
+      : ['    kwargs = {', ...p.kwargs.map((k) => `        ${pyStr(k.name)}: ${k.source},`), '    }'].join('\n'),
     made,
+    'model = model.to(device)',
+    'model.eval()',
   ];
   const inputs = [`g = torch.Generator().manual_seed(${p.seed})`, ...draws];
   const run =
@@ -252,9 +255,10 @@ function renderPlan(p: ReplayPlan): string {
           '    out = block(*args, **kw)',
         ];
   return [
-    `import ${p.path === null ? '' : 'copy, '}importlib, json, math, sys`,
+    `import contextlib, ${p.path === null ? '' : 'copy, '}importlib, json, math, sys`,
     'import torch',
     '',
+    ...FILL_FUNCTION,
     '# `nnblocks extract` wrote the block and blocks/manifest.json naming it.',
     `entry = next(b for b in json.load(open("blocks/manifest.json"))["blocks"] if b["id"] == ${pyStr(p.id)})`,
     'sys.path.insert(0, entry["importRoot"])',

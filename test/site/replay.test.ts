@@ -131,7 +131,7 @@ describe('replay script', () => {
     expect(script).toMatch(/^[\x20-\x7e\n]*$/);
     const a = auditPython(script);
     expect(a.error).toBeNull();
-    expect(a.imports).toEqual(['importlib', 'json', 'math', 'sys', 'torch']);
+    expect(a.imports).toEqual(['contextlib', 'importlib', 'json', 'math', 'sys', 'torch']);
     expect(a.names.filter((n) => !/^x\d+$/.test(n))).toEqual(REPLAY_NAMES.filter((n) => a.names.includes(n)));
     const dtypes: readonly string[] = TORCH_DTYPES;
     expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
@@ -394,7 +394,7 @@ describe('replay script', () => {
     const wrong = run(String(Number(measured) * 1.01));
     expect(wrong.stderr).toContain("AssertionError: ('sensitivity'");
     const a = auditPython(replayScript(spec)!);
-    expect(a.imports).toEqual(['importlib', 'json', 'math', 'sys', 'torch']);
+    expect(a.imports).toEqual(['contextlib', 'importlib', 'json', 'math', 'sys', 'torch']);
     expect(a.names.filter((n) => !/^x\d+$/.test(n))).toEqual(REPLAY_NAMES.filter((n) => a.names.includes(n)));
     const dtypes: readonly string[] = TORCH_DTYPES;
     expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
@@ -414,7 +414,7 @@ describe('replay script', () => {
     // No outputs recorded, so no checksum check: the run below compares the part's output with the runner's itself.
     spec.validation!.outputs = [];
     const script = replayScript(spec)!;
-    expect(script).toContain("model = getattr(module, 'net')(**kwargs).to(device)\nmodel.eval()");
+    expect(script).toContain("    model = getattr(module, 'net')(**kwargs)\nmodel = model.to(device)\nmodel.eval()");
     expect(script).toContain("block = model.get_submodule('body.1')");
     // Forged: a path that is code, a path on a recipe that is no part's, a part without its path.
     for (const [what, over] of [

@@ -8,6 +8,7 @@ import importlib, sys
 import torch
 
 from . import infer
+from .fill import Fill
 from .measure import (backward_of, clear_grad, enable_grad, finite, grad_of, is_floating, make_differentiable, no_grad,
                       plain, projection_gradient, requires_grad, tensors, tensors_of)
 from .part import block_of, part_of
@@ -82,14 +83,17 @@ def build(cls, kwargs, seed, device, refs=(), builder=None, calls=(), part=None,
     first build when None): a `Part` is returned. The builder is looked up in the block's own module (where the
     assembled module holds it), or in module `home` when given (fidelity: the original package's builder module).
     The seed comes before the calls: an instance a call builds (a wrapped model, a sibling part) is initialised
-    from it too, the same in the block's run, the original's and a reader's replay."""
+    from it too, the same in the block's run, the original's and a reader's replay. Large tensors take their
+    initial values from the fill (fill.py) while the calls and the constructor run."""
     _manual_seed(seed)
-    kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
-    if builder is None:
-        m = cls(**kwargs)
-    else:
-        where = importlib.import_module(home) if home else sys.modules[cls.__module__]
-        m = getattr(where, builder)(**kwargs)
+    with Fill(seed):
+        kwargs = infer.resolve_refs(kwargs, refs, cls, calls)
+        if builder is None:
+            m = cls(**kwargs)
+        else:
+            where = importlib.import_module(home) if home else sys.modules[cls.__module__]
+            m = getattr(where, builder)(**kwargs)
+    if builder is not None:
         if part is not None:
             return part_of(m, cls, part.get("path"), builder).to(device).eval()
         if type(m) is not cls:
