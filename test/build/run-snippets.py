@@ -8,6 +8,7 @@ import contextlib, io, json, math, os, signal, sys, time, traceback
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pipeline", "validate", "python"))
+from nnblocks_runner.fill import Fill
 from nnblocks_runner.measure import output_record
 from nnblocks_runner.part import Part
 from nnblocks_runner.replay import forward
@@ -55,7 +56,8 @@ def run_replay(job, g, spec):
 
 
 def run_use(job, g, spec):
-    """The "Use it" lines after the recipe's seed; then the block (a part: through the model the lines built, as
+    """The "Use it" lines after the recipe's seed, under the fill validation built with (docs/validate.md, "Replay
+    protocol": the lines themselves build with torch's own draws, the same module with other values); then the block (a part: through the model the lines built, as
     validation fed it) on the recipe's inputs, measured as validation measures."""
     parents = []
     get_submodule = torch.nn.Module.get_submodule
@@ -67,7 +69,8 @@ def run_use(job, g, spec):
     torch.manual_seed(job["seed"])
     torch.nn.Module.get_submodule = spy
     try:
-        exec(compile(job["code"], f"<use {job['id']}>", "exec"), g)  # noqa: S102 -- running the snippet is the test
+        with Fill(job["seed"]):
+            exec(compile(job["code"], f"<use {job['id']}>", "exec"), g)  # noqa: S102 -- running the snippet is the test
     finally:
         torch.nn.Module.get_submodule = get_submodule
     block = g.get("block")

@@ -150,7 +150,7 @@ describe('catalog site, built files', () => {
     expect(script).toMatch(/^[\x20-\x7e\n]*$/); // pure ASCII: no bidi override can reorder what a reader sees
     const a = auditPython(script);
     expect(a.error).toBeNull();
-    expect(a.imports).toEqual(['importlib', 'json', 'math', 'sys', 'torch']);
+    expect(a.imports).toEqual(['contextlib', 'importlib', 'json', 'math', 'sys', 'torch']);
     expect(a.names.filter((n) => !/^x\d+$/.test(n) && !REPLAY_NAMES.includes(n))).toEqual([]);
     const dtypes: readonly string[] = TORCH_DTYPES;
     expect(a.attributes.filter((n) => !REPLAY_ATTRIBUTES.includes(n) && !dtypes.includes(n))).toEqual([]);
@@ -387,7 +387,9 @@ describe('catalog site, built files', () => {
     expect(p.one('[data-canonical-builder="make_block_large"] [data-canonical-macs]').attr('title')).toMatch(
       /^4,089,184,256 multiply-accumulates \(MACs, half the FLOPs\) of one forward at \[1, 3, 224, 224\]/,
     );
-    expect(p.one('main').text()).toContain("model = getattr(module, 'make_block')(**kwargs).to(device)\nmodel.eval()");
+    expect(p.one('main').text()).toContain(
+      "    model = getattr(module, 'make_block')(**kwargs)\nmodel = model.to(device)\nmodel.eval()",
+    );
   });
 
   it('shows the SWHID, the permalink and the interface stub on a block page', () => {
