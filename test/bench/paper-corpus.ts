@@ -49,6 +49,15 @@ function hasCommit(dir: string, commit: string): boolean {
   }
 }
 
+/**
+ * Lets the clone ask the mirror for a blobless pack (`--filter=blob:none`). A snapshot lacks its largest blobs
+ * (images, weights), and without the filter upload-pack must send every blob of the commit and dies on the first
+ * one absent (yolov7, dino, segment-anything on a fresh machine: `git-pack-objects died`).
+ */
+function allowFilter(dir: string): void {
+  execFileSync('git', ['--git-dir', dir, 'config', 'uploadpack.allowFilter', 'true'], { stdio: 'ignore' });
+}
+
 /** content/corpus.paper.json with every GitHub source pointed at its mirror; `cacheDir` as given. */
 export function paperMirrorsConfig(cacheDir: string): MirroredCorpus {
   const { $schema: _schema, ...base } = JSON.parse(readFileSync(PAPER_CONFIG, 'utf8')) as Record<string, unknown> & {
@@ -71,6 +80,7 @@ export function paperMirrorsConfig(cacheDir: string): MirroredCorpus {
       missing.push({ id: s.id, why: `the mirror ${dir} lacks the pinned commit ${s.ref}` });
       return s;
     }
+    allowFilter(dir);
     mirrored.push({ id: s.id, repository, commit: s.ref });
     return { ...s, url: `file://${dir}`, repository };
   });
