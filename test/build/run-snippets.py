@@ -57,8 +57,9 @@ def run_replay(job, g, spec):
 
 def run_use(job, g, spec):
     """The "Use it" lines after the recipe's seed, under the fill validation built with (docs/validate.md, "Replay
-    protocol": the lines themselves build with torch's own draws, the same module with other values); then the block (a part: through the model the lines built, as
-    validation fed it) on the recipe's inputs, measured as validation measures."""
+    protocol"; without it a block with a large tensor gets other initial values, so other outputs); then the block
+    (a part: through the model the lines built, as validation fed it) on the recipe's inputs, measured as validation
+    measures."""
     parents = []
     get_submodule = torch.nn.Module.get_submodule
 

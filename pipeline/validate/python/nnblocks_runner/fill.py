@@ -1,17 +1,17 @@
 # The initial weights of large tensors (docs/validate.md, "Replay protocol", the fill). Random initialisation was
-# most of a production-size model's build: torch's CPU generator draws one value at a time, about 6 ns each on one
-# core, and `uniform_`/`normal_` under `kaiming_uniform_`, `trunc_normal_`, `normal_` were 37% of a worker's time on
-# torchvision (VGG's 133 M parameters: 0.8 s per build, and a block is built two to four times: its run, a fresh
-# copy, fidelity's original). While a block is built, a CPU float tensor of at least FILL_MIN elements that is
-# filled by `uniform_(a, b)` or `normal_(mean, std)` gets its values from a fixed pool instead, read from an offset
-# that the seed and the call's number decide, and scaled to the same distribution: 20 times faster, the same bounds,
-# mean and spread, and a different value in every element of a layer (the pool's length is prime, so rows don't
-# repeat). The constructor still runs every line of its own; only the source of its random numbers changes.
-# Smaller tensors, other dtypes and devices, an explicit generator, and every draw outside a build (dropout, the
-# recipe's inputs) are torch's own, so a block without a large tensor is built exactly as `torch.manual_seed(seed)`
-# and its constructor build it. (The fill draws nothing from torch's generator, so in a block with one, what torch
-# draws after it differs from a plain build too: deterministic all the same.) The site's replay script installs the same fill (src/lib/replay-fill.ts): tested
-# equal, value for value.
+# most of a production-size model's build: torch's CPU generator draws one value at a time, about 3 ns each on one
+# core plus the first touch of the memory, and `uniform_`/`normal_` under `kaiming_uniform_`, `trunc_normal_`,
+# `normal_` were 37% of a worker's time on torchvision (VGG's 133 M parameters: 0.8 s per build, and a block is built
+# two to four times: its run, a fresh copy, fidelity's original). While a block is built, a CPU float tensor of at
+# least FILL_MIN elements that is filled by `uniform_(a, b)` or `normal_(mean, std)` gets its values from a fixed pool
+# instead, read from an offset that the seed and the call's number decide, and scaled to the same distribution: 5
+# times faster, the same bounds, mean and spread, and a different value in every element of a layer (the pool's
+# length is prime, so rows don't repeat). The constructor still runs every line of its own; only the source of its
+# random numbers changes. Smaller tensors, other dtypes and devices, an explicit generator, and every draw outside a
+# build (dropout, the recipe's inputs) are torch's own, so a block without a large tensor is built exactly as
+# `torch.manual_seed(seed)` and its constructor build it. (The fill draws nothing from torch's generator, so in a
+# block with one, what torch draws after it differs from a plain build too: deterministic all the same.) The site's
+# replay script installs the same fill (src/lib/replay-fill.ts): tested equal, value for value.
 import contextlib, math
 
 import torch
@@ -36,24 +36,19 @@ _requires_grad_get = (getattr(torch._C, "TensorBase", None) or torch._C._TensorB
 _device_of, _dtype_of = torch.Tensor.device.__get__, torch.Tensor.dtype.__get__
 _FLOATS = {torch.float32, torch.float64, torch.float16, torch.bfloat16}
 
-_pools = {}
+def _pools():
+    """(uniform in [0, 1), standard normal), POOL float32 values each: `torch.rand` from a generator seeded with
+    POOL_SEED (one value at a time, the same bits on every CPU), the normals from it by Box-Muller in float64 (torch's
+    `randn` has vectorised paths that may round differently from one CPU to another)."""
+    g = _Generator().manual_seed(POOL_SEED)
+    u = _rand(2 * POOL, generator=g, dtype=_float64)
+    u1, u2 = _narrow(u, 0, 0, POOL), _narrow(u, 0, POOL, POOL)
+    return _to(u1, _float32), _to(_sqrt(-2 * _log1p(-u1)) * _cos(2 * math.pi * u2), _float32)
 
 
-def pools():
-    """(uniform in [0, 1), standard normal), POOL float32 values each, made once per process: `torch.rand` from a
-    generator seeded with POOL_SEED (one value at a time, the same bits on every CPU), the normals from it by
-    Box-Muller in float64 (torch's `randn` has vectorised paths that may round differently from one CPU to
-    another)."""
-    if not _pools:
-        g = _Generator().manual_seed(POOL_SEED)
-        u = _rand(2 * POOL, generator=g, dtype=_float64)
-        u1, u2 = _narrow(u, 0, 0, POOL), _narrow(u, 0, POOL, POOL)
-        _pools["uniform"] = _to(u1, _float32)
-        _pools["normal"] = _to(_sqrt(-2 * _log1p(-u1)) * _cos(2 * math.pi * u2), _float32)
-    return _pools["uniform"], _pools["normal"]
-
-
-pools()  # at the runner's start, before any block is imported: forked children share them
+# Made at the runner's start, before any block is imported (so no block's patch reaches them); forked children share
+# them.
+UNIFORM, NORMAL = _pools()
 
 
 def offset(seed, k):
@@ -106,13 +101,13 @@ class Fill:
             a, b, generator = _args(args, kwargs, ("from", "to"), (0.0, 1.0))
             if a is None or not fill.takes(t, generator):
                 return _uniform(t, *args, **kwargs)
-            return fill.put(t, pools()[0], float(b) - float(a), float(a))
+            return fill.put(t, UNIFORM, float(b) - float(a), float(a))
 
         def normal_(t, *args, **kwargs):
             mean, std, generator = _args(args, kwargs, ("mean", "std"), (0.0, 1.0))
             if mean is None or not fill.takes(t, generator):
                 return _normal(t, *args, **kwargs)
-            return fill.put(t, pools()[1], float(std), float(mean))
+            return fill.put(t, NORMAL, float(std), float(mean))
 
         self.saved = (_Tensor.__dict__.get("uniform_"), _Tensor.__dict__.get("normal_"))
         _Tensor.uniform_, _Tensor.normal_ = uniform_, normal_
