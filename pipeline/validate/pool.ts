@@ -151,17 +151,15 @@ const COMPANIONS: { package: string; module: string }[] = [
 ];
 
 /**
- * The companion packages, where the environment's site folders hold them: each worker imports them once. A block
- * whose corpus provides one of them still never sees it: the Blocker takes preloaded packages it refuses out of
- * sys.modules.
+ * The companion packages, where the environment's site folders hold them: each worker imports them once, whichever
+ * import root it serves (a corpus whose runtime originals include torchvision still has every other source's
+ * workers import it: they once left it out, and every block of timm, the OpenMMLab and yolo repositories imported
+ * torchvision again in its child). A block whose corpus provides one of them still never sees it: the Blocker takes
+ * preloaded packages it refuses out of sys.modules.
  */
-function runtimeCompanions(
-  sites: readonly string[],
-  already: { importRoot: string; package: string }[],
-): { importRoot: string; package: string }[] {
+function runtimeCompanions(sites: readonly string[]): { importRoot: string; package: string }[] {
   const out: { importRoot: string; package: string }[] = [];
   for (const c of COMPANIONS) {
-    if (already.some((e) => e.package === c.package)) continue;
     const root = sites.find((r) => existsSync(join(r, c.package, '__init__.py')));
     if (root) out.push({ importRoot: root, package: c.module });
   }
@@ -240,7 +238,7 @@ export class WorkerPool {
     this.staging = createStaging(plan.runnerDir);
     this.hostWork = plan.opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
     this.preload = installedOriginals(plan.items, plan.runtime);
-    this.companions = runtimeCompanions([...(plan.opts.runtimeRoots ?? []), ...(plan.opts.sites ?? [])], this.preload);
+    this.companions = runtimeCompanions([...(plan.opts.runtimeRoots ?? []), ...(plan.opts.sites ?? [])]);
   }
 
   /** Runs every block not cached; returns the sandbox the first worker reported. */
@@ -307,7 +305,11 @@ export class WorkerPool {
       workRoot: this.hostWork ?? SANDBOX_WORK_ROOT,
       sandboxed: opts.sandbox,
       nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
-      preload: root === '' ? [...this.preload, ...this.companions] : this.companions,
+      // The runtime's workers import its originals too; a companion that is one of them is imported once.
+      preload:
+        root === ''
+          ? [...this.preload, ...this.companions.filter((c) => !this.preload.some((p) => p.package === c.package))]
+          : this.companions,
     });
     this.workers.push(started.worker);
     return { ...started, inbox };

@@ -87,4 +87,40 @@ describe('the runner reads a class source as inspect does, parsing its file once
       builtin: true,
     });
   });
+
+  it("gives inspect's findsource answer for any class, upstream's calls included, parsing each file once", () => {
+    const dir = writeTree({ 'sample.py': module });
+    const check = `
+import ast, inspect, json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import sample, torch
+from nnblocks_runner import sources
+objs = [sample.Outer, sample.Outer.Inner, sample.Decorated, sample.factory(), sample.Twice]
+objs += [v for m in (torch.nn.modules.conv, torch.nn.modules.activation) for v in vars(m).values() if isinstance(v, type)]
+Stray = type("Stray", (), {"__module__": "sample"})  # its qualified name is in no class statement of the file
+def answer(find, obj):
+    try:
+        lines, line = find(obj)
+        return [id(lines), line]
+    except (OSError, TypeError) as exc:
+        return [type(exc).__name__, str(exc)]
+same = [answer(inspect.findsource, o) == answer(sources.findsource, o) for o in [*objs, Stray, sample.plain, sample]]
+parses, parse = [], ast.parse
+ast.parse = lambda *a, **k: parses.append(1) or parse(*a, **k)
+for _ in range(3):
+    for o in objs[:5]:
+        sources.findsource(o)
+ast.parse = parse
+sources.install_findsource()
+installed = inspect.getsource(sample.Decorated).startswith("@deco")
+print(json.dumps({"all": all(same), "n": len(same), "parses": len(parses), "stray": answer(sources.findsource, Stray)[0],
+                  "installed": installed}))
+`;
+    const out = JSON.parse(execFileSync(testPython(), ['-c', check, dir, RUNNER], { encoding: 'utf8' }));
+    expect(out.all).toBe(true);
+    expect(out.n).toBeGreaterThan(20);
+    expect(out.stray).toBe('OSError');
+    expect(out.parses).toBe(0); // sample.py was parsed by the comparison above: once, and never again
+    expect(out.installed).toBe(true);
+  });
 });

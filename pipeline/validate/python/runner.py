@@ -36,6 +36,8 @@ try:
     from nnblocks_runner.pid1 import catch_no_signal, worker_state
     from nnblocks_runner.protocol import LineReader, sanitize, write_all
     from nnblocks_runner.supervise import supervise
+    from nnblocks_runner.sources import install_findsource
+    from nnblocks_runner.warm import warm
 finally:
     del sys.path[0]
 
@@ -132,6 +134,10 @@ def main():
     emit = lambda obj: write_all(3, (json.dumps(sanitize({"nonce": nonce, **obj})) + "\n").encode())
     device, gpu, error = probe_device(hello.get("device", "auto"))
     native = load_native(hello.get("nativeLibraries") or [])
+    # torch's lazily imported parts first, with triton held off: torchvision's import would otherwise import them
+    # with triton (warm.py).
+    warm()
+    install_findsource()
     preload(hello.get("preload") or [])
     error = error or environment_problem()
     # What the worker holds now (torch, the preloaded originals: some 300,000 objects) is never garbage: move it out

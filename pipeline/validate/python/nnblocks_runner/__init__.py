@@ -6,6 +6,7 @@
 #   replay       the replay protocol: inputs, build, forward, backward (what a reader re-runs)
 #   measure      counts, checksums and the module tree, through references a block can't patch
 #   flops        MACs of a meta-device forward, by torch's own FLOP counter (torch >= 2.1), references taken early
+#   warm         what every child would otherwise import itself (torch._dynamo), imported once by the worker
 #   infer        constructor arguments guessed for blocks with no recipe
 #   init_source  what the constructor's source (ast) says of each parameter: a sequence, a count, an object of
 #                attributes, a table key; followed into the classes it is handed to, and into the base by **kwargs

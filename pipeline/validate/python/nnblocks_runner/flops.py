@@ -18,33 +18,18 @@
 # - Raise, or leave the mode stack unbalanced: any exception means no figure, and the stack is cut back to what it
 #   was, so the later stages don't run under a stale counter (or a mode of the block's own left on top of it).
 # - Run long: the caller caps the count (canonical.default_output); absurd totals are refused here and in TypeScript.
-import logging, sys
-
 import torch
+
+from .warm import triton_held
 
 
 def _import_counter():
-    """`torch.utils.flop_counter`, imported with triton held off. The module imports triton only to recognise triton
-    kernels, which never run on the meta device, and triton maps 188 MB of address space (libtriton.so): every
-    block's child would inherit it, a fifth of what torch 2.x's CUDA wheels leave a block under the 4 GiB limit
-    (their import alone maps 3.2 GiB). A None entry in sys.modules makes `import triton` fail for the duration;
-    the counter's warning about it is held too. Raises ImportError under torch < 2.1."""
-    held = "triton" not in sys.modules
-    log = logging.getLogger("torch.utils.flop_counter")
-    level = log.level
-    if held:
-        sys.modules["triton"] = None
-    log.setLevel(logging.ERROR)
-    try:
+    """`torch.utils.flop_counter`, imported with triton held off (warm.triton_held). The module imports triton only to
+    recognise triton kernels, which never run on the meta device, and triton maps 188 MB of address space
+    (libtriton.so): every block's child would inherit it, a fifth of what torch 2.x's CUDA wheels leave a block under
+    the 4 GiB limit (their import alone maps 3.2 GiB). Raises ImportError under torch < 2.1."""
+    with triton_held("torch.utils.flop_counter"):
         from torch.utils import flop_counter
-    finally:
-        if held and "triton" in sys.modules and sys.modules["triton"] is None:
-            del sys.modules["triton"]
-        log.setLevel(level)
-    # torch remembers whether triton is installed; nothing asked while it was held, but never keep a wrong answer.
-    clear = getattr(getattr(sys.modules.get("torch.utils._triton"), "has_triton_package", None), "cache_clear", None)
-    if clear is not None:
-        clear()
     return flop_counter
 
 
