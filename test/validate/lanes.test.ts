@@ -1,0 +1,43 @@
+// The pool's lanes (pipeline/validate/pool.ts; docs/validate.md, "Sandbox"): blocks are queued by the import root
+// their sandbox shows, and a worker whose lane has no block left moves on to the next lane with work instead of
+// waiting for the other workers to finish theirs. Checked through real sandboxed workers: one lane holds a single
+// slow block, the other quick ones, and the quick ones start while the slow one still runs.
+import { describe, expect, it } from 'vitest';
+import { validateBlocks } from '../../pipeline/validate/validate.ts';
+import { baseOptions, byName, fixtureItems } from './helpers.ts';
+
+// The time the block's module was imported (its child's start), as its output: float64 keeps the seconds exact.
+const block = (sleep: number) => `
+import time
+import torch
+
+STARTED = time.time()
+time.sleep(${sleep})
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.ones(1, dtype=torch.float64))
+
+    def forward(self, x):
+        return self.scale * 0 * x.sum() + STARTED
+`;
+
+describe("the pool's lanes", () => {
+  it('moves a worker whose lane is done on to the next lane, while the other still runs its last block', async () => {
+    const { root, items } = fixtureItems({
+      slow: block(6),
+      quick1: block(0),
+      quick2: block(0),
+      quick3: block(0),
+    });
+    // The quick blocks' originals live in a checkout: their lane is that root's, after the runtime's lane ('').
+    for (const it of items.slice(1)) it.original = { importRoot: root, module: 'quick1', className: 'Block' };
+    const recs = byName(await validateBlocks(items, baseOptions({ workers: 2 })));
+    for (const r of Object.values(recs)) expect(r.status, `${r.id}: ${r.failureDetail}`).toBe('passed');
+    const started = (name: string) => recs[name].outputs[0].checksum as number;
+    const slowEnds = started('slow') + 6;
+    // Lane by lane, no quick block could start before the slow block's lane was done.
+    for (const q of ['quick1', 'quick2', 'quick3']) expect(started(q)).toBeLessThan(slowEnds);
+  });
+});
