@@ -21,8 +21,9 @@ export type { LiteralValue, ParamKind };
  * 6: `typing` (names bound only under `if TYPE_CHECKING:`, no longer in `binds`), `typeChecking` (those bodies).
  * 7: `usage` keeps `dict(...)` / `{...}` bound to a local or nested in a kept call (`**dict(model_args, **kwargs)`).
  * 8: `uses` of the names a function-local import binds; `getattr(m, 'f')` reads `m` with attrs ['f'].
+ * 9: an `if TYPE_CHECKING:` whose `else:` installs a lazy module (`sys.modules[__name__] = ...`) binds at run time.
  */
-export const PARSER_VERSION = 8;
+export const PARSER_VERSION = 9;
 
 export interface ModuleFacts {
   parserVersion: number;

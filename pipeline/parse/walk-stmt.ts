@@ -58,6 +58,11 @@ for (const id of [T.elseClause, T.finallyClause, T.elifClause, T.withClause, T.w
 
 const CATCHES_IMPORT_ERROR = /\b(?:ImportError|ModuleNotFoundError|Exception|BaseException)\b/;
 const TYPE_CHECKING = /^(?:[\w.]*\.)?TYPE_CHECKING$/;
+/**
+ * An `else:` that puts a lazy module in the package's place (`sys.modules[__name__] = _LazyModule(...)`, the
+ * Hugging Face pattern): its `if TYPE_CHECKING:` imports are the names the package serves at run time.
+ */
+const LAZY_ELSE = /\belse\s*:[\s\S]*\bsys\.modules\s*\[\s*__name__\s*\]\s*=/;
 
 export class ModuleWalker extends MatchWalker {
   /**
@@ -364,17 +369,24 @@ export class ModuleWalker extends MatchWalker {
 
   /**
    * `if TYPE_CHECKING:` labels its imports 'type-checking' and its body is recorded (never runs); any other
-   * if/elif/else labels them 'if'.
+   * if/elif/else labels them 'if'. So does an `if TYPE_CHECKING:` whose `else:` makes the package a lazy module:
+   * transformers' `integrations/__init__.py` imports `GGUF_CONFIG_MAPPING` only there, and at run time the lazy
+   * module serves it by that name from the same submodule (`from .integrations import GGUF_CONFIG_MAPPING` works).
    */
   private ifStatement(scope: number): void {
     let kind: GuardFrame['kind'] = 'if';
+    const lazy = LAZY_ELSE.test(this.nodeText());
     this.eachChild((t) => {
       if (t === T.block && kind === 'type-checking')
         this.statements[this.stmt].typingBodies.push({ pos: this.c.startIndex, end: this.c.endIndex });
       if (t === T.block) this.withGuard(kind, () => this.block(scope));
       else if (t === T.elifClause || t === T.elseClause) this.withGuard('if', () => this.compound(scope));
       else if (EXPR[t] !== X.Leaf) {
-        if ((t === T.identifier || t === T.attribute) && TYPE_CHECKING.test(this.nodeText().replace(/\s+/g, '')))
+        if (
+          !lazy &&
+          (t === T.identifier || t === T.attribute) &&
+          TYPE_CHECKING.test(this.nodeText().replace(/\s+/g, ''))
+        )
           kind = 'type-checking';
         this.expr(scope, t);
       }

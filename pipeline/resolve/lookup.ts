@@ -195,10 +195,32 @@ export class Lookup {
     return { kind: 'unresolved', name, reason: `no binding of '${name}' in ${mod.module ?? mod.path}` };
   }
 
-  /** What top-level statement `stmt` of `mod` binds `name` to: its definition, or what its import reaches. */
+  /**
+   * What top-level statement `stmt` of `mod` binds `name` to: its definition, or what its import reaches. A statement
+   * with several imports of the name (`try: from mmengine.utils import digit_version` / `except ImportError: from
+   * mmcv import digit_version`) binds it by the last one that resolves: where the fallback's module lacks the name,
+   * upstream's run takes the first branch (mmocr's `__init__`; the fallback alone left 14 blocks without the name).
+   */
   private bound(mod: IndexedModule, stmt: number, name: string, seen: Set<string>, depth: number): Target {
-    const imp = this.importBinding(mod, stmt, name);
-    if (!imp) return { kind: 'def', mod, stmt, name };
+    const imps = this.importBindings(mod, stmt, name);
+    if (imps.length === 0) return { kind: 'def', mod, stmt, name };
+    let last: Target | null = null;
+    for (const imp of imps) {
+      const t = this.boundBy(mod, stmt, imp, name, seen, depth);
+      if (t.kind !== 'unresolved') return t;
+      last ??= t;
+    }
+    return last!;
+  }
+
+  private boundBy(
+    mod: IndexedModule,
+    stmt: number,
+    imp: { imp: ImportFact; index: number },
+    name: string,
+    seen: Set<string>,
+    depth: number,
+  ): Target {
     const via = this.viaImport(mod, imp, name, seen, depth);
     // `from .boxes import Boxes` where boxes binds Boxes only under `if TYPE_CHECKING:`: ImportError at run time.
     if (via.kind === 'typing')
@@ -211,17 +233,18 @@ export class Lookup {
     return via;
   }
 
-  /** The module-scope import inside statement `stmt` that binds `name`, if the binding comes from an import. */
-  private importBinding(mod: IndexedModule, stmt: number, name: string): { imp: ImportFact; index: number } | null {
+  /** The module-scope imports inside statement `stmt` that bind `name`, last first (none: a definition binds it). */
+  private importBindings(mod: IndexedModule, stmt: number, name: string): { imp: ImportFact; index: number }[] {
     const imps = this.program.importsOf(mod, stmt);
     const facts = mod.facts.statements[stmt];
+    const out: { imp: ImportFact; index: number }[] = [];
     for (let i = imps.length - 1; i >= 0; i--) {
       // `if TYPE_CHECKING: from .a import A` / `else: A = None`: at run time A is the else branch's.
       if (typeCheckingOnly(facts, imps[i].span.startByte)) continue;
       const idx = imps[i].names.findIndex((n) => n.bound === name);
-      if (idx >= 0) return { imp: imps[i], index: idx };
+      if (idx >= 0) out.push({ imp: imps[i], index: idx });
     }
-    return null;
+    return out;
   }
 
   private viaImport(

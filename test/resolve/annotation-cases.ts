@@ -151,6 +151,46 @@ export const annotationCases: ResolverCase[] = [
     run: 'Block()(torch.ones(1))',
   },
   {
+    name: "a lazy package's `if TYPE_CHECKING:` imports are its run-time names (the Hugging Face pattern)",
+    why: '`if TYPE_CHECKING: from .ggml import MAPPING` / `else: sys.modules[__name__] = _LazyModule(...)`: at run time the lazy module serves MAPPING from pkg.ggml, so `from pkg import MAPPING` works upstream and the definition must come (transformers: GGUF_CONFIG_MAPPING, 30 blocks failed NameError)',
+    files: {
+      'pkg/__init__.py': py`
+        from typing import TYPE_CHECKING
+        _import_structure = {"ggml": ["MAPPING"]}
+        if TYPE_CHECKING:
+            from .ggml import MAPPING
+        else:
+            import sys
+            from ._lazy import LazyModule
+            sys.modules[__name__] = LazyModule(__name__, __file__, _import_structure)
+      `,
+      'pkg/_lazy.py': py`
+        import importlib, types
+        class LazyModule(types.ModuleType):
+            def __init__(self, name, file, structure):
+                super().__init__(name)
+                self.__file__, self.__path__ = file, [file.rsplit("/", 1)[0]]
+                self._where = {n: m for m, names in structure.items() for n in names}
+            def __getattr__(self, name):
+                if name not in self._where:
+                    raise AttributeError(name)
+                return getattr(importlib.import_module(f"{self.__name__}.{self._where[name]}"), name)
+      `,
+      'pkg/ggml.py': 'MAPPING = {"llama": 1, "bert": 2}\n',
+      'pkg/m.py': py`
+        import torch.nn as nn
+        from pkg import MAPPING
+        class Block(nn.Module):
+            def forward(self, x):
+                return x * len(MAPPING)
+      `,
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.ggml:MAPPING'],
+    code: ['MAPPING = {"llama": 1, "bert": 2}'],
+    run: 'assert Block()(torch.ones(1)).item() == 2',
+  },
+  {
     name: 'the else branch of `if TYPE_CHECKING:` is what runs',
     why: '`if TYPE_CHECKING: from .heavy import Heavy` / `else: Heavy = object`: at run time Heavy is object, pkg.heavy is never imported',
     files: pkg({

@@ -722,6 +722,33 @@ export const cases: ResolverCase[] = [
     block: 'pkg.m:Block',
   },
   {
+    name: 'a try/except import whose fallback module lacks the name binds it by the branch that resolves',
+    why: "mmocr's __init__: `try: from mmengine.utils import digit_version` / `except ImportError: from mmcv import digit_version`, and mmcv 2 has no digit_version: upstream's run takes the first branch (the fallback alone left 14 blocks without the name)",
+    files: pkg({
+      'pkg/__init__.py': py`
+        try:
+            from .engine.utils import digit_version
+        except ImportError:
+            from .legacy import digit_version
+      `,
+      'pkg/engine/__init__.py': '',
+      'pkg/engine/utils.py': 'def digit_version(v):\n    return (int(v),)\n',
+      'pkg/legacy.py': 'VERSION = 1\n',
+      'pkg/typing_utils.py': 'from pkg import digit_version\nX = digit_version("3")[0]\n',
+      'pkg/m.py':
+        NN +
+        py`
+      from pkg.typing_utils import X
+      class Block(nn.Module):
+          def forward(self, t):
+              return t * X
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.engine.utils:digit_version', 'pkg.typing_utils:X'],
+    run: 'assert Block()(torch.ones(1)).item() == 3',
+  },
+  {
     name: 'conditional redefinition keeps the fallback',
     why: 'a def replaced inside try may not be replaced at run time: both definitions come, the plain one first',
     files: pkg({
