@@ -1,7 +1,7 @@
 # Containment inside the forked child, in front of the kernel sandbox (bubblewrap, owned by the TypeScript side):
 # the child's own fds, process group and work folder, rlimits, the audit hook that turns escape attempts into
 # recorded violations, the finder that refuses the block's upstream packages, and the sweep of stray processes.
-import ctypes, errno, importlib.abc, math, os, resource, signal, stat, sys, tempfile, time
+import ctypes, errno, importlib.abc, importlib.util, math, os, resource, signal, stat, sys, tempfile, time
 
 from .pid1 import restore_child_signals
 
@@ -12,6 +12,7 @@ class Blocker(importlib.abc.MetaPathFinder):
     def __init__(self, blocked):
         self.blocked = set(blocked)
         self.stash = {}  # blocked modules the worker had imported (installed originals), kept for fidelity
+        self.probe = importlib.util.find_spec  # importlib's own, put back by remove()
 
     def find_spec(self, name, path, target=None):
         # Any other name falls through (None): not ours, the next finder on sys.meta_path decides.
@@ -24,11 +25,23 @@ class Blocker(importlib.abc.MetaPathFinder):
         block can't import them from the cache either, and goes first on the meta path."""
         self.stash = {n: sys.modules.pop(n) for n in [n for n in sys.modules if n.split(".")[0] in self.blocked]}
         sys.meta_path.insert(0, self)
+        importlib.util.find_spec = self.find_installed
+
+    def find_installed(self, name, package=None):
+        """importlib.util.find_spec, for which a refused package is not installed: a probe finds nothing, as it would
+        where only the extracted module is. transformers asks `find_spec("timm") is not None` at import for each
+        package it may use; through the finder the probe raised, and a block that never imports timm failed on it."""
+        try:
+            absolute = importlib.util.resolve_name(name, package) if name.startswith(".") else name
+        except Exception:
+            return self.probe(name, package)  # it raises the same, for the same reason
+        return None if absolute.split(".")[0] in self.blocked else self.probe(name, package)
 
     def remove(self):
         """Steps off the meta path and puts the stashed originals back, over anything the block put under their
         names, so fidelity imports the real ones."""
         sys.meta_path.remove(self)
+        importlib.util.find_spec = self.probe
         for name in [n for n in sys.modules if n.split(".")[0] in self.blocked]:
             del sys.modules[name]
         sys.modules.update(self.stash)
