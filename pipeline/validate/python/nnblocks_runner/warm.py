@@ -4,8 +4,8 @@
 # torch wraps many of its functions in `torch._disable_dynamo`, whose first call imports torch._dynamo: entering the
 # FLOP counter (canonical figures, too_costly), torch.utils.checkpoint, parts of nn.functional. With it come sympy
 # and torch.fx's symbolic shapes, about 900 modules and 1-2 s on torch 2.14. A forked child starts from the worker's
-# modules, so each block that touched one of those functions paid the import again: py-spy on a 15% sample of the
-# paper corpus put it at 48% of all the children's time (190 of 395 s). Imported here, every child inherits it.
+# modules, so each block that touched one of those functions paid the import again: py-spy on the children of a
+# paper-corpus run put it at 47% of their time (1,669 of 3,550 s). Imported here, every child inherits it.
 #
 # triton is held off while torch._dynamo imports (a None entry in sys.modules makes `import triton` fail), as flops.py
 # does for the counter: dynamo imports it only to know whether it could compile GPU kernels, which a run with
