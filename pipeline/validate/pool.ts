@@ -389,9 +389,11 @@ export class WorkerPool {
         await worker?.worker.close();
         worker = undefined;
         root = lane.root;
+        continue; // while it closed, another drain may have taken that lane's last block: choose again
       }
       const solo = lane.alone.length > 0 && !lane.soloBusy;
-      const i = (solo ? lane.alone.shift() : lane.queue.shift())!;
+      const i = solo ? lane.alone.shift() : lane.queue.shift();
+      if (i === undefined) continue;
       // Past the run's budget, no block starts: each left gets a record saying so (the one running finishes).
       if (performance.now() >= plan.runEnds) {
         plan.finish(i, pastRunBudget(run.runnable[i], plan.runBudgetMs, hello));
