@@ -39,11 +39,15 @@ def make_inputs(specs, seed, device):
             draw = lambda: _to(_randn(s["shape"], generator=g, dtype=dtype), device)
         else:
             draw = lambda: _to(_randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype), device)
-        if "keys" in s:
-            out.append({k: draw() for k in s["keys"]})
-        else:
-            out.append([draw() for _ in range(s["list"])] if "list" in s else draw())
+        out.append(arranged(s, draw))
     return out
+
+
+def arranged(spec, draw):
+    """One argument of `spec` from `draw`: a dict of draws in key order (`keys`), a list of `list` draws, or one."""
+    if "keys" in spec:
+        return {k: draw() for k in spec["keys"]}
+    return [draw() for _ in range(spec["list"])] if "list" in spec else draw()
 
 
 def literal(value):

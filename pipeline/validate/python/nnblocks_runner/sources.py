@@ -142,9 +142,9 @@ def module_text(name):
 # Upstream code asks inspect for class sources too: PyG's MessagePassing reads its subclass's source at every
 # construction (`_get_propagate_signature`), and every layer of a graph network is one, so a model's build parsed its
 # assembled module again per layer: 43 s of PyG's 215 s in a paper-corpus run. `findsource` is inspect's own, but a
-# class is looked up in a tree parsed once per file (and child), found as inspect's `_ClassFinder` finds it.
+# class is looked up in the tree of its file kept above (the parse stage's, for the block's module), found as
+# inspect's `_ClassFinder` finds it.
 _inspect_findsource = inspect.findsource
-_finder_trees = {}  # file -> (lines, index): the list linecache gave, which stays the same object while the file does
 
 
 def findsource(object):
@@ -162,14 +162,11 @@ def findsource(object):
     lines = linecache.getlines(file, module.__dict__) if module else linecache.getlines(file)
     if not lines:
         raise OSError("could not get source code")
-    known = _finder_trees.get(file)
-    if known is not None and known[0] is lines:
-        index = known[1]
-    else:
-        index = _class_index(ast.parse("".join(lines)))
-        if len(_finder_trees) < _FILES:
-            _finder_trees[file] = (lines, index)
-    node = index.get(object.__qualname__)
+    read = _file(file)
+    if read is not None and read[0] == lines:
+        node = _defined_at(read[1], object.__qualname__)
+    else:  # another text than the kept one (a loader's own source) is parsed as inspect parses it
+        node = _class_index(ast.parse("".join(lines))).get(object.__qualname__)
     if node is None:
         raise OSError("could not find class definition")
     return lines, (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1

@@ -7,7 +7,7 @@ import torch
 
 from .containment import Violation
 from .measure import no_grad
-from .replay import _DTYPES, make_inputs
+from .replay import _DTYPES, arranged, make_inputs
 
 # Taken before any block is imported (see measure.py): each copy must meet the RNG state a fresh build would.
 _get_rng, _set_rng, _deepcopy, _empty = torch.get_rng_state, torch.set_rng_state, copy.deepcopy, torch.empty
@@ -88,9 +88,5 @@ def meta_inputs(specs, seed):
             out += make_inputs([s], seed, "meta")
             continue
         dtype = _DTYPES.get(s["dtype"]) or getattr(torch, s["dtype"])
-        draw = lambda: _empty(s["shape"], dtype=dtype, device="meta")
-        if "keys" in s:
-            out.append({k: draw() for k in s["keys"]})
-        else:
-            out.append([draw() for _ in range(s["list"])] if "list" in s else draw())
+        out.append(arranged(s, lambda: _empty(s["shape"], dtype=dtype, device="meta")))
     return out
