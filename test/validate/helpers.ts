@@ -93,3 +93,22 @@ export function hostileBlock(prelude: string, body: string): string {
     `    def forward(self, x):\n        return x\n`
   );
 }
+
+/**
+ * A block module (class `Block`) whose one output is `FOUND`, a number its module sets at import from `prelude`
+ * (Python, run first): what the block's child found (modules, probes, the time it started). It builds, runs forward
+ * and back-propagates as it is; `dtype` float64 keeps a large number such as a time exact in the checksum.
+ */
+export function reportingBlock(prelude: string, dtype: 'float32' | 'float64' = 'float32'): string {
+  return `${prelude.trim()}
+import torch
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.ones(1, dtype=torch.${dtype}))
+
+    def forward(self, x):
+        return self.scale * 0 * x.sum() + FOUND
+`;
+}

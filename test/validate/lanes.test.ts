@@ -4,24 +4,10 @@
 // slow block, the other quick ones, and the quick ones start while the slow one still runs.
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
-import { baseOptions, byName, fixtureItems } from './helpers.ts';
+import { baseOptions, byName, fixtureItems, reportingBlock } from './helpers.ts';
 
 // The time the block's module was imported (its child's start), as its output: float64 keeps the seconds exact.
-const block = (sleep: number) => `
-import time
-import torch
-
-STARTED = time.time()
-time.sleep(${sleep})
-
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.scale = torch.nn.Parameter(torch.ones(1, dtype=torch.float64))
-
-    def forward(self, x):
-        return self.scale * 0 * x.sum() + STARTED
-`;
+const block = (sleep: number) => reportingBlock(`import time\nFOUND = time.time()\ntime.sleep(${sleep})`, 'float64');
 
 describe("the pool's lanes", () => {
   it('moves a worker whose lane is done on to the next lane, while the other still runs its last block', async () => {

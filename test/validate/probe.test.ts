@@ -5,16 +5,15 @@
 // mmpretrain block that never imports timm failed on the probe.
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
-import { baseOptions, byName, fixtureItems } from './helpers.ts';
+import { baseOptions, byName, fixtureItems, reportingBlock } from './helpers.ts';
 
 describe('a probe of a refused package', () => {
   it('finds nothing, another package is still found, and importing the refused one still fails', async () => {
     const { items } = fixtureItems({
       probes: {
         blocked: ['upstream_pkg'],
-        code: `
+        code: reportingBlock(`
 import importlib.util
-import torch
 
 FOUND = 0
 if importlib.util.find_spec("upstream_pkg") is None and importlib.util.find_spec("upstream_pkg.sub") is None:
@@ -25,15 +24,7 @@ try:
     import upstream_pkg
 except ModuleNotFoundError as exc:
     FOUND += 4 * ("blocked" in str(exc))
-
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.scale = torch.nn.Parameter(torch.ones(1))
-
-    def forward(self, x):
-        return self.scale * 0 * x.sum() + FOUND
-`,
+`),
       },
     });
     const rec = byName(await validateBlocks(items, baseOptions({ workers: 1 }))).probes;

@@ -8,33 +8,31 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import { testPython, testRuntimeRoots } from '../helpers/python.ts';
-import { baseOptions, byName, fixtureItems } from './helpers.ts';
+import { baseOptions, byName, fixtureItems, reportingBlock } from './helpers.ts';
 
 const RUNNER = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
 const python = (code: string) =>
   execFileSync(testPython(), ['-I', '-c', code], { encoding: 'utf8', env: { TORCHDYNAMO_DISABLE: '1' } }).trim();
+/** What `lines` print as JSON, run with the runner's package importable and torch imported. */
+const inRunner = <T>(lines: string[]): T =>
+  JSON.parse(
+    python(['import json, sys', `sys.path.insert(0, ${JSON.stringify(RUNNER)})`, 'import torch', ...lines].join('\n')),
+  ) as T;
 const torch2 = () => python('import torch; print(int(torch.__version__.split(".")[0]) >= 2)') === 'True';
 
 describe('the warm worker', () => {
   it('imports torch._dynamo without triton, after which counting a forward imports next to nothing', (ctx) => {
     if (!torch2()) return ctx.skip(); // torch 1.13 has neither torch._dynamo nor the counter
-    const out = JSON.parse(
-      python(
-        [
-          'import json, sys',
-          `sys.path.insert(0, ${JSON.stringify(RUNNER)})`,
-          'import torch',
-          'from nnblocks_runner import flops',
-          'from nnblocks_runner.warm import warm',
-          'done = warm()',
-          'before = len(sys.modules)',
-          'm = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU()).to("meta")',
-          'out, macs = flops.counted(m, [1, 3, 16, 16])',
-          'print(json.dumps({"done": done, "triton": sys.modules.get("triton") is not None,',
-          '                  "added": len(sys.modules) - before, "macs": macs}))',
-        ].join('\n'),
-      ),
-    ) as { done: string[]; triton: boolean; added: number; macs: number };
+    const out = inRunner<{ done: string[]; triton: boolean; added: number; macs: number }>([
+      'from nnblocks_runner import flops',
+      'from nnblocks_runner.warm import warm',
+      'done = warm()',
+      'before = len(sys.modules)',
+      'm = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU()).to("meta")',
+      'out, macs = flops.counted(m, [1, 3, 16, 16])',
+      'print(json.dumps({"done": done, "triton": sys.modules.get("triton") is not None,',
+      '                  "added": len(sys.modules) - before, "macs": macs}))',
+    ]);
     expect(out.done).toEqual(['torch._dynamo', 'torch.fx.experimental.symbolic_shapes']);
     expect(out.triton).toBe(false);
     expect(out.macs).toBe(8 * 3 * 9 * 14 * 14);
@@ -43,29 +41,22 @@ describe('the warm worker', () => {
   });
 
   it('gives a meta probe empty tensors of the shapes and dtypes make_inputs draws', () => {
-    const out = JSON.parse(
-      python(
-        [
-          'import json, sys',
-          `sys.path.insert(0, ${JSON.stringify(RUNNER)})`,
-          'import torch',
-          'from nnblocks_runner.twins import meta_inputs',
-          'from nnblocks_runner.replay import make_inputs',
-          'specs = [{"shape": [2, 3], "dtype": "float32"}, {"shape": [4], "dtype": "int64", "high": 5},',
-          '         {"shape": [1, 2], "dtype": "float16", "list": 2}, {"shape": [3], "dtype": "float32", "keys": ["a"]},',
-          '         {"value": 7}]',
-          'def form(x):',
-          '    if isinstance(x, torch.Tensor): return [list(x.shape), str(x.dtype)]',
-          '    if isinstance(x, dict): return {k: form(v) for k, v in x.items()}',
-          '    if isinstance(x, list): return [form(v) for v in x]',
-          '    return x',
-          'meta = meta_inputs(specs, 0)',
-          'real = make_inputs(specs, 0, "cpu")',
-          'devices = sorted({t.device.type for t in [meta[0], meta[1], *meta[2], meta[3]["a"]]})',
-          'print(json.dumps({"meta": form(meta), "real": form(real), "devices": devices}))',
-        ].join('\n'),
-      ),
-    ) as { meta: unknown; real: unknown; devices: string[] };
+    const out = inRunner<{ meta: unknown; real: unknown; devices: string[] }>([
+      'from nnblocks_runner.twins import meta_inputs',
+      'from nnblocks_runner.replay import make_inputs',
+      'specs = [{"shape": [2, 3], "dtype": "float32"}, {"shape": [4], "dtype": "int64", "high": 5},',
+      '         {"shape": [1, 2], "dtype": "float16", "list": 2}, {"shape": [3], "dtype": "float32", "keys": ["a"]},',
+      '         {"value": 7}]',
+      'def form(x):',
+      '    if isinstance(x, torch.Tensor): return [list(x.shape), str(x.dtype)]',
+      '    if isinstance(x, dict): return {k: form(v) for k, v in x.items()}',
+      '    if isinstance(x, list): return [form(v) for v in x]',
+      '    return x',
+      'meta = meta_inputs(specs, 0)',
+      'real = make_inputs(specs, 0, "cpu")',
+      'devices = sorted({t.device.type for t in [meta[0], meta[1], *meta[2], meta[3]["a"]]})',
+      'print(json.dumps({"meta": form(meta), "real": form(real), "devices": devices}))',
+    ]);
     expect(out.meta).toEqual(out.real);
     expect(out.devices).toEqual(['meta']);
   });
@@ -74,20 +65,10 @@ describe('the warm worker', () => {
     if (!torch2()) return ctx.skip();
     // The block's output says what its child found at import: 1 for torch._dynamo, 2 for triton.
     const { items } = fixtureItems({
-      seen: `
+      seen: reportingBlock(`
 import sys
-import torch
-
 FOUND = ("torch._dynamo" in sys.modules) + 2 * (sys.modules.get("triton") is not None)
-
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.scale = torch.nn.Parameter(torch.ones(1))
-
-    def forward(self, x):
-        return self.scale * 0 * x.sum() + FOUND
-`,
+`),
     });
     const rec = byName(await validateBlocks(items, baseOptions({ workers: 1 }))).seen;
     expect(rec.status, rec.failureDetail ?? '').toBe('passed');
@@ -99,26 +80,13 @@ class Block(torch.nn.Module):
     if (!site) return ctx.skip(); // torchvision is a companion only where the runtime has it
     // One block's original is torchvision's (a runtime original, imported by the runtime's workers); the other's is
     // in a checkout, so it runs on a worker of that import root, whose child must find torchvision imported too.
-    const block = (name: string) => `
-import sys
-import torch
-
-FOUND = float("torchvision" in sys.modules)
-
-class ${name}(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.scale = torch.nn.Parameter(torch.ones(1))
-
-    def forward(self, x):
-        return self.scale * 0 * x.sum() + FOUND
-`;
+    const block = reportingBlock('import sys\nFOUND = float("torchvision" in sys.modules)');
     const { root, items } = fixtureItems({
       runtime: {
-        code: block('Block'),
+        code: block,
         original: { importRoot: site, module: 'torchvision.ops.misc', className: 'SqueezeExcitation' },
       },
-      checkout: { code: block('Block') },
+      checkout: { code: block },
     });
     items[1].original = { importRoot: root, module: 'runtime', className: 'Block' };
     const recs = byName(await validateBlocks(items, baseOptions({ workers: 1 })));
