@@ -1,6 +1,7 @@
 // Shared fixture plumbing for the validate tests: inline Python modules written to a temp folder, as ValidateItems.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { testPython, testRuntimeRoots } from '../helpers/python.ts';
 import { writeTree } from '../helpers/tree.ts';
 import type { ValidateItem, ValidateOptions, ValidationRecord } from '../../pipeline/validate/types.ts';
@@ -112,3 +113,18 @@ class Block(torch.nn.Module):
         return self.scale * 0 * x.sum() + FOUND
 `;
 }
+
+const RUNNER = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
+
+/** What `code` prints, in the test interpreter (isolated, torch._dynamo's compiler off). */
+export const inPython = (code: string): string =>
+  execFileSync(testPython(), ['-I', '-c', code], { encoding: 'utf8', env: { TORCHDYNAMO_DISABLE: '1' } }).trim();
+
+/** What `lines` print as JSON, run with the runner's package importable and torch imported. */
+export const inRunner = <T>(lines: string[]): T =>
+  JSON.parse(
+    inPython(['import json, sys', `sys.path.insert(0, ${JSON.stringify(RUNNER)})`, 'import torch', ...lines].join('\n')),
+  ) as T;
+
+/** Whether the test interpreter's torch is 2.x or later. */
+export const torch2 = (): boolean => inPython('import torch; print(int(torch.__version__.split(".")[0]) >= 2)') === 'True';

@@ -2,23 +2,12 @@
 // triton held off, so a block's child that enters the FLOP counter or torch.utils.checkpoint does not import it again;
 // and a meta-device probe gets empty meta tensors, not CPU draws moved to meta. Checked in real torch, and end to end
 // through a real sandboxed worker: the child a block runs in has torch._dynamo already and no triton.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
-import { testPython, testRuntimeRoots } from '../helpers/python.ts';
-import { baseOptions, byName, fixtureItems, reportingBlock } from './helpers.ts';
-
-const RUNNER = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
-const python = (code: string) =>
-  execFileSync(testPython(), ['-I', '-c', code], { encoding: 'utf8', env: { TORCHDYNAMO_DISABLE: '1' } }).trim();
-/** What `lines` print as JSON, run with the runner's package importable and torch imported. */
-const inRunner = <T>(lines: string[]): T =>
-  JSON.parse(
-    python(['import json, sys', `sys.path.insert(0, ${JSON.stringify(RUNNER)})`, 'import torch', ...lines].join('\n')),
-  ) as T;
-const torch2 = () => python('import torch; print(int(torch.__version__.split(".")[0]) >= 2)') === 'True';
+import { testRuntimeRoots } from '../helpers/python.ts';
+import { baseOptions, byName, fixtureItems, inRunner, reportingBlock, torch2 } from './helpers.ts';
 
 describe('the warm worker', () => {
   it('imports torch._dynamo without triton, after which counting a forward imports next to nothing', (ctx) => {

@@ -30,8 +30,10 @@ def without_init():
     saved = [(torch.nn.init, n, getattr(torch.nn.init, n)) for n in init_names]
     saved += [(torch.Tensor, n, getattr(torch.Tensor, n)) for n in INIT_TENSOR_METHODS if hasattr(torch.Tensor, n)]
 
-    def keep(t, *args, **kwargs):
-        return t
+    def keep(*args, **kwargs):
+        # By keyword too: under a torch-function mode (`with torch.device("meta")`), torch.nn.init's fills call
+        # themselves again through handle_torch_function as `constant_(tensor=t, val=0.0)`.
+        return args[0] if args else kwargs.get("tensor")
 
     try:
         for owner, name, _ in saved:
