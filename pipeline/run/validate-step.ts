@@ -28,6 +28,7 @@ import {
   type ValidationSummary,
 } from '../validate/index.ts';
 import { originalsBytecode } from './bytecode-step.ts';
+import { libraryImports } from './library-imports.ts';
 import { blockInstances, overrideFor, partBuilders, siblingBuilders } from './extract-step.ts';
 import { instanceCombinations } from './instance-choices.ts';
 import { requestedDevice, type Device } from './device.ts';
@@ -86,6 +87,7 @@ export async function runValidation(
   const progress = ctx.progress('validate', items.length);
   const ran = await validateRun(items, {
     ...runOptions(ctx, p, env.environment, opts),
+    libraryImports: lanesLibraries(p, items, extracted),
     onProgress: (done) => progress.set(done),
   });
   // A ref of a config override that names no importable module is the config's mistake, not a missing distribution.
@@ -125,6 +127,16 @@ function cannotRun(env: EnvironmentResult, sandbox: boolean): Diagnostic | null 
       ? 'apt-get install bubblewrap (`nnblocks doctor` checks it), or pass --no-sandbox to run upstream code unconfined (not recommended)'
       : 'run `nnblocks doctor`; or pass --no-sandbox to run upstream code unconfined (not recommended)',
   );
+}
+
+/** The heavy libraries each import root's blocks import (library-imports.ts), for its workers to preload. */
+function lanesLibraries(p: Prepared, items: ValidateItem[], extracted: ExtractedBlock[]): Map<string, string[]> {
+  const imports = new Map(extracted.map((e) => [e.entry.id, e.imports]));
+  const sources = new Map(p.discovered.blocks.map((b) => [b.id, b.sourceId]));
+  const starts = items.flatMap((it) =>
+    it.original ? [{ sourceId: sources.get(it.id)!, ...it.original, imports: imports.get(it.id) ?? [] }] : [],
+  );
+  return libraryImports(p.program, starts);
 }
 
 /** The validate stage's options for this run: the environment, the config's limits, the corpus, the kv cache. */

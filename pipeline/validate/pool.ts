@@ -1,13 +1,14 @@
 // The workers of one validation run: runner.py processes, each in its own sandbox, started per import root an
 // original needs (a block sees its own source's tree, never another's), fed blocks from one shared queue per root,
 // and replaced when a block kills, stops or hangs one. The entry (validate.ts) decides whether workers start at all.
-import { mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxReport } from '../contract/build-info.ts';
 import { hostIdentity, readableBy, sandboxHostUid } from '../sandbox/bwrap.ts';
 import { seccompSupported } from '../sandbox/seccomp.ts';
 import { cacheKey, type CacheKeyParts } from './cache-key.ts';
+import { companionsFor, type Preloaded } from './companions.ts';
 import { cacheable, lostRecord, pastRunBudget, retried } from './records.ts';
 import { remember } from './remembered.ts';
 import { runnerArgs, SANDBOX_INBOX, SANDBOX_WALLS, SANDBOX_WORK_ROOT, sandboxCommand } from './sandbox.ts';
@@ -115,7 +116,12 @@ function toJob(
  */
 function extraRoot(item: ValidateItem, runtime: readonly string[]): string {
   const root = item.original?.importRoot ?? '';
-  return root && !runtime.some((p) => `${root}/`.startsWith(p.endsWith('/') ? p : `${p}/`)) ? root : '';
+  return root && !inRuntime(root, runtime) ? root : '';
+}
+
+/** Whether folder `root` is one of the runtime's roots or below one. */
+function inRuntime(root: string, runtime: readonly string[]): boolean {
+  return runtime.some((p) => `${root}/`.startsWith(p.endsWith('/') ? p : `${p}/`));
 }
 
 /**
@@ -124,50 +130,14 @@ function extraRoot(item: ValidateItem, runtime: readonly string[]): string {
  * again for fidelity (~150 ms a block). They are installed like torch itself; a checkout's package, or anything of a
  * requirements layer, is upstream code and is only ever imported by a block's own contained child.
  */
-function installedOriginals(
-  items: ValidateItem[],
-  runtime: readonly string[],
-): { importRoot: string; package: string }[] {
-  const seen = new Map<string, { importRoot: string; package: string }>();
+function installedOriginals(items: ValidateItem[], runtime: readonly string[]): Preloaded[] {
+  const seen = new Map<string, Preloaded>();
   for (const it of items) {
     if (!it.original || extraRoot(it, runtime) !== '') continue;
     const entry = { importRoot: it.original.importRoot, package: it.original.module.split('.')[0] };
     seen.set(`${entry.importRoot}\0${entry.package}`, entry);
   }
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-}
-
-/**
- * Packages every worker imports once before any block, where a site folder of the environment holds them (their
- * top-level package; `module` is what is imported):
- * - torchvision (the runtime's): detr's, dino's, yolo's `torchvision.ops`, about a second each on torch 2.x that
- *   each block's child would pay again;
- * - matplotlib's font manager (a requirement of most research repositories: yolov5/yolov7 import it with their
- *   `utils.plots`): its first import lists the system's fonts by running `fc-list` and caches the list. Inside a
- *   block's contained child that process is a sandbox violation, and every child starts without the cache, so every
- *   block importing matplotlib failed (102 of 164 on six detection repositories). Imported in the worker, before any
- *   containment, the font list is made once and every child inherits it. Only these fixed names come here: a PyPI
- *   name is its project's, whatever repository asked for it.
- */
-const COMPANIONS: { package: string; module: string }[] = [
-  { package: 'torchvision', module: 'torchvision' },
-  { package: 'matplotlib', module: 'matplotlib.font_manager' },
-];
-
-/**
- * The companion packages, where the environment's site folders hold them: each worker imports them once, whichever
- * import root it serves (a corpus whose runtime originals include torchvision still has every other source's
- * workers import it: they once left it out, and every block of timm, the OpenMMLab and yolo repositories imported
- * torchvision again in its child). A block whose corpus provides one of them still never sees it: the Blocker takes
- * preloaded packages it refuses out of sys.modules.
- */
-function runtimeCompanions(sites: readonly string[]): { importRoot: string; package: string }[] {
-  const out: { importRoot: string; package: string }[] = [];
-  for (const c of COMPANIONS) {
-    const root = sites.find((r) => existsSync(join(r, c.package, '__init__.py')));
-    if (root) out.push({ importRoot: root, package: c.module });
-  }
-  return out;
 }
 
 /** Why a sandbox that started anyway must not run upstream code, or null when it dropped every privilege. */
@@ -233,8 +203,9 @@ export class WorkerPool {
   private readonly staging: Staging;
   /** The workers' own work folder without a sandbox (a sandbox has a private one). */
   private readonly hostWork: string | null;
-  private readonly preload: { importRoot: string; package: string }[];
-  private readonly companions: { importRoot: string; package: string }[];
+  private readonly preload: Preloaded[];
+  /** Each root's companions (companions.ts), made at its first worker's start. */
+  private readonly companions = new Map<string, Preloaded[]>();
   private readonly workers: RunnerWorker[] = [];
   private seq = 0;
 
@@ -242,7 +213,6 @@ export class WorkerPool {
     this.staging = createStaging(plan.runnerDir);
     this.hostWork = plan.opts.sandbox ? null : mkdtempSync(join(tmpdir(), 'nnblocks-validate-'));
     this.preload = installedOriginals(plan.items, plan.runtime);
-    this.companions = runtimeCompanions([...(plan.opts.runtimeRoots ?? []), ...(plan.opts.sites ?? [])]);
   }
 
   /** Runs every block not cached; returns the sandbox the first worker reported. */
@@ -310,13 +280,29 @@ export class WorkerPool {
       sandboxed: opts.sandbox,
       nativeLibraries: [...(opts.nativeLibraries ?? [])].sort(),
       // The runtime's workers import its originals too; a companion that is one of them is imported once.
-      preload:
-        root === ''
-          ? [...this.preload, ...this.companions.filter((c) => !this.preload.some((p) => p.package === c.package))]
-          : this.companions,
+      preload: this.preloadFor(root),
     });
     this.workers.push(started.worker);
     return { ...started, inbox };
+  }
+
+  /**
+   * What a worker of `root` imports before any block: the runtime's workers ('') their originals, then every worker
+   * its companions (companions.ts): the fixed ones, and the library modules its root's sources import (for '', the
+   * runtime roots' sources). A companion that is one of the originals is imported once.
+   */
+  private preloadFor(root: string): Preloaded[] {
+    let companions = this.companions.get(root);
+    if (!companions) {
+      const { opts, runtime } = this.plan;
+      const imports = [...(opts.libraryImports ?? [])]
+        .filter(([r]) => (root === '' ? inRuntime(r, runtime) : r === root))
+        .flatMap(([, modules]) => modules);
+      companions = companionsFor([...(opts.runtimeRoots ?? []), ...(opts.sites ?? [])], imports);
+      this.companions.set(root, companions);
+    }
+    if (root !== '') return companions;
+    return [...this.preload, ...companions.filter((c) => !this.preload.some((p) => p.package === c.package))];
   }
 
   /**

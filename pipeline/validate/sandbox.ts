@@ -53,7 +53,7 @@ export function pythonPrefixes(python: string): string[] {
 /**
  * The version of the walls below, part of every sandboxed result's cache key: change it with any wall that changes
  * what a block sees or may do, so that results found behind the old walls are found again. (2: name resolution
- * without DNS, offlineNameBinds. 3: matplotlib's font manager preloaded in the worker, pool.ts COMPANIONS.)
+ * without DNS, offlineNameBinds. 3: matplotlib's font manager preloaded in the worker, companions.ts COMPANIONS.)
  */
 export const SANDBOX_WALLS = 'walls/3';
 

@@ -76,6 +76,11 @@ export interface ValidateOptions {
    * key, so records of one environment are never served for another.
    */
   environmentKey?: string;
+  /**
+   * Import root → the modules of heavy installed libraries (seaborn, scipy.stats...) its sources import at module
+   * level (companions.libraryImports): that root's workers import them once, before any block. Only speed.
+   */
+  libraryImports?: ReadonlyMap<string, readonly string[]>;
   device: Device;
   /** false only with the user's --no-sandbox. */
   sandbox: boolean;

@@ -123,8 +123,11 @@ export const inPython = (code: string): string =>
 /** What `lines` print as JSON, run with the runner's package importable and torch imported. */
 export const inRunner = <T>(lines: string[]): T =>
   JSON.parse(
-    inPython(['import json, sys', `sys.path.insert(0, ${JSON.stringify(RUNNER)})`, 'import torch', ...lines].join('\n')),
+    inPython(
+      ['import json, sys', `sys.path.insert(0, ${JSON.stringify(RUNNER)})`, 'import torch', ...lines].join('\n'),
+    ),
   ) as T;
 
 /** Whether the test interpreter's torch is 2.x or later. */
-export const torch2 = (): boolean => inPython('import torch; print(int(torch.__version__.split(".")[0]) >= 2)') === 'True';
+export const torch2 = (): boolean =>
+  inPython('import torch; print(int(torch.__version__.split(".")[0]) >= 2)') === 'True';

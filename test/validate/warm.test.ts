@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import { testRuntimeRoots } from '../helpers/python.ts';
+import { writeTree } from '../helpers/tree.ts';
 import { baseOptions, byName, fixtureItems, inRunner, reportingBlock, torch2 } from './helpers.ts';
 
 describe('the warm worker', () => {
@@ -82,5 +83,31 @@ FOUND = ("torch._dynamo" in sys.modules) + 2 * (sys.modules.get("triton") is not
     expect(recs.runtime.outputs[0]?.checksum).toBe(1);
     expect(recs.checkout.status, recs.checkout.failureDetail ?? '').toBe('passed');
     expect(recs.checkout.outputs[0].checksum).toBe(1);
+  });
+
+  it("preloads the libraries a root's blocks import for that root's workers only", async () => {
+    // An installed library (a package in a site folder of the environment) that one checkout's blocks import: the
+    // workers of that checkout's root import it before any block; another root's workers do not.
+    const site = writeTree({ 'seaborn/__init__.py': 'import os\nLOADED_BY = os.getpid()\n' });
+    const block = reportingBlock('import sys\nFOUND = float("seaborn" in sys.modules)');
+    const { root: plotting, items: withLibrary } = fixtureItems({ plots: { code: block } });
+    const { items: without } = fixtureItems({ plain: { code: block } });
+    withLibrary[0].original = { importRoot: plotting, module: 'plots', className: 'Block' };
+    without[0].original = { importRoot: without[0].importRoot, module: 'plain', className: 'Block' };
+    const recs = byName(
+      await validateBlocks(
+        [...withLibrary, ...without],
+        baseOptions({
+          workers: 1,
+          sites: [...testRuntimeRoots(), site],
+          pythonRoots: [site], // shown read-only in the sandbox, as a requirements layer is
+          libraryImports: new Map([[plotting, ['seaborn']]]),
+        }),
+      ),
+    );
+    expect(recs.plots.status, recs.plots.failureDetail ?? '').toBe('passed');
+    expect(recs.plots.outputs[0].checksum).toBe(1);
+    expect(recs.plain.status, recs.plain.failureDetail ?? '').toBe('passed');
+    expect(recs.plain.outputs[0].checksum).toBe(0);
   });
 });
