@@ -64,7 +64,8 @@ export const INPUT_BOXES_RULE = {
 /**
  * One forward input: a random tensor of this shape and dtype (float with `randn`, integer with `randint(0, high)`,
  * boxes with `boxes`); with `list`, a list of that many such tensors (the feature levels of a detection head); with
- * `value`, no tensor at all. Drawn in the order docs/validate.md ("Replay protocol") gives. `shape` and `dtype` are
+ * `levels`, a list of one tensor of each of those shapes, in order (a feature pyramid whose levels differ in channels
+ * and size: an FPN's [2, 16, 32, 32], [2, 32, 16, 16]; `shape` is the first level's); with `value`, no tensor at all. Drawn in the order docs/validate.md ("Replay protocol") gives. `shape` and `dtype` are
  * `$ref`s in the catalog's files and written out in the runner's record schema.
  */
 export function inputSpec<S extends TSchema, D extends TSchema>(shape: S, dtype: D) {
@@ -79,6 +80,9 @@ export function inputSpec<S extends TSchema, D extends TSchema>(shape: S, dtype:
       keys: Type.Optional(f.keys),
       boxes: Type.Optional(f.boxes),
       value: Type.Optional(f.value),
+      levels: Type.Optional(
+        Type.Array(shape, { minItems: 2, maxItems: RUN_LIMITS.recipeItems, description: 'one tensor per level' }),
+      ),
     },
     { additionalProperties: false, ...INPUT_BOXES_RULE },
   );
@@ -118,6 +122,19 @@ export const isInputLiteral = (v: unknown): v is InputLiteral =>
   isInputTuple(v) ||
   isListOf(v, INPUT_LIMITS.literalItems, isInputName) ||
   isListOf(v, INPUT_LIMITS.literalItems, (x): x is number[] => isListOf(x, INPUT_LIMITS.literalInts, isInputInt));
+
+/**
+ * A pyramid input's levels with its `shape`: 2 to RUN_LIMITS.recipeItems shapes, the first of them `shape` (a level
+ * list the runner drew from a shape that names another would publish a first level nobody drew).
+ */
+export const isInputLevels = (levels: unknown, shape: unknown): levels is number[][] =>
+  Array.isArray(levels) &&
+  levels.length >= 2 &&
+  levels.length <= RUN_LIMITS.recipeItems &&
+  levels.every(isShape) &&
+  isShape(shape) &&
+  levels[0].length === shape.length &&
+  levels[0].every((d: number, k: number) => d === shape[k]);
 
 /** A boxes input's shape and image side: [K, 4] or [K, 5], inside a side x side image (side 2 to maxInt). */
 export const isBoxesInput = (shape: unknown, side: unknown): boolean =>

@@ -4,7 +4,7 @@
 // names that could become code refused, and module-tree type names that aren't dotted identifiers dropped. See
 // docs/validate.md ("Sandbox").
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { isBoxesInput } from '../contract/inputs.ts';
+import { isBoxesInput, isInputLevels, type InputSpec } from '../contract/inputs.ts';
 import { isDottedModule, isKwargName, isModuleName, isPartPath, isRefTarget, isTypeName } from '../contract/rules.ts';
 import { RUNNER_RECORD_SCHEMA, type ModuleTree, type RunnerRecord } from '../contract/runner-record.ts';
 
@@ -106,9 +106,10 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
       if (bad) return { ok: false, why: `recipe ${calls.has(name) ? 'call' : 'kwarg'} ${name}: ${bad}` };
     }
     for (const name of calls) if (!(name in r.kwargs)) return { ok: false, why: `recipe call ${name} has no kwarg` };
-    for (const i of r.inputs)
-      if (i.boxes !== undefined && !isBoxesInput(i.shape, i.boxes))
-        return { ok: false, why: 'recipe boxes input is not [K, 4] or [K, 5]' };
+    for (const i of r.inputs) {
+      const why = inputProblem(i);
+      if (why) return { ok: false, why };
+    }
   }
   for (const name of rec.uninferred ?? [])
     if (!isKwargName(name)) return { ok: false, why: `uninferred ${name} is a reserved word` };
@@ -124,4 +125,14 @@ export function checkRunnerRecord(value: unknown): { ok: true; record: RunnerRec
   if (rec.failureClass === 'missing-dependency' && !isModuleList(rec.failureDetail))
     return { ok: false, why: 'a missing-dependency record whose detail is not a list of module names' };
   return { ok: true, record: rec };
+}
+
+/** What breaks a recipe input's cross-field rules (the schema checks each field alone), or null. */
+function inputProblem(i: InputSpec): string | null {
+  if (i.boxes !== undefined && !isBoxesInput(i.shape, i.boxes)) return 'recipe boxes input is not [K, 4] or [K, 5]';
+  if (i.levels === undefined) return null;
+  if (!isInputLevels(i.levels, i.shape)) return 'recipe levels input does not start at its shape';
+  if ([i.list, i.keys, i.boxes, i.value].some((x) => x !== undefined))
+    return 'recipe levels input with list, keys, boxes or value';
+  return null;
 }

@@ -8,7 +8,13 @@
 // a value that is not what it should be means no script at all (the schema refuses such a block too; this holds if it
 // were bypassed). The replay protocol mirrored here is docs/validate.md ("Replay protocol").
 import type { BlockSpec } from '../../pipeline/contract/block.ts';
-import { isBoxesInput, isInputKeys, isInputLiteral, type InputLiteral } from '../../pipeline/contract/inputs.ts';
+import {
+  isBoxesInput,
+  isInputKeys,
+  isInputLevels,
+  isInputLiteral,
+  type InputLiteral,
+} from '../../pipeline/contract/inputs.ts';
 import {
   isChecksum,
   isKwargName,
@@ -65,7 +71,8 @@ interface ReplayPlan {
   kwargs: { name: string; source: string }[];
   /**
    * `list`: that many tensors as one list; `keys`: a dict of tensors under checked keys; `boxes`: boxes inside an
-   * image of that side instead of noise; `value`: a checked literal instead of a tensor.
+   * image of that side instead of noise; `value`: a checked literal instead of a tensor; `levels`: one tensor of
+   * each checked shape as one list (a feature pyramid).
    */
   inputs: {
     shape: number[];
@@ -75,6 +82,7 @@ interface ReplayPlan {
     keys: string[] | null;
     boxes: number | null;
     value: InputLiteral | null;
+    levels: number[][] | null;
   }[];
   outputs: RecordedOutput[];
   /** The record's `sensitivity` (outputs all zeros), checked as a checksum; null when absent or a part's. */
@@ -144,6 +152,7 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
     if (i.value !== undefined && !isInputLiteral(i.value)) return null;
     if (i.keys !== undefined && !isInputKeys(i.keys)) return null;
     if (i.boxes !== undefined && !isBoxesInput(i.shape, i.boxes)) return null;
+    if (i.levels !== undefined && !isInputLevels(i.levels, i.shape)) return null;
     plan.inputs.push({
       shape: i.shape,
       dtype: i.dtype,
@@ -152,6 +161,7 @@ export function replayPlan(spec: BlockSpec): ReplayPlan | null {
       keys: i.keys ?? null,
       boxes: i.boxes ?? null,
       value: i.value ?? null,
+      levels: i.levels ?? null,
     });
   }
   for (const o of v.outputs) {
@@ -210,15 +220,17 @@ const CAPTURE = [
 function renderPlan(p: ReplayPlan): string {
   const tuple = pyShape;
   const draws = p.inputs.map((inp, i) => {
-    const draw =
+    const draw = (shape: string) =>
       inp.boxes !== null
-        ? `boxes_of(${tuple(inp.shape)}, ${inp.boxes}, ${inp.high}, torch.${inp.dtype})`
+        ? `boxes_of(${shape}, ${inp.boxes}, ${inp.high}, torch.${inp.dtype})`
         : FLOATING_DTYPES.has(inp.dtype)
-          ? `torch.randn(${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`
-          : `torch.randint(0, ${inp.high}, ${tuple(inp.shape)}, generator=g, dtype=torch.${inp.dtype})`;
-    const one = `${draw}.to(device)`;
+          ? `torch.randn(${shape}, generator=g, dtype=torch.${inp.dtype})`
+          : `torch.randint(0, ${inp.high}, ${shape}, generator=g, dtype=torch.${inp.dtype})`;
+    const one = `${draw(tuple(inp.shape))}.to(device)`;
     if (inp.value !== null) return `x${i} = ${literalSource(inp.value)}`;
     if (inp.keys !== null) return `x${i} = {k: ${one} for k in ${pyLiteral(inp.keys)}}`;
+    if (inp.levels !== null)
+      return `x${i} = [${draw('shape')}.to(device) for shape in [${inp.levels.map(tuple).join(', ')}]]`;
     return `x${i} = ${inp.list === null ? one : `[${one} for _ in range(${inp.list})]`}`;
   });
   const boxes = p.inputs.some((inp) => inp.boxes !== null && inp.value === null);

@@ -3,7 +3,13 @@
 // the rules in pipeline/contract/rules.ts; these checks hold if either were bypassed. Rendered by Astro as escaped
 // text, never HTML.
 import type { Composition } from '../../pipeline/contract/block-facts.ts';
-import { isBoxesInput, isInputKeys, isInputLiteral, type InputSpec } from '../../pipeline/contract/inputs.ts';
+import {
+  isBoxesInput,
+  isInputKeys,
+  isInputLevels,
+  isInputLiteral,
+  type InputSpec,
+} from '../../pipeline/contract/inputs.ts';
 import type { ValidationRecipe } from '../../pipeline/contract/recipe.ts';
 import {
   capText,
@@ -48,11 +54,15 @@ export const tensorText = (t: { shape: unknown; dtype: unknown }): string =>
 
 /**
  * A forward input as text: the tensor, and what it is beyond one: `2 × [2, 3, 32, 32] float32` (a list), `{low,
- * high}: ...` (a dict), `[8, 5] float32 boxes in 32×32`, or a literal as Python (`['0', '1']`). Unreadable values
- * say so.
+ * high}: ...` (a dict), `[8, 5] float32 boxes in 32×32`, `levels [2, 16, 32, 32], [2, 32, 16, 16] float32` (a
+ * pyramid), or a literal as Python (`['0', '1']`). Unreadable values say so.
  */
 export function inputText(i: InputSpec): string {
   if (i.value !== undefined) return isInputLiteral(i.value) ? literalSource(i.value) : 'unreadable value';
+  if (i.levels !== undefined)
+    return isInputLevels(i.levels, i.shape) && isTorchDtype(i.dtype)
+      ? `levels ${i.levels.map(shape).join(', ')} ${i.dtype}`
+      : 'unreadable levels';
   let text = tensorText(i);
   if (i.boxes !== undefined)
     text += isBoxesInput(i.shape, i.boxes) ? ` boxes in ${i.boxes}×${i.boxes}` : ' (unreadable boxes)';

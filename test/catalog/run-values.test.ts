@@ -219,6 +219,9 @@ describe('forward inputs as the block page shows them', () => {
     expect(inputText(t)).toBe('[2, 3, 32, 32] float32');
     expect(inputText({ ...t, list: 2 })).toBe('2 × [2, 3, 32, 32] float32');
     expect(inputText({ ...t, keys: ['low', 'high'] })).toBe('{low, high}: [2, 3, 32, 32] float32');
+    expect(inputText({ ...t, levels: [t.shape, [2, 6, 16, 16]] })).toBe(
+      'levels [2, 3, 32, 32], [2, 6, 16, 16] float32',
+    );
     expect(inputText({ shape: [8, 5], dtype: 'float32', boxes: 32, high: 2 })).toBe('[8, 5] float32 boxes in 32×32');
     expect(inputText({ shape: [], dtype: 'int64', value: ['0', 'p6'] })).toBe("['0', 'p6']");
     expect(inputText({ shape: [], dtype: 'int64', value: [[32, 24]] })).toBe('[(32, 24)]');
@@ -230,6 +233,7 @@ describe('forward inputs as the block page shows them', () => {
     expect(forged({ value: ["x'); import os #"] })).toBe('unreadable value');
     expect(forged({ keys: ['<b>'] })).toBe('unreadable keys');
     expect(forged({ list: 1e9 })).toBe('unreadable list');
+    expect(forged({ levels: [[2, 9, 9, 9], [1]] })).toBe('unreadable levels');
     expect(forged({ boxes: 32 })).toBe('[2, 3, 32, 32] float32 (unreadable boxes)');
   });
 });

@@ -209,7 +209,7 @@ describe('replay script', () => {
     });
   });
 
-  it('draws dict, boxes and literal inputs exactly as the runner does (same seed, same tensors, same values)', () => {
+  it('draws dict, boxes, literal and pyramid inputs exactly as the runner does (same seed, same tensors, same values)', () => {
     const spec = read(catalog.forgeable.slug);
     spec.validation!.recipe!.inputs = [
       { shape: [2, 4, 3, 3], dtype: 'float32', keys: ['0', 'high'] },
@@ -225,6 +225,14 @@ describe('replay script', () => {
           [16, 16],
         ],
       },
+      {
+        shape: [2, 3, 8, 8],
+        dtype: 'float32',
+        levels: [
+          [2, 3, 8, 8],
+          [2, 5, 4, 4],
+        ],
+      },
     ];
     const script = replayScript(spec)!;
     expect(script).toContain(
@@ -234,6 +242,9 @@ describe('replay script', () => {
     expect(script).toContain('x2 = boxes_of((6, 5), 32, 2, torch.float32).to(device)');
     expect(script).toContain("x4 = ['p2', 'pool']");
     expect(script).toContain('x5 = [(32, 24), (16, 16)]');
+    expect(script).toContain(
+      'x6 = [torch.randn(shape, generator=g, dtype=torch.float32).to(device) for shape in [(2, 3, 8, 8), (2, 5, 4, 4)]]',
+    );
     // The runner's make_inputs on the same specs and seed: the same dict (key order, values), the same boxes, and
     // literals of the same Python types (lists stay lists, image sizes become tuples).
     const runner = join(import.meta.dirname, '..', '..', 'pipeline', 'validate', 'python');
@@ -253,6 +264,8 @@ describe('replay script', () => {
       'same = list(ours[0]) == list(x0) and all(torch.equal(ours[0][k], x0[k]) for k in x0) and ours[1] == x1',
       'same = same and torch.equal(ours[2], x2) and all(torch.equal(a, b) for a, b in zip(ours[3], x3, strict=True))',
       'same = same and ours[4] == x4 and type(x4) is list and ours[5] == x5 and type(x5[0]) is tuple',
+      'same = same and [t.shape for t in x6] == [(2, 3, 8, 8), (2, 5, 4, 4)]',
+      'same = same and all(torch.equal(a, b) for a, b in zip(ours[6], x6, strict=True))',
       // The boxes hold: image indices 0, 1, 0...; x2 > x1, y2 > y1; inside the image.
       'b = x2',
       'same = same and b[:, 0].tolist() == [0, 1, 0, 1, 0, 1] and bool((b[:, 3] > b[:, 1]).all() and (b[:, 4] > b[:, 2]).all())',

@@ -196,6 +196,33 @@ const fixtures = {
                 out.append(sum(m[i].mean() for m in maps) * area)
             return torch.stack(out) * self.gain
   `,
+  // A feature pyramid's neck (mmdet's FPN, written without annotations): one input level per width it was built
+  // with, each half the size of the one before, which its top-down path adds up.
+  pyramidNeck: py`
+    import torch.nn as nn
+    import torch.nn.functional as F
+    class Block(nn.Module):
+        def __init__(self, in_channels=(16, 32, 64), out_channels=8):
+            super().__init__()
+            self.in_channels = in_channels
+            self.lateral = nn.ModuleList(nn.Conv2d(c, out_channels, 1) for c in in_channels)
+        def forward(self, inputs):
+            assert len(inputs) == len(self.in_channels)
+            outs = [conv(x) for conv, x in zip(self.lateral, inputs)]
+            for i in range(len(outs) - 1, 0, -1):
+                outs[i - 1] = outs[i - 1] + F.interpolate(outs[i], scale_factor=2.0)
+            return tuple(outs)
+  `,
+  // A padding mask beside the tokens: attention takes it as bool, and refuses integers.
+  paddingMask: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, dim=16):
+            super().__init__()
+            self.attn = nn.MultiheadAttention(dim, 2, batch_first=True)
+        def forward(self, query, key_padding_mask):
+            return self.attn(query, query, query, key_padding_mask=key_padding_mask)[0]
+  `,
   // Level names beside the levels, which the forward extends in place (as FPN extra blocks do).
   levelNames: py`
     from typing import List, Tuple
@@ -460,6 +487,35 @@ describe('inference of forward inputs', () => {
     expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'float32', list: 2 }]);
     expect(r.outputs[0].shape).toEqual([2, 2 * 3 * 32 * 32]);
     expect(r.gradients).toEqual({ withGrad: 4, without: 0, mode: 'train' });
+  });
+});
+
+describe('feature pyramids and padding masks', () => {
+  it('feeds a neck one level per width it keeps, each half the size of the one before', () => {
+    const r = rec.pyramidNeck;
+    expect(r.status, r.failureDetail ?? '').toBe('passed');
+    expect(r.recipe?.inputs).toEqual([
+      {
+        shape: [2, 16, 32, 32],
+        dtype: 'float32',
+        levels: [
+          [2, 16, 32, 32],
+          [2, 32, 16, 16],
+          [2, 64, 8, 8],
+        ],
+      },
+    ]);
+    expect(r.outputs.map((o) => o.shape)).toEqual([
+      [2, 8, 32, 32],
+      [2, 8, 16, 16],
+      [2, 8, 8, 8],
+    ]);
+  });
+
+  it('draws a padding mask as bool', () => {
+    const r = rec.paddingMask;
+    expect(r.status, r.failureDetail ?? '').toBe('passed');
+    expect(r.recipe?.inputs[1]).toMatchObject({ dtype: 'bool' });
   });
 });
 

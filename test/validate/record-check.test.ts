@@ -215,6 +215,15 @@ describe('checkRunnerRecord', () => {
       ),
     ).toBe('ok');
     expect(why(withInputs(image, literal(2)))).toBe('ok');
+    const pyramid = {
+      shape: [2, 3, 8, 8],
+      dtype: 'float32',
+      levels: [
+        [2, 3, 8, 8],
+        [2, 5, 4, 4],
+      ],
+    };
+    expect(why(withInputs(pyramid))).toBe('ok');
     const hostile: [string, unknown][] = [
       ['a name that is code', literal(["0'); __import__('os').system('id') #"])],
       ['a name of a megabyte', literal(['x'.repeat(1 << 20)])],
@@ -237,6 +246,10 @@ describe('checkRunnerRecord', () => {
       ['boxes in a 1-pixel image', { shape: [8, 5], dtype: 'float32', boxes: 1 }],
       ['boxes of three dimensions', { shape: [2, 8, 5], dtype: 'float32', boxes: 32 }],
       ['boxes of six columns', { shape: [8, 6], dtype: 'float32', boxes: 32 }],
+      ['levels that do not start at the shape', { ...pyramid, shape: [2, 3, 16, 16] }],
+      ['one level', { ...pyramid, levels: [[2, 3, 8, 8]] }],
+      ['levels and a list', { ...pyramid, list: 2 }],
+      ['levels of a string', { ...pyramid, levels: [[2, 3, 8, 8], '[2, 5]'] }],
     ];
     for (const [what, input] of hostile) expect(why(withInputs(image, input)), what).not.toBe('ok');
     // The same rules hold for the recipe a failed block tried.

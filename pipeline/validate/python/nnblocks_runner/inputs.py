@@ -100,16 +100,65 @@ def probed_inputs(m, kwargs):
     shapes = [s for i, s in enumerate(shapes) if s not in shapes[:i]]
     named = named_value(WIDTH_NAMES, m, kwargs)
     out += spatial_inputs(positional, ([spec([2, TOLD_TOKENS, named[1][0]])] if named and not told else []) + shapes)
+    # A pyramid of levels of different widths first: one list of same-width levels could never feed it.
+    pyramid = pyramid_inputs(args, m, kwargs, keys)
+    widths_differ = any(len({level[1] for level in p[0]["levels"]}) > 1 for p in pyramid)
+    out += pyramid if widths_differ else []
     for s in shapes:
         plain = [arg_spec(p, s, m, levels, keys) for p in args]
         fitted = [with_width(a, widths.get(p.name)) if p is not None else a for p, a in zip(args, plain)]
         out += [fitted, plain] if fitted != plain else [plain]
     if len(positional) == 1 and not ann_text(positional[0].annotation):
         out += [[{**s, "list": levels}] for s in shapes[:2]]
+    out += [] if widths_differ else pyramid
     if n == 1 and says_uint8(m):
         # Image transforms that only take uint8 images (RandAugment, RandomPosterize, RandomEqualize...).
         out += [[spec([2, 3, 32, 32], "uint8", 256)], [spec([3, 32, 32], "uint8", 256)]]
     return out
+
+
+# ---------------------------------------------------------------- feature pyramids
+# Constructor arguments giving the channels of each input level of a neck or head (`in_channels=[256, 512, 1024,
+# 2048]` of an FPN), the number of levels beside one width (`num_levels=5` of BFP), and the levels' strides
+# (`featmap_strides=[32, 16, 8]` of YOLOv3's head, which takes its levels in that order).
+PYRAMID_CHANNELS = re.compile(r"in_channels(_list)?|channels|in_dims?|inplanes")
+PYRAMID_COUNT = re.compile(r"num_(levels|inputs|ins|feats?)")
+PYRAMID_STRIDES = re.compile(r"(featmap_|feat_|anchor_)?strides")
+PYRAMID_SIDE = 256  # the image side a level's stride divides (stride 8: 32 x 32)
+
+
+def int_list(v):
+    return isinstance(v, (list, tuple)) and all(type(x) is int and x > 0 for x in v)
+
+
+def pyramid_inputs(args, m, kwargs, keys):
+    """For a neck or head whose constructor was given one width per input level (PYRAMID_CHANNELS, a list of two or
+    more) or one width and a number of levels (PYRAMID_COUNT), or whose module keeps them under those names: inputs whose first argument is one [2, C_i, H_i, H_i]
+    tensor per level (`levels`). Each level half the size of the one before (the last 8 x 8), or,
+    where the levels' strides are given, the side PYRAMID_SIDE / stride. Other arguments as arg_spec gives them for
+    the first level. None for a forward without arguments, or a constructor without such widths."""
+    if not args or args[0] is None:
+        return []
+    # The constructor's arguments, then what the built module kept of them (a default: `in_channels=(16, 32, 64)`).
+    kept = getattr(m, "__dict__", None)
+    given = [*kwargs.items(), *((k, v) for k, v in (kept if isinstance(kept, dict) else {}).items() if k not in kwargs)]
+    channels = next((list(v) for k, v in given if PYRAMID_CHANNELS.fullmatch(k) and int_list(v) and len(v) >= 2), None)
+    if channels is None:
+        width = next((v for k, v in given if PYRAMID_CHANNELS.fullmatch(k) and type(v) is int and v > 0), None)
+        count = next((v for k, v in given if PYRAMID_COUNT.fullmatch(k) and type(v) is int and 2 <= v <= 8), None)
+        if width is None or count is None:
+            return []
+        channels = [width] * count
+    channels = channels[:8]
+    strides = next((list(v) for k, v in given if PYRAMID_STRIDES.fullmatch(k) and int_list(v) and len(v) == len(channels)), None)
+    if strides and all(PYRAMID_SIDE % s == 0 for s in strides):
+        sides = [PYRAMID_SIDE // s for s in strides]
+    else:
+        sides = [8 << (len(channels) - 1 - i) for i in range(len(channels))]
+    levels = [[2, c, h, h] for c, h in zip(channels, sides)]
+    first = {"shape": levels[0], "dtype": "float32", "levels": levels}
+    rest = [arg_spec(p, spec(levels[0]), m, len(levels), keys) for p in args[1:]]
+    return [[first, *rest]]
 
 
 # ---------------------------------------------------------------- shapes the forward's source tells
@@ -253,7 +302,7 @@ def spatial_inputs(positional, shapes):
                 elif n in PAIRS:
                     args.append(literal({"tuple": [side, side]}))
                 elif "mask" in n:
-                    args.append(spec([batch, side * side], "int64", 2))
+                    args.append(spec([batch, side * side], mask_dtype(n), 2))
                 else:
                     args.append(spec([batch, side * side, channels]))
             out.append(args)
@@ -344,11 +393,17 @@ def arg_spec(p, s, m, levels, keys):
         return spec(shape[:1], "int64", shape[0])
     if "mask" in name:
         grid = patch_grid(m, shape) if image else None
-        return spec([shape[0], *grid] if grid else shape[:2], "int64", 2)
+        return spec([shape[0], *grid] if grid else shape[:2], mask_dtype(name), 2)
     if TENSOR_LIST.match(ann):
         # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
         return {**s, "shape": shape[1:], "list": 2} if name in IMAGE_LIST_NAMES and len(shape) == 4 else {**s, "list": levels}
     return s
+
+
+def mask_dtype(name):
+    """A padding mask says which positions to ignore: bool, as attention takes it (nn.MultiheadAttention refuses an
+    integer `key_padding_mask`). Other masks are 0/1 integers, which arithmetic takes."""
+    return "bool" if "padding_mask" in name.lower() else "int64"
 
 
 def patch_grid(m, shape):

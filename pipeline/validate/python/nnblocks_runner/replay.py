@@ -25,7 +25,8 @@ def make_inputs(specs, seed, device):
 
     A spec with `value` draws nothing: it is passed as it is (literal). Otherwise one draw per tensor: `randn` for
     floating dtypes, `randint(0, high)` for integer ones, `boxes_of` for a `boxes` spec; `list: n` draws n in turn
-    and passes them as one list argument, `keys` a dict of them in key order."""
+    and passes them as one list argument, `keys` a dict of them in key order, `levels` one of each shape in order
+    (a feature pyramid) as one list argument."""
     g = _Generator().manual_seed(seed)
     out = []
     for s in specs:
@@ -34,20 +35,23 @@ def make_inputs(specs, seed, device):
             continue
         dtype = _DTYPES.get(s["dtype"]) or getattr(torch, s["dtype"])  # an unknown name fails as it always did
         if "boxes" in s:
-            draw = lambda: _to(boxes_of(s["shape"], s["boxes"], s.get("high", 2), g, dtype), device)
+            draw = lambda shape: _to(boxes_of(shape, s["boxes"], s.get("high", 2), g, dtype), device)
         elif dtype.is_floating_point:
-            draw = lambda: _to(_randn(s["shape"], generator=g, dtype=dtype), device)
+            draw = lambda shape: _to(_randn(shape, generator=g, dtype=dtype), device)
         else:
-            draw = lambda: _to(_randint(0, s.get("high", 2), s["shape"], generator=g, dtype=dtype), device)
+            draw = lambda shape: _to(_randint(0, s.get("high", 2), shape, generator=g, dtype=dtype), device)
         out.append(arranged(s, draw))
     return out
 
 
 def arranged(spec, draw):
-    """One argument of `spec` from `draw`: a dict of draws in key order (`keys`), a list of `list` draws, or one."""
+    """One argument of `spec` from `draw(shape)`: a dict of draws in key order (`keys`), a list of `list` draws, a
+    list of one draw per shape of `levels`, or one."""
     if "keys" in spec:
-        return {k: draw() for k in spec["keys"]}
-    return [draw() for _ in range(spec["list"])] if "list" in spec else draw()
+        return {k: draw(spec["shape"]) for k in spec["keys"]}
+    if "levels" in spec:
+        return [draw(shape) for shape in spec["levels"]]
+    return [draw(spec["shape"]) for _ in range(spec["list"])] if "list" in spec else draw(spec["shape"])
 
 
 def literal(value):

@@ -88,5 +88,5 @@ def meta_inputs(specs, seed):
             out += make_inputs([s], seed, "meta")
             continue
         dtype = _DTYPES.get(s["dtype"]) or getattr(torch, s["dtype"])
-        out.append(arranged(s, lambda: _empty(s["shape"], dtype=dtype, device="meta")))
+        out.append(arranged(s, lambda shape: _empty(shape, dtype=dtype, device="meta")))
     return out
