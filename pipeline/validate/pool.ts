@@ -38,6 +38,8 @@ interface Lane {
   queue: number[];
   alone: number[];
   soloBusy: boolean;
+  /** How many drains' workers serve this root now (a drain moving on prefers a lane none serves). */
+  serving: number;
 }
 
 /** Whether a drain could take a block of `lane` now. */
@@ -236,7 +238,7 @@ export class WorkerPool {
       // the paper corpus, lane by lane, the workers' waits and starts were 100 s of a 2,400 s validation.
       const lanes: Lane[] = [...groups.queues]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([root, queue]) => ({ root, queue, alone: [], soloBusy: false }));
+        .map(([root, queue]) => ({ root, queue, alone: [], soloBusy: false, serving: 0 }));
       const blocks = lanes.reduce((n, l) => n + l.queue.length, 0);
       const drains = Math.max(1, Math.min(this.plan.opts.workers ?? availableParallelism(), blocks));
       // Tiers only where blocks run side by side and the limit is an address-space one (none on CUDA).
@@ -365,10 +367,20 @@ export class WorkerPool {
      */
     const ready = async () => (worker?.worker.alive ? worker : (worker = await this.start(root ?? '')));
     const slot: Slot = { ready, kill: () => worker?.worker.kill() };
+    let serving = lanes.find((l) => l.root === root);
+    if (serving) serving.serving++;
     for (;;) {
-      const lane = lanes.find((l) => l.root === root && hasWork(l)) ?? lanes.find(hasWork);
+      // Its own lane while it has work; else a lane no other drain serves, so that each root's worker starts once
+      // (the paper corpus has 22 roots, a worker's start is 3 to 5 s of torch and its companions); else any.
+      const lane =
+        lanes.find((l) => l.root === root && hasWork(l)) ??
+        lanes.find((l) => l.serving === 0 && hasWork(l)) ??
+        lanes.find(hasWork);
       if (!lane) break; // what is left runs alone, on the drain running one now
       if (lane.root !== root) {
+        // Served from now: another drain choosing while this one closes its worker goes elsewhere.
+        if (serving) serving.serving--;
+        (serving = lane).serving++;
         // Its lane is done: the worker goes now, not when the whole run ends. Idle workers of finished roots (torch
         // and each distribution's runtime loaded, their pages no longer shared with any child) were most of the paper
         // corpus's 18.4 GiB peak.
@@ -398,6 +410,7 @@ export class WorkerPool {
         if (solo) lane.soloBusy = false;
       }
     }
+    if (serving) serving.serving--;
     await worker?.worker.close();
   }
 
