@@ -223,6 +223,18 @@ const fixtures = {
         def forward(self, query, key_padding_mask):
             return self.attn(query, query, query, key_padding_mask=key_padding_mask)[0]
   `,
+  // A foreground mask that selects: masked_select takes only bool (yolov9's BboxLoss), where arithmetic takes 0/1.
+  foregroundMask: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(1))
+        def forward(self, pred, target, fg_mask):
+            picked = torch.masked_select(pred - target, fg_mask.unsqueeze(-1).expand_as(pred))
+            return (picked * self.weight).abs().sum()
+  `,
   // Level names beside the levels, which the forward extends in place (as FPN extra blocks do).
   levelNames: py`
     from typing import List, Tuple
@@ -510,6 +522,12 @@ describe('feature pyramids and padding masks', () => {
       [2, 8, 16, 16],
       [2, 8, 8, 8],
     ]);
+  });
+
+  it('tries a mask as bool when 0/1 integers fail: a selecting mask', () => {
+    const r = rec.foregroundMask;
+    expect(r.status, r.failureDetail ?? '').toBe('passed');
+    expect(r.recipe?.inputs[2]).toMatchObject({ dtype: 'bool' });
   });
 
   it('draws a padding mask as bool', () => {

@@ -111,6 +111,7 @@ def probed_inputs(m, kwargs):
     if len(positional) == 1 and not ann_text(positional[0].annotation):
         out += [[{**s, "list": levels}] for s in shapes[:2]]
     out += [] if widths_differ else pyramid
+    out += bool_masks(out, args)
     if n == 1 and says_uint8(m):
         # Image transforms that only take uint8 images (RandAugment, RandomPosterize, RandomEqualize...).
         out += [[spec([2, 3, 32, 32], "uint8", 256)], [spec([3, 32, 32], "uint8", 256)]]
@@ -398,6 +399,27 @@ def arg_spec(p, s, m, levels, keys):
         # `images: List[Tensor]` (detection models) are separate [C, H, W] images; other lists are levels.
         return {**s, "shape": shape[1:], "list": 2} if name in IMAGE_LIST_NAMES and len(shape) == 4 else {**s, "list": levels}
     return s
+
+
+MASK_VARIANTS = 4  # candidates tried again with bool masks, at most
+
+
+def bool_masks(candidates, args):
+    """The first candidates that give a mask argument 0/1 integers, again with those masks as bool, after all the
+    others: a foreground mask taken by `masked_select` or used to index must be bool, where arithmetic takes
+    either (yolov9's BboxLoss: `pred[fg_mask]`). Masks are the arguments named `*mask*`."""
+    at = {i for i, p in enumerate(args) if p is not None and "mask" in p.name.lower()}
+    out = []
+    for c in candidates:
+        if len(out) >= MASK_VARIANTS:
+            break
+        if len(c) != len(args):
+            continue
+        v = [{**s, "dtype": "bool"} if i in at and s.get("dtype") == "int64" and s.get("high") == 2 and "value" not in s else s
+             for i, s in enumerate(c)]
+        if v != c and v not in out and v not in candidates:
+            out.append(v)
+    return out
 
 
 def mask_dtype(name):
