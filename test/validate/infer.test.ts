@@ -223,6 +223,18 @@ const fixtures = {
         def forward(self, query, key_padding_mask):
             return self.attn(query, query, query, key_padding_mask=key_padding_mask)[0]
   `,
+  // A graph layer applying the network it is given to pairs of features (PyG's EdgeConv: `nn: Callable`).
+  featureNetwork: py`
+    from typing import Callable
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, nn: Callable):
+            super().__init__()
+            self.nn = nn
+        def forward(self, x):
+            return self.nn(torch.cat([x, x.flip(0)], -1))
+  `,
   // A foreground mask that selects: masked_select takes only bool (yolov9's BboxLoss), where arithmetic takes 0/1.
   foregroundMask: py`
     import torch
@@ -522,6 +534,14 @@ describe('feature pyramids and padding masks', () => {
       [2, 8, 16, 16],
       [2, 8, 8, 8],
     ]);
+  });
+
+  it("gives a graph layer's `nn` a lazy linear layer, and a probe of a real width", () => {
+    const r = rec.featureNetwork;
+    expect(r.status, r.failureDetail ?? '').toBe('passed');
+    expect(r.recipe?.kwargs.nn).toMatchObject({ call: 'torch.nn.LazyLinear' });
+    expect(r.recipe?.inputs[0].shape.at(-1)).toBeGreaterThan(0); // not the lazy layer's in_features 0
+    expect(r.params).toBeGreaterThan(0);
   });
 
   it('tries a mask as bool when 0/1 integers fail: a selecting mask', () => {

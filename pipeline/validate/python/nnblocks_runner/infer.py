@@ -206,6 +206,9 @@ def layer_ref(name, ann, cls, norm):
 
 # Parameters that take a loss function instance: `loss_fcn`, `loss_fn`, `criterion`, `base_loss`.
 LOSS_PARAM = re.compile(r"^(loss|criterion)$|^loss_(fn|fcn|func|function)$|_(loss|criterion)$")
+# Parameters that take the network a graph layer applies to its nodes' or edges' features (PyG's `nn` of GINConv,
+# EdgeConv, PointNetConv's `local_nn` and `global_nn`): any module from features to features.
+NN_PARAM = re.compile(r"^(\w+_)?nn$")
 # Parameters that take the model a wrapper wraps, of any kind.
 WRAPPED_PARAM = re.compile(r"^(model|module)$")
 # Unannotated parameters that take a class by their name (`block`, `conv_builder`, `block_constructor`); the build
@@ -247,6 +250,10 @@ def guess(p, cls, c, depth=0):
         # A loss that wraps another (focal, quality-focal losses) reads and sets its `reduction`: an instance of
         # torch's logits loss, which takes predictions and targets of any one shape.
         return Construct(call="torch.nn.BCEWithLogitsLoss", kwargs={})
+    if NN_PARAM.match(name) and ann in ("", "Module", "Callable"):
+        # A linear layer whose input width is read off its first input (torch's lazy layer), so one value fits
+        # whatever width the layer hands it: node features, concatenated pairs (EdgeConv), positions beside them.
+        return Construct(call="torch.nn.LazyLinear", kwargs={"out_features": c["in_ch"]})
     if WRAPPED_PARAM.match(name) and ann in ("", "Module"):
         # A wrapper of any model (an EMA or weight-averaging copy, a parallel wrapper): a 1 x 1 convolution over
         # the input's channels, which keeps the input's shape whatever the wrapper does with its output.

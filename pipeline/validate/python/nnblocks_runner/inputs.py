@@ -20,6 +20,8 @@ def probe_shapes(m):
     for sub in list(m.modules())[:200]:
         if len(out) >= 6:
             break
+        if isinstance(sub, nn.modules.lazy.LazyModuleMixin) and sub.has_uninitialized_params():
+            continue  # a lazy layer (`nn.LazyLinear`) reads its width off its first input: it has none to give
         if isinstance(sub, (nn.Conv1d, nn.ConvTranspose1d)):
             out += [spec([2, sub.in_channels, 64]), spec([2, sub.in_channels, 32])]
         elif isinstance(sub, (nn.Conv2d, nn.ConvTranspose2d)):
