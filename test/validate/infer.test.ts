@@ -223,6 +223,28 @@ const fixtures = {
         def forward(self, query, key_padding_mask):
             return self.attn(query, query, query, key_padding_mask=key_padding_mask)[0]
   `,
+  // A Hugging Face layer built from its config: a config made outside `from_pretrained` names no attention
+  // implementation, and the layer looks None up among the optimised ones (transformers' ViTAttention).
+  hfConfig: py`
+    import torch.nn as nn
+    ALL_ATTENTION_FUNCTIONS = {"sdpa": None}
+    class PretrainedConfig:
+        def __init__(self, attn_implementation=None, **kwargs):
+            self._attn_implementation = attn_implementation
+    class TinyConfig(PretrainedConfig):
+        def __init__(self, hidden_size=16, **kwargs):
+            super().__init__(**kwargs)
+            self.hidden_size = hidden_size
+    class Block(nn.Module):
+        def __init__(self, config: TinyConfig):
+            super().__init__()
+            self.config = config
+            self.proj = nn.Linear(config.hidden_size, config.hidden_size)
+        def forward(self, x):
+            if self.config._attn_implementation != "eager":
+                ALL_ATTENTION_FUNCTIONS[self.config._attn_implementation]
+            return self.proj(x)
+  `,
   // A graph layer applying the network it is given to pairs of features (PyG's EdgeConv: `nn: Callable`).
   featureNetwork: py`
     from typing import Callable
@@ -534,6 +556,12 @@ describe('feature pyramids and padding masks', () => {
       [2, 8, 16, 16],
       [2, 8, 8, 8],
     ]);
+  });
+
+  it('builds a Hugging Face config with the eager attention', () => {
+    const r = rec.hfConfig;
+    expect(r.status, r.failureDetail ?? '').toBe('passed');
+    expect(r.recipe?.kwargs.config).toEqual({ call: '.TinyConfig', kwargs: { attn_implementation: 'eager' } });
   });
 
   it("gives a graph layer's `nn` a lazy linear layer, and a probe of a real width", () => {

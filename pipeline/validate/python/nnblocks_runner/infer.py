@@ -76,6 +76,11 @@ def construct(cfg, c):
         if value is None or isinstance(value, (Ref, Construct)):
             return None
         kwargs[p.name] = None if value is NULL else value
+    if any(k.__name__ == "PretrainedConfig" for k in cfg.__mro__[1:]):
+        # A Hugging Face config made outside `from_pretrained` names no attention implementation, and their
+        # attention layers then look None up among the optimised ones (`ALL_ATTENTION_FUNCTIONS[None]`: KeyError):
+        # the plain PyTorch one, which every model has.
+        kwargs["attn_implementation"] = "eager"
     return Construct(call="." + cfg.__name__, kwargs=kwargs)
 
 
