@@ -3,8 +3,8 @@
 // imports its assembled module, then, for fidelity, the original's module with everything that module imports at
 // module level: here, the same walk over the index. From each block's original module (and its parent packages,
 // which Python imports first), every module-scope import is followed through the corpus's modules; a library
-// module met on the way is collected, never followed, and neither is the runtime (torch, torchvision: every worker
-// holds them already) or the standard library. Guarded imports (`try:`, `if`) count as taken: the list is
+// module met on the way is collected, never followed, and neither is torch (every worker holds it already) or the
+// standard library. Guarded imports (`try:`, `if`) count as taken: the list is
 // only a guess of what the children will import, and a wrong guess costs a worker's start, never a record.
 import { isRuntimePackage } from '../assemble/extract.ts';
 import type { IndexedModule } from '../index/types.ts';
@@ -25,7 +25,11 @@ export interface ImportStart {
 /** Import root → the library modules its blocks' children import, sorted. */
 export function libraryImports(program: Program, starts: readonly ImportStart[]): Map<string, string[]> {
   const byRoot = new Map<string, ImportStart[]>();
-  for (const s of starts) byRoot.set(s.importRoot, [...(byRoot.get(s.importRoot) ?? []), s]);
+  for (const s of starts) {
+    const list = byRoot.get(s.importRoot);
+    if (list) list.push(s);
+    else byRoot.set(s.importRoot, [s]);
+  }
   const out = new Map<string, string[]>();
   for (const [root, list] of byRoot) {
     const found = new Set(list.flatMap((s) => s.imports.filter(isLibrary)));
@@ -41,7 +45,7 @@ function walk(program: Program, starts: readonly ImportStart[], found: Set<strin
   const queue: IndexedModule[] = [];
   const visit = (name: string, fromSource: string) => {
     const parts = name.split('.');
-    if (isRuntimePackage(parts[0])) return; // torch, torchvision, the stdlib: the worker has them (or they are cheap)
+    if (isRuntimePackage(parts[0])) return; // torch and the stdlib: the worker has them, or they are cheap
     for (let i = 1; i <= parts.length; i++) {
       const mod = program.findModule(parts.slice(0, i).join('.'), fromSource);
       if (mod && !seen.has(mod)) {

@@ -1,9 +1,9 @@
-// Companion packages (docs/validate.md, "Warm workers"): installed libraries a worker imports once, before any fork,
+// Companion packages (docs/validate.md, "Stages"): installed libraries a worker imports once, before any fork,
 // so that no block's child imports them again. Two kinds:
 // - always, for every worker, where the environment holds them (COMPANIONS);
 // - the heavy scientific libraries (LIBRARIES), only for the workers of an import root whose blocks' children import
 //   them, and only those modules (run/library-imports.ts reads them off the index): fidelity imports the original's
-//   module in the block's child, and yolov5's `models/common.py` pulls in `utils/plots.py`, which imports seaborn
+//   module in the block's child, and yolov7's `models/common.py` pulls in `utils/plots.py`, which imports seaborn
 //   (1.2 s and 100 MB), pandas and scipy. On the paper corpus those imports were two fifths of fidelity's time. A worker
 //   of a source whose blocks import none of them starts no slower and holds no more.
 // Only installed libraries come here, never a source's own code: a checkout's package is imported only by a block's

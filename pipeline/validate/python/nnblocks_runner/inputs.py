@@ -136,10 +136,11 @@ def int_list(v):
 
 def pyramid_inputs(args, m, kwargs, keys):
     """For a neck or head whose constructor was given one width per input level (PYRAMID_CHANNELS, a list of two or
-    more) or one width and a number of levels (PYRAMID_COUNT), or whose module keeps them under those names: inputs whose first argument is one [2, C_i, H_i, H_i]
-    tensor per level (`levels`). Each level half the size of the one before (the last 8 x 8), or,
-    where the levels' strides are given, the side PYRAMID_SIDE / stride. Other arguments as arg_spec gives them for
-    the first level. None for a forward without arguments, or a constructor without such widths."""
+    more) or one width and a number of levels (PYRAMID_COUNT), or whose module keeps them under those names: inputs
+    whose first argument is one [2, C_i, H_i, H_i] tensor per level (`levels`), each level half the size of the one
+    before (the last 8 x 8), or, where the levels' strides are given, the side PYRAMID_SIDE / stride. Other arguments
+    as arg_spec gives them for the first level. None for a forward without arguments, or a constructor without such
+    widths."""
     if not args or args[0] is None:
         return []
     # The constructor's arguments, then what the built module kept of them (a default: `in_channels=(16, 32, 64)`).
@@ -409,7 +410,7 @@ MASK_VARIANTS = 4  # candidates tried again with bool masks, at most
 def bool_masks(candidates, args):
     """The first candidates that give a mask argument 0/1 integers, again with those masks as bool, after all the
     others: a foreground mask taken by `masked_select` or used to index must be bool, where arithmetic takes
-    either (yolov9's BboxLoss: `pred[fg_mask]`). Masks are the arguments named `*mask*`."""
+    either (a foreground mask: `pred[fg_mask]`). Masks are the arguments named `*mask*`."""
     at = {i for i, p in enumerate(args) if p is not None and "mask" in p.name.lower()}
     out = []
     for c in candidates:
