@@ -65,8 +65,9 @@ export const INPUT_BOXES_RULE = {
  * One forward input: a random tensor of this shape and dtype (float with `randn`, integer with `randint(0, high)`,
  * boxes with `boxes`); with `list`, a list of that many such tensors (the feature levels of a detection head); with
  * `levels`, a list of one tensor of each of those shapes, in order (a feature pyramid whose levels differ in channels
- * and size: an FPN's [2, 16, 32, 32], [2, 32, 16, 16]; `shape` is the first level's); with `value`, no tensor at all. Drawn in the order docs/validate.md ("Replay protocol") gives. `shape` and `dtype` are
- * `$ref`s in the catalog's files and written out in the runner's record schema.
+ * and size: an FPN's [2, 16, 32, 32], [2, 32, 16, 16]; `shape` is the first level's); with `value`, no tensor at
+ * all. Drawn in the order docs/validate.md ("Replay protocol") gives. `shape` and `dtype` are `$ref`s in the
+ * catalog's files and written out in the runner's record schema.
  */
 export function inputSpec<S extends TSchema, D extends TSchema>(shape: S, dtype: D) {
   const f = INPUT_FIELD_SCHEMAS;

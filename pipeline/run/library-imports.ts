@@ -4,8 +4,8 @@
 // module level: here, the same walk over the index. From each block's original module (and its parent packages,
 // which Python imports first), every module-scope import is followed through the corpus's modules; a library
 // module met on the way is collected, never followed, and neither is torch (every worker holds it already) or the
-// standard library. Guarded imports (`try:`, `if`) count as taken: the list is
-// only a guess of what the children will import, and a wrong guess costs a worker's start, never a record.
+// standard library. Guarded imports (`try:`, `if`) count as taken: the list is only a guess of what the children
+// will import, and a wrong guess costs a worker's start, never a record.
 import { isRuntimePackage } from '../assemble/extract.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { Program } from '../resolve/program.ts';

@@ -4,8 +4,8 @@
 // - the heavy scientific libraries (LIBRARIES), only for the workers of an import root whose blocks' children import
 //   them, and only those modules (run/library-imports.ts reads them off the index): fidelity imports the original's
 //   module in the block's child, and yolov7's `models/common.py` pulls in `utils/plots.py`, which imports seaborn
-//   (1.2 s and 100 MB), pandas and scipy. On the paper corpus those imports were two fifths of fidelity's time. A worker
-//   of a source whose blocks import none of them starts no slower and holds no more.
+//   (1.2 s and 100 MB), pandas and scipy. On the paper corpus those imports were two fifths of fidelity's time. A
+//   worker of a source whose blocks import none of them starts no slower and holds no more.
 // Only installed libraries come here, never a source's own code: a checkout's package is imported only by a block's
 // contained child. The list is read off the index, so it is the same on every run; a preloaded module changes how
 // long a block takes, never its record (the Blocker still takes a refused package out of sys.modules while a block
