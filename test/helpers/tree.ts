@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { inject } from 'vitest';
 
 export type Tree = Record<string, string | Buffer>;
 
@@ -11,9 +12,21 @@ export type Tree = Record<string, string | Buffer>;
  * sandbox runs as uid 65534 and must be able to read fixture trees it is shown (mkdtemp makes them 0700).
  */
 export function tempDir(prefix = 'nnb-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(runTempRoot(), prefix));
   chmodSync(dir, 0o755);
   return dir;
+}
+
+/**
+ * The test run's own temp folder (test/global-setup.ts), removed when the run ends; the system's temp folder where
+ * there is no run (a bench script that borrows these helpers cleans up after itself).
+ */
+function runTempRoot(): string {
+  try {
+    return inject('tempRoot') ?? tmpdir();
+  } catch {
+    return tmpdir();
+  }
 }
 
 /** Writes `tree` (posix paths → contents; `dedent`ed strings recommended) under `dir` (a new temp dir by default). */
