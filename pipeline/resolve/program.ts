@@ -25,10 +25,16 @@ export class Program {
   private readonly bySource = new Map<string, Map<string, IndexedModule>>();
   /** sourceId → every package prefix that exists (so namespace packages without __init__ resolve). */
   private readonly prefixes = new Map<string, Set<string>>();
+  /** Drops what was derived from the facts on demand (each module's bindings, imports by statement): made again. */
+  forgetDerived(): void {
+    this.bindingCache = new WeakMap();
+    this.importsByStmt = new WeakMap();
+  }
+
   /** Search order for a module not found in the importing source: priority, then id. */
   private readonly order: string[];
-  private readonly bindingCache = new WeakMap<IndexedModule, ModuleBindings>();
-  private readonly importsByStmt = new WeakMap<IndexedModule, Map<number, ImportFact[]>>();
+  private bindingCache = new WeakMap<IndexedModule, ModuleBindings>();
+  private importsByStmt = new WeakMap<IndexedModule, Map<number, ImportFact[]>>();
   /** `<sourceId>\0<path>` → module, made on first use. */
   private byPath?: Map<string, IndexedModule>;
   /** `<module>.<qualname>` → class, made on first use. */

@@ -35,6 +35,12 @@ export interface Prepared {
    * validation its recipe candidates, the catalog `usedBy`. Every shard sees the same corpus, so the same users.
    */
   usage(): UsageIndex;
+  /**
+   * Lets go of what the run no longer needs while blocks are validated (usage mining's corpus, the program's derived
+   * tables): the build's own memory sits beside every block's sandbox for the whole validate stage. Answers already
+   * given stay; anything asked later is derived again.
+   */
+  settle(): void;
   /** Stores what this run mined of usage (pipeline/usage/cached.ts), for the next run of the same corpus. */
   keep(): void;
   /**
@@ -84,6 +90,10 @@ export async function prepare(ctx: RunContext): Promise<Prepared> {
         timings.usage = performance.now() - t0;
       }
       return usage;
+    },
+    settle: () => {
+      usage?.release?.();
+      program.forgetDerived();
     },
     keep: () => usageStore.flush(),
   };

@@ -85,11 +85,10 @@ export async function runValidation(
   const items = validateItems(ctx, p, extracted, opts.only);
   if (items.length) await originalsBytecode(ctx, p, env.environment);
   const progress = ctx.progress('validate', items.length);
-  const ran = await validateRun(items, {
-    ...runOptions(ctx, p, env.environment, opts),
-    libraryImports: lanesLibraries(p, items, extracted),
-    onProgress: (done) => progress.set(done),
-  });
+  const options = { ...runOptions(ctx, p, env.environment, opts), libraryImports: lanesLibraries(p, items, extracted) };
+  // Everything the items need is in them: what the corpus's analysis holds besides goes while the blocks run.
+  p.settle();
+  const ran = await validateRun(items, { ...options, onProgress: (done) => progress.set(done) });
   // A ref of a config override that names no importable module is the config's mistake, not a missing distribution.
   const checked = checkOverrideRefs(ran.records, overrideOf(items, ctx.config.validate?.overrides ?? {}));
   const raw = checked.records;

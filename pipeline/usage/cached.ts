@@ -75,6 +75,9 @@ export function cachedUsageIndex(program: Program, blocks: Block[], store: Usage
   return {
     usageOf: answer<BlockUsage>('usage', (id) => mine().usageOf(id)),
     partBuilders: answer<PartBuilder[]>('parts', (id) => mine().partBuilders(id)),
+    release: () => {
+      mined = undefined;
+    },
   };
 }
 

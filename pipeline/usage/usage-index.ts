@@ -30,6 +30,11 @@ export interface UsageIndex {
   usageOf(blockId: string): BlockUsage;
   /** Zero-argument builders of the block's source whose model may hold it, nearest first (`parts.ts`). */
   partBuilders(blockId: string): PartBuilder[];
+  /**
+   * Lets go of what mining built (the corpus's call sites, flows and builders, half a gigabyte on the paper's
+   * corpus) once the run has asked what it needs: answers given so far stay, a later question mines again.
+   */
+  release?(): void;
 }
 
 /** Builds the usage index of the corpus for these blocks (`discoverBlocks(program).blocks`). */

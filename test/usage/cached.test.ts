@@ -52,4 +52,24 @@ describe('usage kept between runs', () => {
     expect(changed.c.puts).toBe(1);
     store.close();
   });
+
+  it('lets go of what it mined and keeps its answers; a later question is mined again, the same', async () => {
+    const root = writeTree(TIMM_TREE);
+    const store = new Store(join(tempDir('nnb-db-'), 'index.sqlite'));
+    const { program, discovered } = await indexFolders([{ id: 'fx', root }], store);
+    const ids = discovered.blocks.map((b) => b.id);
+    const mined = buildUsageIndex(program, discovered.blocks);
+    const kv = counted(store);
+    const index = cachedUsageIndex(program, discovered.blocks, kv.kv);
+    const [first, ...rest] = ids;
+    const before = index.usageOf(first);
+    index.release?.();
+    const gets = kv.c.gets;
+    // Asked already: the answer it gave, without the store.
+    expect(index.usageOf(first)).toBe(before);
+    expect(kv.c.gets).toBe(gets);
+    // Never asked: mined again (its kv entry is new), equal to a fresh mining.
+    expect(rest.map((id) => index.usageOf(id))).toEqual(rest.map((id) => mined.usageOf(id)));
+    store.close();
+  });
 });
