@@ -10,7 +10,7 @@ from typing import NamedTuple, Optional
 
 import torch
 
-from . import flops, infer, inputs, part
+from . import flops, infer, inputs, part, repair
 from .canonical import without_init
 from .classify import classify, is_memory
 from .containment import VIOLATIONS, Violation
@@ -18,7 +18,7 @@ from .measure import count
 from .replay import backward, build, forward
 from .shares import (FIRST_ROUND_S, GUIDED_ATTEMPT_S, GUIDED_SHARE, PART_SHARE, PART_SIZING_SHARE, SECOND_ROUND_SHARE,
                      OverBudget, budgeted, monotonic, perf_counter)
-from .twins import fresh_copies, meta_twin, refuses
+from .twins import fresh_copies, meta_twin, refusal
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
 # part.MAX_PARTS models, each with its probes and larger inputs (GROWN).
@@ -136,20 +136,29 @@ def search(cls, job, st, started):
         specs_list = [part.one_image(x) if whole else x for x in specs_list or []][: SPECS_PER_SUGGESTION if guided else None]
         if not (st.tried and st.tried["inputs"]) and specs_list:
             st.tried = recipe_of(cand, seed, specs_list[0])
-        probe = None  # the candidate on the meta device, once a forward of it failed (see refuses)
+        probe = None  # the candidate on the meta device, once a forward of it failed (see refusal)
         if grow == "only":
             probe = meta_twin(copy.deepcopy(m))
         if grow == "only" and probe is None:
             return None
         grown = inputs.grown(specs_list[0]) if grow and specs_list else []
         plain = [] if grow == "only" else specs_list
+        # (specs, whether a larger input of GROWN, repairs behind it): a repaired input goes next (repair.py).
+        queue = [(x, False, 0) for x in plain] + [(x, True, 0) for x in grown]
+        seen = [x for x, _, _ in queue]
         fed = False
-        for n, specs in enumerate(plain + grown):
+        n = -1
+        while queue:
+            specs, large, repairs = queue.pop(0)
+            n += 1
             tries[origin] += 1
             if fatal or over or tries[origin] > ATTEMPTS[origin]:
                 break
-            if probe is not None and (refuses(probe, specs, seed) or (n >= len(plain) and too_costly(probe, specs))):
-                continue
+            if probe is not None:
+                refused = refusal(probe, specs, seed)
+                if refused is not None or (large and too_costly(probe, specs)):
+                    then_try(queue, seen, specs, large, repairs, refused)
+                    continue
             if n > 0:  # fresh module: a failed forward or backward may have changed it (lazy layers, caches)
                 ok, m = attempt("build", make, share)
                 if not ok:
@@ -160,6 +169,7 @@ def search(cls, job, st, started):
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
                 failing[0] += monotonic() - t0 if origin == "inference" else 0
+                then_try(queue, seen, specs, large, repairs, failed_with[0])
                 if probe is None:
                     probe = meta_twin(m)
                 continue
@@ -251,6 +261,15 @@ def search(cls, job, st, started):
     st.passed("build", spent["build"])
     why = fatal[1] if fatal else first["forward"] or RuntimeError("no input candidate was tried")
     return None, st.failed("forward", spent["forward"], why)
+
+
+def then_try(queue, seen, specs, large, repairs, exc):
+    """Puts `specs` repaired as `exc` says (repair.repaired) at the head of `queue`, unless it was tried or queued
+    already, or `specs` is the last of MAX_REPAIRS in a row."""
+    fixed = repair.repaired(specs, exc) if exc is not None and repairs < repair.MAX_REPAIRS else None
+    if fixed is not None and fixed not in seen:
+        seen.append(fixed)
+        queue.insert(0, (fixed, large, repairs + 1))
 
 
 def too_costly(probe, specs):

@@ -60,22 +60,23 @@ def meta_twin(m):
         return None
 
 
-def refuses(probe, specs, seed):
-    """Whether the meta-device `probe` rejects input `specs` for a reason of the block's own: a shape or type error.
-    Shapes propagate on the meta device without arithmetic, so the check takes milliseconds where a real forward of
-    a production-size model takes seconds, and the rebuild before it more (MViT's builders at eight video shapes).
-    An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta tensor) is no
-    refusal: the real forward runs. A refused escape is left to the real forward, which treats it as fatal."""
+def refusal(probe, specs, seed):
+    """The error with which the meta-device `probe` rejects input `specs` for a reason of the block's own (a shape or
+    type error), or None. Shapes propagate on the meta device without arithmetic, so the check takes milliseconds
+    where a real forward of a production-size model takes seconds, and the rebuild before it more (MViT's builders
+    at eight video shapes). An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta
+    tensor) is no refusal: the real forward runs. A refused escape is left to the real forward, which treats it as
+    fatal."""
     try:
         with no_grad():
             probe(*meta_inputs(specs, seed))
     except Violation:
-        return False
+        return None
     except NotImplementedError:
-        return False
+        return None
     except Exception as exc:
-        return "meta" not in str(exc).lower()
-    return False
+        return None if "meta" in str(exc).lower() else exc
+    return None
 
 
 def meta_inputs(specs, seed):

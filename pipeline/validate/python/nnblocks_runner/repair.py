@@ -1,0 +1,67 @@
+# Error-guided input repair (docs/validate.md, "Recipes"): a forward that fails on a width the block states in its
+# own error message is tried again at that width. torch names the width it wanted in three common errors, each a
+# block reading its input with a layer deeper than the first one the probes read (probe_shapes): a convolution
+# ("expected input[2, 4, 32, 32] to have 8 channels, but got 4 channels instead": an mmseg decode head whose first
+# registered layer is its classifier), a matrix product ("mat1 and mat2 shapes cannot be multiplied (2x1024 and
+# 12544x1024)": a box head's flattened 256 x 7 x 7) and a broadcast ("The size of tensor a (32) must match the size of
+# tensor b (16) at non-singleton dimension 3": a positional table of fixed length). Only the inputs' shapes change:
+# the block's construction stays the candidate's, and the repaired input still has to pass forward and backward.
+import copy, re
+
+# Repairs in a row from one input candidate: each fixes one width, and a block may state several (a channel count,
+# then a sequence length).
+MAX_REPAIRS = 3
+
+_CONV = re.compile(r"expected input\[([\d, ]+)\] to have (\d+) channels, but got (\d+) channels")
+_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+# The same two on the meta device, where the candidate's twin refuses inputs before a real forward (twins.refusal).
+_META_MATMUL = re.compile(r"must have same reduction dim, but got \[(\d+), (\d+)\] X \[(\d+), (\d+)\]")
+_META_BROADCAST = re.compile(r"broadcast a dimension of length (\d+) at -(\d+)! .*broadcastable to \[([\d, ]+)\]")
+_BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton "
+                        r"dimension (\d+)")
+# A width above this is no input a probe should draw (a broadcast against a flattened table, 6144 rows).
+MAX_WIDTH = 4096
+
+
+def repaired(specs, exc):
+    """`specs` (a list of the replay protocol's input specs) with the width `exc` says the block wanted, or None when
+    its message names none, or no floating input has the width it got. Only plain tensor specs change (`shape`,
+    `list` of one shape); literals, boxes, integer indices, levels and dicts are left as they are."""
+    msg = str(exc)
+    if m := _CONV.search(msg):
+        ndim, want, got = len(m[1].split(",")), int(m[2]), int(m[3])
+        return _changed(specs, lambda s: _at(s, 1, got, want) if len(s) == ndim else None)
+    if m := _MATMUL.search(msg) or _META_MATMUL.search(msg):
+        got, want = int(m[2]), int(m[3])
+        return _changed(specs, lambda s: _at(s, len(s) - 1, got, want))
+    if m := _BROADCAST.search(msg):
+        a, b, dim = int(m[1]), int(m[2]), int(m[3])
+        # Which side is the input's the message doesn't say: an input holding one of them at that dimension takes the
+        # other (a, the left operand, first).
+        return _changed(specs, lambda s: _at(s, dim, a, b)) or _changed(specs, lambda s: _at(s, dim, b, a))
+    if m := _META_BROADCAST.search(msg):
+        want, back = int(m[1]), int(m[2])
+        got = [int(x) for x in m[3].split(",")][-back]
+        return _changed(specs, lambda s: _at(s, len(s) - back, got, want))
+    return None
+
+
+def _at(shape, i, got, want):
+    if 0 <= i < len(shape) and shape[i] == got and 0 < want <= MAX_WIDTH:
+        return shape[:i] + [want] + shape[i + 1:]
+    return None
+
+
+def _changed(specs, fix):
+    """A copy of `specs` with `fix` applied to the shape of each plain floating tensor spec (None: unchanged); None
+    when none changed."""
+    out, changed = copy.deepcopy(specs), False
+    for s in out:
+        if not isinstance(s, dict) or not isinstance(s.get("shape"), list) or not str(s.get("dtype", "")).startswith("float"):
+            continue
+        if set(s) - {"shape", "dtype", "list"}:
+            continue
+        new = fix(s["shape"])
+        if new is not None:
+            s["shape"], changed = new, True
+    return out if changed else None

@@ -1,0 +1,74 @@
+// Error-guided input repair (pipeline/validate/python/nnblocks_runner/repair.py) through the real runner, sandbox
+// and torch: a block whose first registered layers don't say the width its forward reads is tried again at the width
+// its own error names (a matrix product, a convolution, a broadcast), and its recipe is that input.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateBlocks } from '../../pipeline/validate/validate.ts';
+import type { ValidationRecord } from '../../pipeline/validate/types.ts';
+import { py } from '../helpers/tree.ts';
+import { baseOptions, byName, fixtureItems } from './helpers.ts';
+
+const fixtures = {
+  // A box head as mmdet registers it: the classifiers first, the shared layer over the flattened RoI (256 x 7 x 7
+  // there, 300 here) last, so every probe reads the classifiers' 16.
+  matmul: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cls = nn.Linear(16, 3)
+            self.reg = nn.Linear(16, 4)
+            self.shared = nn.Linear(300, 16)
+        def forward(self, x):
+            x = self.shared(x.flatten(1))
+            return self.cls(x), self.reg(x)
+  `,
+  // A decode head as mmseg registers it: the classifier over `channels` first, the layers over `in_channels` after,
+  // more of them than the probes read.
+  conv: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv_seg = nn.Conv2d(4, 2, 1)
+            self.norm = nn.BatchNorm2d(4)
+            self.mid = nn.Conv2d(4, 4, 3, padding=1)
+            self.pre = nn.Conv2d(24, 4, 1)
+        def forward(self, x):
+            return self.conv_seg(self.mid(self.norm(self.pre(x))))
+  `,
+  // A positional table of fixed length, and no layer to read it from.
+  broadcast: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.table = nn.Parameter(torch.randn(1, 11, 16))
+        def forward(self, x):
+            return x + self.table
+  `,
+};
+
+describe('error-guided input repair', () => {
+  let r: Record<string, ValidationRecord>;
+  beforeAll(async () => {
+    const { items } = fixtureItems(fixtures);
+    r = byName(await validateBlocks(items, baseOptions()));
+  }, 240_000);
+
+  it('takes the width a matrix product names', () => {
+    expect(r.matmul.status, r.matmul.failureDetail).toBe('passed');
+    expect(r.matmul.recipe?.inputs).toEqual([{ shape: [2, 300], dtype: 'float32' }]);
+  });
+
+  it('takes the channels a convolution names', () => {
+    expect(r.conv.status, r.conv.failureDetail).toBe('passed');
+    expect(r.conv.recipe?.inputs?.[0]).toMatchObject({ shape: [2, 24, expect.any(Number), expect.any(Number)] });
+  });
+
+  it('takes the length a broadcast names', () => {
+    expect(r.broadcast.status, r.broadcast.failureDetail).toBe('passed');
+    const shape = (r.broadcast.recipe?.inputs?.[0] as { shape: number[] }).shape;
+    expect(shape.slice(-2)).toEqual([11, 16]);
+  });
+});
