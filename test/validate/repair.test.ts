@@ -9,7 +9,7 @@ import { baseOptions, byName, fixtureItems } from './helpers.ts';
 
 const fixtures = {
   // A box head as mmdet registers it: the classifiers first, the shared layer over the flattened RoI (256 x 7 x 7
-  // there, 300 here) last, so every probe reads the classifiers' 16.
+  // = 12,544 features) last, so every probe reads the classifiers' 16.
   matmul: py`
     import torch.nn as nn
     class Block(nn.Module):
@@ -17,7 +17,7 @@ const fixtures = {
             super().__init__()
             self.cls = nn.Linear(16, 3)
             self.reg = nn.Linear(16, 4)
-            self.shared = nn.Linear(300, 16)
+            self.shared = nn.Linear(256 * 7 * 7, 16)
         def forward(self, x):
             x = self.shared(x.flatten(1))
             return self.cls(x), self.reg(x)
@@ -58,7 +58,7 @@ describe('error-guided input repair', () => {
 
   it('takes the width a matrix product names', () => {
     expect(r.matmul.status, r.matmul.failureDetail).toBe('passed');
-    expect(r.matmul.recipe?.inputs).toEqual([{ shape: [2, 300], dtype: 'float32' }]);
+    expect(r.matmul.recipe?.inputs).toEqual([{ shape: [2, 12544], dtype: 'float32' }]);
   });
 
   it('takes the channels a convolution names', () => {

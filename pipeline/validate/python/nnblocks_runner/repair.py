@@ -6,7 +6,7 @@
 # 12544x1024)": a box head's flattened 256 x 7 x 7) and a broadcast ("The size of tensor a (32) must match the size of
 # tensor b (16) at non-singleton dimension 3": a positional table of fixed length). Only the inputs' shapes change:
 # the block's construction stays the candidate's, and the repaired input still has to pass forward and backward.
-import copy, re
+import copy, math, re
 
 # Repairs in a row from one input candidate: each fixes one width, and a block may state several (a channel count,
 # then a sequence length).
@@ -19,8 +19,9 @@ _META_MATMUL = re.compile(r"must have same reduction dim, but got \[(\d+), (\d+)
 _META_BROADCAST = re.compile(r"broadcast a dimension of length (\d+) at -(\d+)! .*broadcastable to \[([\d, ]+)\]")
 _BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton "
                         r"dimension (\d+)")
-# A width above this is no input a probe should draw (a broadcast against a flattened table, 6144 rows).
-MAX_WIDTH = 4096
+# Elements above which a repaired input is not drawn (8 MB of float32): a flattened RoI of 256 x 7 x 7 is 12,544
+# features, fine at a batch of 2; the same width as the last axis of a probe image is not.
+MAX_ELEMENTS = 1 << 21
 
 
 def repaired(specs, exc):
@@ -47,8 +48,9 @@ def repaired(specs, exc):
 
 
 def _at(shape, i, got, want):
-    if 0 <= i < len(shape) and shape[i] == got and 0 < want <= MAX_WIDTH:
-        return shape[:i] + [want] + shape[i + 1:]
+    if 0 <= i < len(shape) and shape[i] == got and want > 0:
+        new = shape[:i] + [want] + shape[i + 1:]
+        return new if math.prod(new) <= MAX_ELEMENTS else None
     return None
 
 
