@@ -1,6 +1,7 @@
 // Error-guided input repair (pipeline/validate/python/nnblocks_runner/repair.py) through the real runner, sandbox
 // and torch: a block whose first registered layers don't say the width its forward reads is tried again at the width
-// its own error names (a matrix product, a convolution, a broadcast), and its recipe is that input.
+// its own error names (a matrix product, a convolution, a normalisation layer, a broadcast), and its recipe is that
+// input.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
@@ -47,6 +48,32 @@ const fixtures = {
         def forward(self, x):
             return x + self.table
   `,
+  // A group norm past more layers than the probes read, over a width no layer before it has.
+  groupNorm: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Conv2d(4, 2, 1)
+            self.side = nn.Conv2d(5, 4, 1)
+            self.norm = nn.GroupNorm(2, 6)
+            self.proj = nn.Conv2d(6, 4, 1)
+        def forward(self, x):
+            return self.head(self.proj(self.norm(x)))
+  `,
+  // A functional layer norm over a width only its own parameters hold.
+  layerNorm: py`
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(10))
+            self.bias = nn.Parameter(torch.zeros(10))
+        def forward(self, x):
+            return F.layer_norm(x, (10,), self.weight, self.bias)
+  `,
 };
 
 describe('error-guided input repair', () => {
@@ -64,6 +91,13 @@ describe('error-guided input repair', () => {
   it('takes the channels a convolution names', () => {
     expect(r.conv.status, r.conv.failureDetail).toBe('passed');
     expect(r.conv.recipe?.inputs?.[0]).toMatchObject({ shape: [2, 24, expect.any(Number), expect.any(Number)] });
+  });
+
+  it("takes the widths normalisation layers name: a group norm's channels, a layer norm's features", () => {
+    expect(r.groupNorm.status, r.groupNorm.failureDetail).toBe('passed');
+    expect((r.groupNorm.recipe?.inputs?.[0] as { shape: number[] }).shape[1]).toBe(6);
+    expect(r.layerNorm.status, r.layerNorm.failureDetail).toBe('passed');
+    expect((r.layerNorm.recipe?.inputs?.[0] as { shape: number[] }).shape.at(-1)).toBe(10);
   });
 
   it('takes the length a broadcast names', () => {

@@ -1,11 +1,12 @@
 # Error-guided input repair (docs/validate.md, "Recipes"): a forward that fails on a width the block states in its
-# own error message is tried again at that width. torch names the width it wanted in three common errors, each a
-# block reading its input with a layer deeper than the first one the probes read (probe_shapes): a convolution
+# own error message is tried again at that width. torch names the width it wanted in common errors, each a block
+# reading its input with a layer deeper than the first one the probes read (probe_shapes): a convolution
 # ("expected input[2, 4, 32, 32] to have 8 channels, but got 4 channels instead": an mmseg decode head whose first
 # registered layer is its classifier), a matrix product ("mat1 and mat2 shapes cannot be multiplied (2x1024 and
-# 12544x1024)": a box head's flattened 256 x 7 x 7) and a broadcast ("The size of tensor a (32) must match the size of
-# tensor b (16) at non-singleton dimension 3": a positional table of fixed length). Only the inputs' shapes change:
-# the block's construction stays the candidate's, and the repaired input still has to pass forward and backward.
+# 12544x1024)": a box head's flattened 256 x 7 x 7), a normalisation layer's statistics or weight, and a broadcast
+# ("The size of tensor a (32) must match the size of tensor b (16) at non-singleton dimension 3": a positional table
+# of fixed length). Only the inputs' shapes change: the block's construction stays the candidate's, and the repaired
+# input still has to pass forward and backward.
 import copy, math, re
 
 # Repairs in a row from one input candidate: each fixes one width, and a block may state several (a channel count,
@@ -14,6 +15,12 @@ MAX_REPAIRS = 3
 
 _CONV = re.compile(r"expected input\[([\d, ]+)\] to have (\d+) channels, but got (\d+) channels")
 _MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+# Normalisation layers name their width too: a batch norm's running statistics, a group norm's weight, a layer
+# norm's normalized shape (alike on the meta device).
+_RUNNING = re.compile(r"running_mean should contain (\d+) elements not (\d+)")
+_GROUP = re.compile(r"but got weight of (?:shape|size) \[(\d+)\] and input of (?:shape|size) \[([\d, ]+)\]")
+_LAYER = re.compile(r"Given normalized_shape=\[(\d+)\], expected input with shape \[[^\]]*\], but got input of "
+                    r"size ?(?:torch\.Size\(\[|\[)([\d, ]+)\]")
 # The same two on the meta device, where the candidate's twin refuses inputs before a real forward (twins.refusal).
 _META_MATMUL = re.compile(r"must have same reduction dim, but got \[(\d+), (\d+)\] X \[(\d+), (\d+)\]")
 _META_BROADCAST = re.compile(r"broadcast a dimension of length (\d+) at -(\d+)! .*broadcastable to \[([\d, ]+)\]")
@@ -40,10 +47,20 @@ def repaired(specs, exc):
         # Which side is the input's the message doesn't say: an input holding one of them at that dimension takes the
         # other (a, the left operand, first).
         return _changed(specs, lambda s: _at(s, dim, a, b)) or _changed(specs, lambda s: _at(s, dim, b, a))
+    if m := _RUNNING.search(msg):
+        got, want = int(m[1]), int(m[2])
+        return _changed(specs, lambda s: _at(s, 1, got, want))
+    if m := _GROUP.search(msg):
+        want, shape = int(m[1]), [int(x) for x in m[2].split(",")]
+        return _changed(specs, lambda s: _at(s, 1, shape[1], want) if len(s) == len(shape) > 1 else None)
+    if m := _LAYER.search(msg):
+        want, shape = int(m[1]), [int(x) for x in m[2].split(",")]
+        return _changed(specs, lambda s: _at(s, len(s) - 1, shape[-1], want) if len(s) == len(shape) else None)
     if m := _META_BROADCAST.search(msg):
-        want, back = int(m[1]), int(m[2])
-        got = [int(x) for x in m[3].split(",")][-back]
-        return _changed(specs, lambda s: _at(s, len(s) - back, got, want))
+        want, back, shape = int(m[1]), int(m[2]), [int(x) for x in m[3].split(",")]
+        if not 0 < back <= len(shape):
+            return None
+        return _changed(specs, lambda s: _at(s, len(s) - back, shape[-back], want))
     return None
 
 
@@ -59,9 +76,8 @@ def _changed(specs, fix):
     when none changed."""
     out, changed = copy.deepcopy(specs), False
     for s in out:
-        if not isinstance(s, dict) or not isinstance(s.get("shape"), list) or not str(s.get("dtype", "")).startswith("float"):
-            continue
-        if set(s) - {"shape", "dtype", "list"}:
+        plain = isinstance(s, dict) and isinstance(s.get("shape"), list) and not set(s) - {"shape", "dtype", "list"}
+        if not plain or not str(s.get("dtype", "")).startswith("float"):
             continue
         new = fix(s["shape"])
         if new is not None:
