@@ -74,6 +74,20 @@ const fixtures = {
         def forward(self, x):
             return F.layer_norm(x, (10,), self.weight, self.bias)
   `,
+  // Fed by one of its own probes ([2, 16, 16], flattened to 256) after one that fails with a repairable error
+  // ([2, 16]): the probe keeps its turn, and the recipe is the probe, as before there was any repair.
+  probeFirst: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cls = nn.Linear(16, 3)
+            self.reg = nn.Linear(16, 4)
+            self.body = nn.Linear(256, 16)
+        def forward(self, x):
+            x = self.body(x.flatten(1))
+            return self.cls(x), self.reg(x)
+  `,
 };
 
 describe('error-guided input repair', () => {
@@ -98,6 +112,11 @@ describe('error-guided input repair', () => {
     expect((r.groupNorm.recipe?.inputs?.[0] as { shape: number[] }).shape[1]).toBe(6);
     expect(r.layerNorm.status, r.layerNorm.failureDetail).toBe('passed');
     expect((r.layerNorm.recipe?.inputs?.[0] as { shape: number[] }).shape.at(-1)).toBe(10);
+  });
+
+  it("comes after the candidate's own inputs: a block one of them feeds keeps that recipe", () => {
+    expect(r.probeFirst.status, r.probeFirst.failureDetail).toBe('passed');
+    expect(r.probeFirst.recipe?.inputs).toEqual([{ shape: [2, 16, 16], dtype: 'float32' }]);
   });
 
   it('takes the length a broadcast names', () => {

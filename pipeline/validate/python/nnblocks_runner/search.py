@@ -143,7 +143,7 @@ def search(cls, job, st, started):
             return None
         grown = inputs.grown(specs_list[0]) if grow and specs_list else []
         plain = [] if grow == "only" else specs_list
-        # (specs, whether a larger input of GROWN, repairs behind it): a repaired input goes next (repair.py).
+        # (specs, whether a larger input of GROWN, repairs behind it): a repaired input goes last (repair.py).
         queue = [(x, False, 0) for x in plain] + [(x, True, 0) for x in grown]
         seen = [x for x, _, _ in queue]
         fed = False
@@ -264,12 +264,14 @@ def search(cls, job, st, started):
 
 
 def then_try(queue, seen, specs, large, repairs, exc):
-    """Puts `specs` repaired as `exc` says (repair.repaired) at the head of `queue`, unless it was tried or queued
-    already, or `specs` is the last of MAX_REPAIRS in a row."""
+    """Puts `specs` repaired as `exc` says (repair.repaired) at the end of `queue`, unless it was tried or queued
+    already, or `specs` is the last of MAX_REPAIRS in a row. At the end, not next: an input the candidate's own list
+    feeds keeps its turn, so a block that input fed before keeps its recipe (a repaired input may be one a native op
+    crashes on: PyG's GraphUNet's node features widened to [2, 3, 32, 3] beside edges between 32 nodes)."""
     fixed = repair.repaired(specs, exc) if exc is not None and repairs < repair.MAX_REPAIRS else None
     if fixed is not None and fixed not in seen:
         seen.append(fixed)
-        queue.insert(0, (fixed, large, repairs + 1))
+        queue.append((fixed, large, repairs + 1))
 
 
 def too_costly(probe, specs):
