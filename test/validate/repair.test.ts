@@ -98,29 +98,29 @@ describe('error-guided input repair', () => {
   }, 240_000);
 
   it('takes the width a matrix product names', () => {
-    expect(r.matmul.status, r.matmul.failureDetail).toBe('passed');
+    expect(r.matmul.status, r.matmul.failureDetail ?? undefined).toBe('passed');
     expect(r.matmul.recipe?.inputs).toEqual([{ shape: [2, 12544], dtype: 'float32' }]);
   });
 
   it('takes the channels a convolution names', () => {
-    expect(r.conv.status, r.conv.failureDetail).toBe('passed');
+    expect(r.conv.status, r.conv.failureDetail ?? undefined).toBe('passed');
     expect(r.conv.recipe?.inputs?.[0]).toMatchObject({ shape: [2, 24, expect.any(Number), expect.any(Number)] });
   });
 
   it("takes the widths normalisation layers name: a group norm's channels, a layer norm's features", () => {
-    expect(r.groupNorm.status, r.groupNorm.failureDetail).toBe('passed');
+    expect(r.groupNorm.status, r.groupNorm.failureDetail ?? undefined).toBe('passed');
     expect((r.groupNorm.recipe?.inputs?.[0] as { shape: number[] }).shape[1]).toBe(6);
-    expect(r.layerNorm.status, r.layerNorm.failureDetail).toBe('passed');
+    expect(r.layerNorm.status, r.layerNorm.failureDetail ?? undefined).toBe('passed');
     expect((r.layerNorm.recipe?.inputs?.[0] as { shape: number[] }).shape.at(-1)).toBe(10);
   });
 
   it("comes after the candidate's own inputs: a block one of them feeds keeps that recipe", () => {
-    expect(r.probeFirst.status, r.probeFirst.failureDetail).toBe('passed');
+    expect(r.probeFirst.status, r.probeFirst.failureDetail ?? undefined).toBe('passed');
     expect(r.probeFirst.recipe?.inputs).toEqual([{ shape: [2, 16, 16], dtype: 'float32' }]);
   });
 
   it('takes the length a broadcast names', () => {
-    expect(r.broadcast.status, r.broadcast.failureDetail).toBe('passed');
+    expect(r.broadcast.status, r.broadcast.failureDetail ?? undefined).toBe('passed');
     const shape = (r.broadcast.recipe?.inputs?.[0] as { shape: number[] }).shape;
     expect(shape.slice(-2)).toEqual([11, 16]);
   });
