@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { validateBlocks } from '../../pipeline/validate/validate.ts';
 import type { ValidationRecord } from '../../pipeline/validate/types.ts';
 import { py } from '../helpers/tree.ts';
-import { baseOptions, byName, fixtureItems } from './helpers.ts';
+import { baseOptions, byName, fixtureItems, inRunner } from './helpers.ts';
 
 const fixtures = {
   // A box head as mmdet registers it: the classifiers first, the shared layer over the flattened RoI (256 x 7 x 7
@@ -123,5 +123,39 @@ describe('error-guided input repair', () => {
     expect(r.broadcast.status, r.broadcast.failureDetail ?? undefined).toBe('passed');
     const shape = (r.broadcast.recipe?.inputs?.[0] as { shape: number[] }).shape;
     expect(shape.slice(-2)).toEqual([11, 16]);
+  });
+});
+
+describe('repair.repaired, the rules alone', () => {
+  const repaired = (specs: unknown[], message: string) =>
+    inRunner<unknown>([
+      'from nnblocks_runner import repair',
+      `print(json.dumps(repair.repaired(json.loads(${JSON.stringify(JSON.stringify(specs))}), RuntimeError(${JSON.stringify(message)}))))`,
+    ]);
+  const image = { shape: [2, 3, 32, 32], dtype: 'float32' };
+
+  it("reads the meta twin's messages as the CPU's", () => {
+    expect(
+      repaired(
+        [{ shape: [2, 16], dtype: 'float32' }],
+        'a and b must have same reduction dim, but got [2, 16] X [300, 16].',
+      ),
+    ).toEqual([{ shape: [2, 300], dtype: 'float32' }]);
+    const meta =
+      'Attempting to broadcast a dimension of length 16 at -1! Mismatching argument at index 1 had torch.Size([1, 11, 16]); but expected shape should be broadcastable to [2, 3, 32, 32]';
+    expect(repaired([image], meta)).toEqual([{ shape: [2, 3, 32, 16], dtype: 'float32' }]);
+  });
+
+  it('changes nothing beside indices into another input, nor past 2^21 elements, nor on other errors', () => {
+    const edges = { shape: [2, 8], dtype: 'int64', high: 32 };
+    expect(repaired([image, edges], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 3x32)')).toBeNull();
+    expect(repaired([image], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 12544x32)')).toBeNull();
+    expect(repaired([image], 'Boolean value of Tensor with more than one value is ambiguous')).toBeNull();
+    // A 0/1 mask is no index: the floating input beside it still changes.
+    const mask = { shape: [2, 8], dtype: 'int64', high: 2 };
+    expect(repaired([image, mask], 'running_mean should contain 3 elements not 8')).toEqual([
+      { ...image, shape: [2, 8, 32, 32] },
+      mask,
+    ]);
   });
 });

@@ -73,7 +73,11 @@ def _at(shape, i, got, want):
 
 def _changed(specs, fix):
     """A copy of `specs` with `fix` applied to the shape of each plain floating tensor spec (None: unchanged); None
-    when none changed."""
+    when none changed, or when an integer input indexes into another's axis (`high` above a 0/1 mask's 2: PyG's
+    `edge_index` below the node count): the floating input's new shape would no longer agree with those indices,
+    and a native op may crash on that rather than raise (GraphUNet's sparse adjacency)."""
+    if any(isinstance(s, dict) and s.get("dtype") == "int64" and (s.get("high") or 0) > 2 for s in specs):
+        return None
     out, changed = copy.deepcopy(specs), False
     for s in out:
         plain = isinstance(s, dict) and isinstance(s.get("shape"), list) and not set(s) - {"shape", "dtype", "list"}
