@@ -3,8 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export function benchConfig(withTorchNn: boolean, wholeTorch = false): string {
-  const dir = mkdtempSync(join(tmpdir(), 'nnb-bench-'));
+/** The config file, in `dir` (a new temp folder by default: a test passes its run's own, removed after the run). */
+export function benchConfig(
+  withTorchNn: boolean,
+  wholeTorch = false,
+  dir = mkdtempSync(join(tmpdir(), 'nnb-bench-')),
+): string {
   const sources: object[] = [
     { id: 'torchvision', kind: 'python', distribution: 'torchvision', include: ['torchvision/**/*.py'], priority: 1 },
   ];

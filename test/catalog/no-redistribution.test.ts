@@ -14,7 +14,7 @@ const quiet = () => ({ out: () => {}, err: () => {}, isTTY: false, ci: true, jso
 
 describe('no redistribution (installed torchvision)', () => {
   it('no function-body line of torchvision appears in its catalog', async () => {
-    const config = benchConfig(false);
+    const config = benchConfig(false, false, tempDir('nnb-bench-'));
     const out = tempDir('nnb-tv-cat-');
     expect(await runCli(['build', '--config', config, '--out', out, '--no-validate', '--json'], quiet)).toBe(0);
     expect(checkCatalog(out).errors).toEqual([]);
