@@ -25,12 +25,6 @@ export class Program {
   private readonly bySource = new Map<string, Map<string, IndexedModule>>();
   /** sourceId → every package prefix that exists (so namespace packages without __init__ resolve). */
   private readonly prefixes = new Map<string, Set<string>>();
-  /** Drops what was derived from the facts on demand (each module's bindings, imports by statement): made again. */
-  forgetDerived(): void {
-    this.bindingCache = new WeakMap();
-    this.importsByStmt = new WeakMap();
-  }
-
   /** Search order for a module not found in the importing source: priority, then id. */
   private readonly order: string[];
   private bindingCache = new WeakMap<IndexedModule, ModuleBindings>();
@@ -59,6 +53,12 @@ export class Program {
     this.order = [...sources]
       .sort((a, b) => a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((s) => s.id);
+  }
+
+  /** Drops what was derived from the facts on demand (each module's bindings, imports by statement): made again. */
+  forgetDerived(): void {
+    this.bindingCache = new WeakMap();
+    this.importsByStmt = new WeakMap();
   }
 
   /** Sources to search for a module imported from `fromSource`: its own first (its own copy wins), then the rest. */

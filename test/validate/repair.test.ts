@@ -127,35 +127,39 @@ describe('error-guided input repair', () => {
 });
 
 describe('repair.repaired, the rules alone', () => {
-  const repaired = (specs: unknown[], message: string) =>
-    inRunner<unknown>([
-      'from nnblocks_runner import repair',
-      `print(json.dumps(repair.repaired(json.loads(${JSON.stringify(JSON.stringify(specs))}), RuntimeError(${JSON.stringify(message)}))))`,
-    ]);
   const image = { shape: [2, 3, 32, 32], dtype: 'float32' };
+  const edges = { shape: [2, 8], dtype: 'int64', high: 32 };
+  const mask = { shape: [2, 8], dtype: 'int64', high: 2 };
+  const meta =
+    'Attempting to broadcast a dimension of length 16 at -1! Mismatching argument at index 1 had torch.Size([1, 11, 16]); but expected shape should be broadcastable to [2, 3, 32, 32]';
+  // Every case's answer from one interpreter (each start imports torch): [specs, message] in, repaired specs out.
+  const cases: [unknown[], string][] = [
+    [[{ shape: [2, 16], dtype: 'float32' }], 'a and b must have same reduction dim, but got [2, 16] X [300, 16].'],
+    [[image], meta],
+    [[image, edges], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 3x32)'],
+    [[image], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 12544x32)'],
+    [[image], 'Boolean value of Tensor with more than one value is ambiguous'],
+    [[image, mask], 'running_mean should contain 3 elements not 8'],
+  ];
+  let answers: unknown[];
+  beforeAll(() => {
+    answers = inRunner<unknown[]>([
+      'from nnblocks_runner import repair',
+      `cases = json.loads(${JSON.stringify(JSON.stringify(cases))})`,
+      'print(json.dumps([repair.repaired(specs, RuntimeError(message)) for specs, message in cases]))',
+    ]);
+  });
 
   it("reads the meta twin's messages as the CPU's", () => {
-    expect(
-      repaired(
-        [{ shape: [2, 16], dtype: 'float32' }],
-        'a and b must have same reduction dim, but got [2, 16] X [300, 16].',
-      ),
-    ).toEqual([{ shape: [2, 300], dtype: 'float32' }]);
-    const meta =
-      'Attempting to broadcast a dimension of length 16 at -1! Mismatching argument at index 1 had torch.Size([1, 11, 16]); but expected shape should be broadcastable to [2, 3, 32, 32]';
-    expect(repaired([image], meta)).toEqual([{ shape: [2, 3, 32, 16], dtype: 'float32' }]);
+    expect(answers[0]).toEqual([{ shape: [2, 300], dtype: 'float32' }]);
+    expect(answers[1]).toEqual([{ shape: [2, 3, 32, 16], dtype: 'float32' }]);
   });
 
   it('changes nothing beside indices into another input, nor past 2^21 elements, nor on other errors', () => {
-    const edges = { shape: [2, 8], dtype: 'int64', high: 32 };
-    expect(repaired([image, edges], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 3x32)')).toBeNull();
-    expect(repaired([image], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 12544x32)')).toBeNull();
-    expect(repaired([image], 'Boolean value of Tensor with more than one value is ambiguous')).toBeNull();
+    expect(answers[2]).toBeNull();
+    expect(answers[3]).toBeNull();
+    expect(answers[4]).toBeNull();
     // A 0/1 mask is no index: the floating input beside it still changes.
-    const mask = { shape: [2, 8], dtype: 'int64', high: 2 };
-    expect(repaired([image, mask], 'running_mean should contain 3 elements not 8')).toEqual([
-      { ...image, shape: [2, 8, 32, 32] },
-      mask,
-    ]);
+    expect(answers[5]).toEqual([{ ...image, shape: [2, 8, 32, 32] }, mask]);
   });
 });

@@ -37,7 +37,7 @@ def repaired(specs, exc):
     `list` of one shape); literals, boxes, integer indices, levels and dicts are left as they are."""
     msg = str(exc)
     if m := _CONV.search(msg):
-        ndim, want, got = len(m[1].split(",")), int(m[2]), int(m[3])
+        ndim, want, got = len(_shape(m[1])), int(m[2]), int(m[3])
         return _changed(specs, lambda s: _at(s, 1, got, want) if len(s) == ndim else None)
     if m := _MATMUL.search(msg) or _META_MATMUL.search(msg):
         got, want = int(m[2]), int(m[3])
@@ -51,17 +51,22 @@ def repaired(specs, exc):
         got, want = int(m[1]), int(m[2])
         return _changed(specs, lambda s: _at(s, 1, got, want))
     if m := _GROUP.search(msg):
-        want, shape = int(m[1]), [int(x) for x in m[2].split(",")]
+        want, shape = int(m[1]), _shape(m[2])
         return _changed(specs, lambda s: _at(s, 1, shape[1], want) if len(s) == len(shape) > 1 else None)
     if m := _LAYER.search(msg):
-        want, shape = int(m[1]), [int(x) for x in m[2].split(",")]
+        want, shape = int(m[1]), _shape(m[2])
         return _changed(specs, lambda s: _at(s, len(s) - 1, shape[-1], want) if len(s) == len(shape) else None)
     if m := _META_BROADCAST.search(msg):
-        want, back, shape = int(m[1]), int(m[2]), [int(x) for x in m[3].split(",")]
+        want, back, shape = int(m[1]), int(m[2]), _shape(m[3])
         if not 0 < back <= len(shape):
             return None
         return _changed(specs, lambda s: _at(s, len(s) - back, shape[-back], want))
     return None
+
+
+def _shape(text):
+    """A shape as torch prints it, without its brackets (`2, 4, 5, 5`), as ints."""
+    return [int(x) for x in text.split(",")]
 
 
 def _at(shape, i, got, want):
