@@ -3,10 +3,15 @@
 # method of torch.nn.Module (what a user of a block calls: to, train, eval, state_dict...), every name torch.nn's
 # and torch.autograd's own classes read off `self`/`cls`/`ctx` or by a literal getattr/hasattr and also define
 # (`_conv_forward`, `_check_input_dim`, `_load_from_state_dict`, `reset_parameters`...), and `symbolic`, which
-# torch.onnx looks up on an autograd Function by name. Run: /usr/bin/python3 pipeline/resolve/gen-torch-calls.py
+# torch.onnx looks up on an autograd Function by name, and what the autograd engine calls from C++ on a Function
+# (`backward`, `jvp`, `vjp`, `setup_context`, `vmap`: no Python source reads them). Run it with the test Python
+# (`node pipeline/setup.mjs --for test` prints it): <python> pipeline/resolve/gen-torch-calls.py
 import ast, importlib, inspect, json, pkgutil, sys, textwrap
 import torch
 import torch.nn as nn
+
+# Called by the autograd engine (C++) on a Function subclass, never read in Python.
+AUTOGRAD_ENGINE = {'backward', 'jvp', 'vjp', 'setup_context', 'vmap'}
 
 classes = set()
 def visit(modname):
@@ -36,7 +41,7 @@ for k in classes:
               and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
             read.add(node.args[1].value)
 public = {n for n in vars(nn.Module) if not n.startswith('_')}
-names = sorted(((read & defined) | public | {'symbolic'}) - {n for n in defined if n.startswith('__') and n.endswith('__')})
+names = sorted(((read & defined) | public | {'symbolic'} | AUTOGRAD_ENGINE) - {n for n in defined if n.startswith('__') and n.endswith('__')})
 out = {'torchVersion': torch.__version__, 'names': names}
 with open(sys.argv[1] if len(sys.argv) > 1 else 'pipeline/resolve/torch-calls.json', 'w') as f:
     json.dump(out, f, indent=1)

@@ -459,4 +459,33 @@ export const methodCases: ResolverCase[] = [
     hasNot: ['pkg.helpers:heavy'],
     run: 'Block()(torch.ones(1))',
   },
+  {
+    name: "an autograd Function's backward: the engine calls it from C++, no Python code names it",
+    why: "`Fn.apply(x)` runs `forward`, and backward runs `backward`; timm's `SwishAutoFn` lost its `swish_bwd`",
+    files: pkg({
+      'pkg/helpers.py': HELPERS,
+      'pkg/m.py':
+        NN +
+        py`
+      from .helpers import needed
+      def grad_of(x, g):
+          return needed(g * 2)
+      class Fn(torch.autograd.Function):
+          @staticmethod
+          def forward(ctx, x):
+              ctx.save_for_backward(x)
+              return x * 2
+          @staticmethod
+          def backward(ctx, g):
+              return grad_of(ctx.saved_tensors[0], g)
+      class Block(nn.Module):
+          def forward(self, x):
+              return Fn.apply(x)
+    `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.m:grad_of', 'pkg.helpers:needed'],
+    hasNot: ['pkg.helpers:heavy'],
+    run: 'x = torch.ones(1, requires_grad=True)\nBlock()(x).sum().backward()\nassert x.grad.item() == 2',
+  },
 ];
