@@ -1,7 +1,8 @@
 // Emits one dependency-closed Python module for a block: upstream statements copied verbatim (decorators kept),
 // imports preserved and grouped (future, stdlib, third-party), definitions before use, each with a provenance line.
-// The only edits to upstream text are at exact byte spans: renames on a name clash and nested imports of internal
-// names (which can't work without the repository) turned into assignments to the emitted definitions.
+// The only edits to upstream text are at exact byte spans: renames on a name clash, nested imports of internal
+// names (which can't work without the repository) turned into assignments to the emitted definitions, and the
+// scope a registry infers from its module written out (registry-scope.ts).
 import type { Diagnostic } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ImportFact } from '../parse/facts.ts';
@@ -17,7 +18,9 @@ import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
 import { HeaderImports } from './header-imports.ts';
+import { eagerBindings, readAtImport } from './lazy-imports.ts';
 import { locationAliases, registryLocations } from './registry-locations.ts';
+import { registryScopeEdits } from './registry-scope.ts';
 
 export interface SourceLabel {
   /** e.g. 'torchvision 0.14.1a0 (https://github.com/pytorch/vision, tag v0.14.1)' or a commit. */
@@ -70,11 +73,14 @@ export function emitModule(
 
   const header = c.stmts.get(c.bindings.get(c.blockKey)!.by)!;
   const imports = new HeaderImports(importedModules(c), preloaded);
-  const { futures, stdlib, thirdParty } = imports;
+  const { futures, stdlib } = imports;
+  const eager = eagerBindings(c);
   const nodes: OrderNode[] = [];
   for (const st of c.stmts.values()) {
     if (st.headerImport) {
-      for (const line of importLines(st, c, plan.emitted, readText)) imports.line(line);
+      // Not an import of a corpus module the index lacks (rewriteImport): that gap stays visible at import.
+      const lazy = !st.rewriteImport && !readAtImport(st, c, eager);
+      for (const line of importLines(st, c, plan.emitted, readText)) imports.line(line, lazy);
       imports.submodules(c.submodules.get(st.key));
       continue;
     }
@@ -92,6 +98,10 @@ export function emitModule(
   }
   const reach = lateReach(c);
   for (const n of nodes) {
+    // A namespace only reads its members; it calls none of them (a statement that calls one through it has the
+    // soft edges, by reach). Soft edges here closed a cycle in transformers: `logger = logging_ns.get_logger(...)`
+    // waited on everything `get_logger`'s module reaches, and went after the import-time calls that read it.
+    if (c.namespaces.has(n.key)) continue;
     const soft = new Set<string>();
     for (const dep of n.deps) for (const k of reach(dep)) soft.add(k);
     n.soft = soft;
@@ -150,6 +160,7 @@ export function emitModule(
   ];
   if (futures.size) parts.push([...futures].join('\n'));
   if (stdlib.length) parts.push(stdlib.join('\n'));
+  const thirdParty = imports.thirdPartyLines();
   if (thirdParty.length) parts.push(thirdParty.join('\n'));
   parts.push(body.join('\n\n\n'));
   return {
@@ -267,6 +278,8 @@ export function statementText(
    * from the package's module holding each name, so modules that import each other only when called stay apart.
    */
   nested?: (rw: ImportRewrite) => string[] | null,
+  /** The whole closure, when `c` holds one package module's statements only (package.ts): where classes are. */
+  whole: Closure = c,
 ): string {
   const facts = st.mod.facts.statements[st.stmt];
   const edits: Edit[] = [];
@@ -300,6 +313,7 @@ export function statementText(
       text: parts.length ? parts.join('; ') : 'pass  # nnblocks: internal import, defined at module level',
     });
   }
+  edits.push(...registryScopeEdits(st, c, whole, bytes));
   let text = bytes.subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
   const base = facts.span.startByte;
   // The statement's own definition name, when its binding was renamed to resolve a clash.

@@ -1,6 +1,8 @@
 // A module's import header as the assembler builds it (emit.ts for one block, package.ts for a package module):
 // upstream's import lines each once, `from __future__` lines apart, then the standard library's and the rest, and a
-// guarded import for each submodule a statement reads that no header import loads.
+// guarded import for each submodule a statement reads that no header import loads; an import only function bodies
+// read is guarded too, binding a stand-in when its module is missing (lazy-imports.ts).
+import { ABSENT_HELPER, absentGuard } from './lazy-imports.ts';
 import { STDLIB } from './stdlib.ts';
 
 export class HeaderImports {
@@ -18,12 +20,36 @@ export class HeaderImports {
     private readonly preloaded: (top: string) => boolean,
   ) {}
 
-  /** One import line of upstream's; the same text twice is written once. */
-  line(l: { text: string; top: string; future?: boolean }): void {
-    if (this.seen.has(l.text)) return;
+  /** Third-party lines written guarded (lazy-imports.ts), by their text: where they are in `thirdParty`. */
+  private readonly guarded = new Map<string, number>();
+
+  /**
+   * One import line of upstream's; the same text twice is written once. `lazy`: only function bodies read what it
+   * binds, so a third-party module that is missing binds a stand-in instead of failing the import; the same line
+   * read at import time by another statement is written plain.
+   */
+  line(l: { text: string; top: string; future?: boolean }, lazy = false): void {
+    if (this.seen.has(l.text)) {
+      const at = this.guarded.get(l.text);
+      if (!lazy && at !== undefined) {
+        this.thirdParty[at] = l.text;
+        this.guarded.delete(l.text);
+      }
+      return;
+    }
     this.seen.add(l.text);
     if (l.future) l.text.split('\n').forEach((f) => this.futures.add(f));
-    else (STDLIB.has(l.top) ? this.stdlib : this.thirdParty).push(l.text);
+    else if (STDLIB.has(l.top)) this.stdlib.push(l.text);
+    else {
+      const guard = lazy && !this.preloaded(l.top) ? absentGuard(l.text) : null;
+      if (guard) this.guarded.set(l.text, this.thirdParty.length);
+      this.thirdParty.push(guard ?? l.text);
+    }
+  }
+
+  /** The third-party lines, the stand-in's class first when a guarded import needs it. */
+  thirdPartyLines(): string[] {
+    return this.guarded.size ? [ABSENT_HELPER, ...this.thirdParty] : this.thirdParty;
   }
 
   /** The submodules a statement reads (closure `submodules`), in name order, each imported once. */

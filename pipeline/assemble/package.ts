@@ -361,7 +361,8 @@ function fileBody(
     const deps = [...merged.namespaces.get(key)!.members.values()].map((m) => merged.bindings.get(m)!.by);
     nodes.push({ key, sortKey: `\uffff${key}`, deps: within(deps) });
   }
-  for (const n of nodes) n.soft = within([...n.deps].flatMap((d) => [...reach(d)]));
+  // A namespace calls none of its members: no soft edges (emit.ts).
+  for (const n of nodes) if (!merged.namespaces.has(n.key)) n.soft = within([...n.deps].flatMap((d) => [...reach(d)]));
   const { order, cycles } = orderNodes(nodes);
   if (cycles.length) {
     diagnostics.push({
@@ -383,7 +384,7 @@ function fileBody(
       return (
         provenance(st, labels) +
         unfollowedComment(st) +
-        statementText(st, view, plan, readText(st.mod), diagnostics, nested)
+        statementText(st, view, plan, readText(st.mod), diagnostics, nested, merged)
       );
     })
     .join('\n\n\n');

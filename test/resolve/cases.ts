@@ -1422,7 +1422,8 @@ export const cases: ResolverCase[] = [
     `,
     }),
     block: 'pkg.m:Block',
-    code: ['import PIL\ntry:', '    import PIL.ImageOps\nexcept ImportError:\n    pass'],
+    // `import PIL` itself is read only in function bodies: guarded too (lazy-imports.ts), the submodule after it.
+    code: ['    PIL = _nnb_absent(_nnb_error)\ntry:', '    import PIL.ImageOps\nexcept ImportError:\n    pass'],
     // A member (`PIL.__name__`), the runtime's and the standard library's submodules (their own import loads them).
     notCode: ['import PIL.__name__', 'import torch.nn.functional', 'import typing.Tuple'],
     run: 'Block()(torch.ones(1))',
@@ -1447,7 +1448,7 @@ export const cases: ResolverCase[] = [
     }),
     block: 'pkg.m:Block',
     code: ['import PIL.ImageOps'],
-    notCode: ['try:', 'import jinja2.sandbox'],
+    notCode: ['except ImportError:\n    pass', 'import jinja2.sandbox'],
     run: 'Block()(torch.ones(1))',
   },
   // Method-level reachability: which method bodies are followed (method-cases.ts).

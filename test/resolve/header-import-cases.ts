@@ -1,6 +1,8 @@
 // Resolver cases for the header imports a module is emitted with: an import statement copied as it is binds every
 // name it lists, also those nothing reads through it (PyG: `from inspect import Parameter` in one module, `from
-// torch.nn import LayerNorm, Parameter` in another whose code never reads Parameter).
+// torch.nn import LayerNorm, Parameter` in another whose code never reads Parameter). An import only function
+// bodies read, of a module that is not installed, binds a stand-in that raises where a body uses it
+// (pipeline/assemble/lazy-imports.ts: transformers' flax and tensorflow helpers).
 import { py } from '../helpers/tree.ts';
 import type { ResolverCase } from './cases.ts';
 
@@ -42,5 +44,60 @@ export const headerImportCases: ResolverCase[] = [
     },
     block: 'pkg.m:Block',
     run: 'assert Block()(torch.ones(2, 4)).shape == (2, 4)',
+  },
+  {
+    name: 'a missing library only function bodies read does not fail the import (transformers and flax)',
+    why: "upstream imports the module holding `load` only when `load_weights` runs; emitted, its `import absent_lib` is the block's: guarded, the block builds and runs, and `load` still raises the import's error",
+    files: {
+      'pkg/__init__.py': '',
+      'pkg/flaxutil.py': py`
+        import absent_lib
+        from absent_lib.serialization import from_bytes
+        def load(m, path):
+            return from_bytes(absent_lib.read(path))
+      `,
+      'pkg/m.py': py`
+        import torch
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self, path=None):
+                super().__init__()
+                if path is not None:
+                    self.load_weights(path)
+            def load_weights(self, path):
+                from .flaxutil import load
+                return load(self, path)
+            def forward(self, x):
+                return x
+      `,
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.flaxutil:load'],
+    code: ['    import absent_lib\nexcept ImportError as _nnb_error:', '    from_bytes = _nnb_absent(_nnb_error)'],
+    run: [
+      'assert Block()(torch.ones(1)).item() == 1',
+      'try:',
+      "    Block(path='w.msgpack')",
+      '    raise AssertionError("expected the import error")',
+      'except ModuleNotFoundError as e:',
+      "    assert e.name == 'absent_lib', e",
+    ].join('\n'),
+  },
+  {
+    name: 'a missing library read at import time still fails the import',
+    why: 'a base class from `absent_lib` is read when the module is imported: the import stays as it is, and fails there, naming the module',
+    files: {
+      'pkg/__init__.py': '',
+      'pkg/m.py': py`
+        import torch
+        from absent_lib import Mixin
+        class Block(Mixin, torch.nn.Module):
+            def forward(self, x):
+                return x
+      `,
+    },
+    block: 'pkg.m:Block',
+    notCode: ['_nnb_absent'],
+    importError: "ModuleNotFoundError: No module named 'absent_lib'",
   },
 ];

@@ -76,6 +76,69 @@ const files: Tree = {
   `,
 };
 
+/**
+ * mmengine's registry in small: a registry with no `scope=` takes the first part of its caller's module name, and a
+ * parent refuses two children of one scope. Two packages each make a child of one root.
+ */
+const scoped: Tree = {
+  'eng/__init__.py': '',
+  'eng/registry.py': py`
+    import inspect, sys
+    class Registry:
+        def __init__(self, name, parent=None, scope=None):
+            self.name = name
+            self._scope = scope if scope is not None else self.infer_scope()
+            self._children = {}
+            self._modules = {}
+            if parent is not None:
+                assert self._scope not in parent._children, f'scope {self._scope} exists in {name} registry'
+                parent._children[self._scope] = self
+        @staticmethod
+        def infer_scope():
+            return inspect.getmodule(sys._getframe(2)).__name__.split('.')[0]
+        def register_module(self):
+            def add(cls):
+                self._modules[cls.__name__] = cls
+                return cls
+            return add
+    ROOT = Registry('model')
+  `,
+  'pkga/__init__.py': '',
+  'pkga/registry.py': py`
+    from eng.registry import ROOT, Registry
+    MODELS = Registry(
+        'model',
+        parent=ROOT,
+    )
+  `,
+  'pkga/layers.py': py`
+    import torch.nn as nn
+    from pkga.registry import MODELS
+    @MODELS.register_module()
+    class Scale(nn.Module):
+        def forward(self, x):
+            return x * 2
+  `,
+  'pkgb/__init__.py': '',
+  'pkgb/registry.py': py`
+    from eng.registry import ROOT, Registry
+    MODELS = Registry('model', parent=ROOT)  # a comment with a ) in it
+  `,
+  'pkgb/m.py': py`
+    import torch.nn as nn
+    from eng.registry import ROOT
+    from pkga.layers import Scale
+    from pkgb.registry import MODELS
+    @MODELS.register_module()
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = Scale()
+        def forward(self, x):
+            return self.scale(x)
+  `,
+};
+
 export const registryCases: ResolverCase[] = [
   {
     name: 'registered names asked for by string bring their registrations',
@@ -92,5 +155,17 @@ export const registryCases: ResolverCase[] = [
     files,
     block: 'pkg.m:Block',
     hasNot: ['pkg.other:OtherNorm', 'pkg.other:Shown'],
+  },
+  {
+    name: "registries that infer their scope from their module keep their own package's scope",
+    why: "emitted, every registry's caller is one module: pkga's and pkgb's children of ROOT would both infer its name and clash (mmpretrain's hivit reaches mmdet's registry and its own); the scope each infers upstream is written out",
+    files: scoped,
+    block: 'pkgb.m:Block',
+    code: [
+      "    parent=ROOT,\n    scope='pkga',\n)",
+      "MODELS_registry = Registry('model', parent=ROOT, scope='pkgb')",
+      "ROOT = Registry('model', scope='eng')",
+    ],
+    run: "import sys\nROOT = next(m.ROOT for n, m in list(sys.modules.items()) if n in (Block.__module__, Block.__module__.split('.')[0] + '.eng.registry') and hasattr(m, 'ROOT'))\nassert sorted(ROOT._children) == ['pkga', 'pkgb']\nassert Block()(torch.ones(1)).item() == 2",
   },
 ];

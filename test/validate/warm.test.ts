@@ -65,6 +65,16 @@ FOUND = ("torch._dynamo" in sys.modules) + 2 * (sys.modules.get("triton") is not
     expect(rec.outputs[0].checksum).toBe(1);
   });
 
+  it("answers platform's processor in the worker: a library asking at import (h5py) spawns no `uname -p`", async () => {
+    // Python asks `uname -p` in a subprocess the first time; a block's sandbox refuses one as a violation.
+    const { items } = fixtureItems({
+      asks: reportingBlock('import platform\nFOUND = float(isinstance(platform.uname().processor, str))'),
+    });
+    const rec = byName(await validateBlocks(items, baseOptions({ workers: 1 }))).asks;
+    expect(rec.status, rec.failureDetail ?? '').toBe('passed');
+    expect(rec.outputs[0].checksum).toBe(1);
+  });
+
   it("preloads torchvision in every source's workers, also when the runtime's originals include it", async (ctx) => {
     const site = testRuntimeRoots().find((r) => existsSync(join(r, 'torchvision', '__init__.py')));
     if (!site) return ctx.skip(); // torchvision is a companion only where the runtime has it

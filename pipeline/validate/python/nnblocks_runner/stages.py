@@ -6,7 +6,7 @@ from typing import NamedTuple, Optional
 
 import torch
 
-from . import infer, sources
+from . import infer, scope, sources
 from .canonical import canonical
 from .classify import MEMORY_MET, NO_CORPUS, Corpus, classify, is_memory, native_statement, with_absent_imports
 from .containment import VIOLATIONS, Blocker
@@ -82,6 +82,9 @@ def compare(orig, found, seed, device):
         if orig.get("importRoot"):
             sys.path.insert(0, orig["importRoot"])
         ocls = getattr(importlib.import_module(orig["module"]), orig["className"])
+        registry = sys.modules.get("mmengine.registry")  # where an original's DefaultScope lives
+        scope.enter([vars(sys.modules[ocls.__module__])] + ([vars(registry)] if registry else []),
+                    orig["module"].split(".")[0])
     except OverBudget:
         raise
     except BaseException as exc:
@@ -130,6 +133,11 @@ def zero_outputs_sensitivity(cls, found, rec, seed, device, seconds):
         return budgeted(min(SENSITIVITY_S, seconds), lambda: sensitivity(make, found.specs, seed, device))
     except BaseException:
         return None
+
+
+def package_of(job):
+    """The top-level package of the block's upstream module: `mmocr` for `mmocr:mmocr.models.textrecog.SATRN`."""
+    return job["id"].split(":", 1)[-1].split(".")[0]
 
 
 def module_file(job):
@@ -194,6 +202,7 @@ def stages(job, st, rec):
         return Failure(failed.cls, with_absent_imports(failed.detail, tree, st.corpus))
     if failed:
         return failed
+    scope.enter([vars(sys.modules[cls.__module__])], package_of(job))
     # Builder configurations first: their counts are published, and they order the builder recipes smallest
     # first (a detector's 320-pixel variant before its 800-pixel one), within a share of the block's time.
     builders = [infer.candidate(c.get("kwargs") or {}, c.get("refs") or (), "builder", c["builder"])

@@ -10,7 +10,11 @@
 # triton is held off while torch._dynamo imports (a None entry in sys.modules makes `import triton` fail), as flops.py
 # does for the counter: dynamo imports it only to know whether it could compile GPU kernels, which a run with
 # TORCHDYNAMO_DISABLE never does, and triton maps 188 MB of address space that every child would inherit.
-import contextlib, logging, sys
+#
+# Python's `platform.uname().processor` runs `uname -p` in a subprocess the first time it is asked (3.9+), which a
+# block's sandbox refuses: h5py asks at import, so every transformers model (whose weight loaders import h5py) was a
+# sandbox violation. Asked here once, the answer is cached in the worker and every child inherits it.
+import contextlib, logging, platform, sys
 
 # Modules to import, in order; a torch without one (1.13 has no torch._dynamo) skips it.
 MODULES = ("torch._dynamo", "torch.fx.experimental.symbolic_shapes")
@@ -39,9 +43,18 @@ def triton_held(*loggers):
             clear()
 
 
+def platform_answers():
+    """Caches what `platform` answers through a subprocess (the processor), so that no child asks again."""
+    try:
+        platform.uname().processor
+    except Exception:
+        pass
+
+
 def warm():
     """Imports MODULES with triton held off; returns the names that imported. Never raises: a module that fails to
     import here is imported (or fails) in the block's child as before."""
+    platform_answers()
     done = []
     with triton_held("torch._dynamo", "torch.utils.flop_counter"):
         for name in MODULES:
