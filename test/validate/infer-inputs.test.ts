@@ -122,6 +122,20 @@ const fixtures = {
             w = mask.flatten(1).unsqueeze(-1).float()
             return x * (1 - w) + self.mask_token * w + self.pos
   `,
+  // Hugging Face's embeddings: every forward argument optional, the first None, and None raises (`input_ids.size()`
+  // on None: BertEmbeddings and CLIPTextEmbeddings failed "'NoneType' object has no attribute 'size'").
+  allOptional: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, vocab_size=50, hidden_size=8):
+            super().__init__()
+            self.word_embeddings = nn.Embedding(vocab_size, hidden_size)
+            self.norm = nn.LayerNorm(hidden_size)
+        def forward(self, input_ids=None, inputs_embeds=None):
+            if inputs_embeds is None:
+                inputs_embeds = self.word_embeddings(input_ids)
+            return self.norm(inputs_embeds)
+  `,
 };
 
 let rec: Record<string, ValidationRecord>;
@@ -171,5 +185,12 @@ describe('the image size a model is built for', () => {
     expect(rec.bigImage.status).toBe('passed');
     expect(rec.bigImage.recipe?.kwargs).toEqual({ img_size: 64 });
     expect(rec.bigImage.recipe?.inputs).toEqual([{ shape: [2, 3, 64, 64], dtype: 'float32' }]);
+  });
+});
+
+describe('a forward whose every argument is optional', () => {
+  it('gets its first argument once nothing fails: token ids below the vocabulary of its first embedding', () => {
+    expect(rec.allOptional.status, rec.allOptional.failureDetail ?? undefined).toBe('passed');
+    expect(rec.allOptional.recipe?.inputs).toEqual([{ shape: [2, 16], dtype: 'int64', high: 50 }]);
   });
 });

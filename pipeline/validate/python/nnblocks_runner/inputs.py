@@ -85,7 +85,17 @@ def probed_inputs(m, kwargs):
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is inspect.Parameter.empty]
     n = max(len(positional), 1 if any(p.kind == p.VAR_POSITIONAL for p in params) else 0)
     if n == 0:
-        return [[]]
+        # Every argument optional, the first defaulting to None (`forward(self, input_ids=None, ...)`: Hugging Face's
+        # embeddings and models, which raise on None): nothing first, then that first one as the one argument.
+        first = next((p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)), None)
+        if first is None or first.default is not None:
+            return [[]]
+        return [[]] + [c for c in probed_for(m, kwargs, [first], 1) if c]
+    return probed_for(m, kwargs, positional, n)
+
+
+def probed_for(m, kwargs, positional, n):
+    """probed_inputs for the forward arguments `positional` (n of them, at least one)."""
     levels = next((len(v) for v in kwargs.values() if isinstance(v, list) and v), 2)
     shapes, out = probe_shapes(m), []
     anns = [ann_text(p.annotation) for p in positional]
