@@ -18,7 +18,7 @@ import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
 import { HeaderImports } from './header-imports.ts';
-import { eagerBindings, readAtImport } from './lazy-imports.ts';
+import { eagerBindings, guardedStatement, readAtImport } from './lazy-imports.ts';
 import { locationAliases, registryLocations } from './registry-locations.ts';
 import { registryScopeEdits } from './registry-scope.ts';
 
@@ -131,10 +131,14 @@ export function emitModule(
     const cut = st.keptEntries
       ? ` (only the ${st.keptEntries.size} of ${facts.dict!.entries.length} entries read here)`
       : '';
+    const text = statementText(st, c, plan, readText(st.mod), diagnostics);
+    const raw = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
+    const guarded = guardedStatement(st, c, eager, raw, text, preloaded, nameOf);
+    if (guarded) imports.useAbsent();
     body.push(
       `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}${cut}\n` +
         unfollowedComment(st) +
-        statementText(st, c, plan, readText(st.mod), diagnostics),
+        (guarded ?? text),
     );
     definitions.push({
       name: facts.binds.join(', ') || facts.kind,

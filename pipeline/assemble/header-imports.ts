@@ -47,9 +47,16 @@ export class HeaderImports {
     }
   }
 
+  /** A guarded statement of the module's body binds the stand-in too (lazy-imports.ts `guardedStatement`). */
+  private absentInBody = false;
+
+  useAbsent(): void {
+    this.absentInBody = true;
+  }
+
   /** The third-party lines, the stand-in's class first when a guarded import needs it. */
   thirdPartyLines(): string[] {
-    return this.guarded.size ? [ABSENT_HELPER, ...this.thirdParty] : this.thirdParty;
+    return this.guarded.size || this.absentInBody ? [ABSENT_HELPER, ...this.thirdParty] : this.thirdParty;
   }
 
   /** The submodules a statement reads (closure `submodules`), in name order, each imported once. */

@@ -10,6 +10,7 @@
 // at import time is now attempted, and a module that is not installed binds a stand-in that raises the import's own
 // error where a function body first uses it, as upstream's import would have when the function was called.
 import type { BindingKey, Closure, IncludedStmt } from '../resolve/closure-record.ts';
+import { STDLIB } from './stdlib.ts';
 
 /** The bindings some emitted statement reads when the module is imported (not only in a function body). */
 export function eagerBindings(c: Closure): Set<BindingKey> {
@@ -19,7 +20,8 @@ export function eagerBindings(c: Closure): Set<BindingKey> {
     const facts = st.mod.facts.statements[st.stmt];
     for (const name of [...facts.eager.map((r) => r.name), ...facts.mutates]) {
       const key = st.refs.get(name);
-      if (key) out.add(key);
+      // A statement reading what it binds itself (`parse(keras.__version__)` after `import keras`) reads its own.
+      if (key && c.bindings.get(key)?.by !== st.key) out.add(key);
     }
   }
   // A namespace statement reads its members when it runs, at import.
@@ -98,4 +100,53 @@ export function importedNames(text: string): string[] | null {
     if (!out.includes(name)) out.push(name);
   }
   return out;
+}
+
+/**
+ * A module-level `try`/`if` that imports a third-party module and binds only names that function bodies read,
+ * wrapped like an import line (absentGuard); null when it is not one, or when its text holds a triple-quoted string
+ * (indenting it would change the string). transformers' `modeling_tf_utils.py`:
+ *   try:                                       try:
+ *       import tf_keras as keras                   try:
+ *   except (ModuleNotFoundError, ImportError):         import tf_keras as keras
+ *       import keras                               except (ModuleNotFoundError, ImportError):
+ *                                                      import keras
+ *                                              except ImportError as _nnb_error:  # nnblocks: ...
+ *                                                  keras = _nnb_absent(_nnb_error)
+ */
+export function guardedStatement(
+  st: IncludedStmt,
+  c: Closure,
+  eager: Set<BindingKey>,
+  /** The statement's upstream text, and as emitted (renames applied). */
+  raw: string,
+  text: string,
+  runtime: (top: string) => boolean,
+  /** The emitted name of a binding (a clash may have renamed it). */
+  nameOf: (key: BindingKey) => string,
+): string | null {
+  const facts = st.mod.facts.statements[st.stmt];
+  if ((facts.kind !== 'try' && facts.kind !== 'if') || !facts.binds.length || /'\'\'|"""/.test(text)) return null;
+  // A `try`'s own imports may fail into its handler (`try: import apex` / `except ImportError: apex = None`): only
+  // an import in a handler, or after it, can fail out of the statement.
+  const handler =
+    facts.kind === 'try' ? facts.span.startLine + raw.split('\n').findIndex((l) => /^except\b/.test(l)) : -1;
+  if (facts.kind === 'try' && handler < facts.span.startLine) return null;
+  const outside = st.mod.facts.imports.some((i) => {
+    if (i.statementIndex !== st.stmt || i.scope !== 'module' || i.level > 0 || i.future) return false;
+    if (i.span.startLine < handler) return false;
+    const top = (i.kind === 'import' ? (i.names[0]?.name ?? '') : i.module).split('.')[0];
+    return top !== '' && !STDLIB.has(top) && !runtime(top);
+  });
+  if (!outside || readAtImport(st, c, eager)) return null;
+  const body = text
+    .split('\n')
+    .map((l) => (l ? `    ${l}` : l))
+    .join('\n');
+  const emitted = (name: string): string => {
+    for (const [key, b] of c.bindings) if (b.by === st.key && b.name === name) return nameOf(key);
+    return name;
+  };
+  const bind = facts.binds.map((n) => `    ${emitted(n)} = _nnb_absent(_nnb_error)`).join('\n');
+  return `try:\n${body}\nexcept ImportError as _nnb_error:  # nnblocks: only function bodies read what it binds\n${bind}`;
 }

@@ -71,16 +71,30 @@ export function orderNodes(nodes: OrderNode[]): OrderResult {
       if (isReady(d.key) && !done.has(d.key)) insertSorted(ready, d.key, cmp);
     }
   };
+  // Of the statements whose hard edges are met, the one the most statements not yet placed wait on (earliest on a
+  // tie): soft edges over-approximate (every function a call may reach), and on a cycle of them the statement many
+  // import-time calls read is the one to place. transformers' `logger = logging.get_logger(__name__)` in
+  // import_utils.py: every `is_*_available()` call at import reads it, and placed by upstream position it came after
+  // them (NameError on import).
+  const mostWanted = (ready: string[]): string | undefined => {
+    let best: string | undefined;
+    let most = -1;
+    for (const k of ready) {
+      const wanted = (dependents.get(k) ?? []).filter((d) => !done.has(d.key)).length;
+      if (wanted > most) [best, most] = [k, wanted];
+    }
+    return best;
+  };
   while (order.length < nodes.length) {
     let key = ready.shift();
     if (key === undefined) {
-      // Stuck: first drop soft edges (the earliest statement whose hard edges are met), then, on an import-time
+      // Stuck: first drop soft edges (mostWanted, above), then, on an import-time
       // cycle of hard edges (rare in real code), place the earliest remaining statement and go on.
       const left = nodes
         .map((n) => n.key)
         .filter((k) => !done.has(k))
         .sort(cmp);
-      key = left.find((k) => hardIn.get(k) === 0);
+      key = mostWanted(left.filter((k) => hardIn.get(k) === 0));
       if (key === undefined) {
         key = left[0];
         cycles.push(key);

@@ -100,4 +100,52 @@ export const headerImportCases: ResolverCase[] = [
     notCode: ['_nnb_absent'],
     importError: "ModuleNotFoundError: No module named 'absent_lib'",
   },
+  {
+    name: "a module-level try that imports a missing library, read only in function bodies, is guarded whole (transformers' keras)",
+    why: '`try: import tf_keras as keras` / `except ImportError: import keras` fails out of its handler when neither is installed; only `load` reads keras, which upstream is imported when `load_weights` runs',
+    files: {
+      'pkg/__init__.py': '',
+      'pkg/tfutil.py': py`
+        try:
+            import absent_tf_keras as keras
+        except (ModuleNotFoundError, ImportError):
+            import absent_keras as keras
+        try:
+            import absent_apex
+        except ImportError:
+            absent_apex = None
+        def load(m, path):
+            return keras.load(path) if absent_apex is None else None
+      `,
+      'pkg/m.py': py`
+        import torch
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self, path=None):
+                super().__init__()
+                if path is not None:
+                    self.load_weights(path)
+            def load_weights(self, path):
+                from .tfutil import load
+                return load(self, path)
+            def forward(self, x):
+                return x
+      `,
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.tfutil:load'],
+    code: [
+      'except ImportError as _nnb_error:  # nnblocks: only function bodies read what it binds\n    keras = _nnb_absent(_nnb_error)',
+    ],
+    // Its own handler catches the failed import: nothing can fail out of it, so it stays as it is.
+    notCode: ['    absent_apex = _nnb_absent'],
+    run: [
+      'assert Block()(torch.ones(1)).item() == 1',
+      'try:',
+      "    Block(path='w.h5')",
+      '    raise AssertionError("expected the import error")',
+      'except ModuleNotFoundError as e:',
+      "    assert e.name == 'absent_keras', e",
+    ].join('\n'),
+  },
 ];
