@@ -126,7 +126,7 @@ export function guardedStatement(
   nameOf: (key: BindingKey) => string,
 ): string | null {
   const facts = st.mod.facts.statements[st.stmt];
-  if ((facts.kind !== 'try' && facts.kind !== 'if') || !facts.binds.length || /'\'\'|"""/.test(text)) return null;
+  if ((facts.kind !== 'try' && facts.kind !== 'if') || !facts.binds.length || /'''|"""/.test(text)) return null;
   // A `try`'s own imports may fail into its handler (`try: import apex` / `except ImportError: apex = None`): only
   // an import in a handler, or after it, can fail out of the statement.
   const handler =
