@@ -288,10 +288,14 @@ export class Lookup {
     if (!sourceId) return { kind: 'external', qualified: `${base}.${member}`, confidence: 'import' };
     const file = this.program.findModule(base, sourceId);
     const t = file ? this.nameIn(file, member, seen, depth) : null;
-    if (t && t.kind !== 'unresolved' && t.kind !== 'typing') return t;
+    const sub = `${base}.${member}`;
+    // A name only guessed to come from an outside module's star import is no binding beside a submodule of that
+    // name: transformers' `utils` was `modeling_xlstm.utils` (a star import in xlstm's package, reached through the
+    // package's star imports), and `transformers.utils` a name nothing defined (44 blocks, NameError on import).
+    const guess = t?.kind === 'external' && t.confidence === 'star' && this.sourceOf(sub, sourceId);
+    if (t && t.kind !== 'unresolved' && t.kind !== 'typing' && !guess) return t;
     // `from pkg import sub` finds submodule pkg/sub.py when pkg binds no `sub` at run time: the import system loads
     // it and binds it on pkg (a `sub` bound only for type checkers is no such binding).
-    const sub = `${base}.${member}`;
     if (this.sourceOf(sub, sourceId)) return this.moduleObject(sub, sourceId);
     if (t?.kind === 'typing') return t;
     return {

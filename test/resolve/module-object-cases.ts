@@ -182,4 +182,29 @@ export const moduleObjectCases: ResolverCase[] = [
     diagnostics: ['module-namespace-complete'],
     run: 'assert Block()(torch.zeros(1)).item() == 2.0',
   },
+  {
+    name: "a package's submodule beats a name only guessed from an outside module's star import (transformers' utils)",
+    why: "`from absent_ext import *` in the package might bind `utils`, but nothing says it does; `pkg/utils.py` is bound on the package when it is imported, so `pkg.utils.helper` is that module's",
+    files: {
+      'pkg/__init__.py': py`
+        from absent_ext import *
+        from .utils import helper
+      `,
+      'pkg/utils.py': py`
+        def helper(x):
+            return x + 1
+      `,
+      'pkg/m.py': py`
+        import torch
+        import pkg
+        class Block(torch.nn.Module):
+            def forward(self, x):
+                return pkg.utils.helper(x)
+      `,
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.utils:helper'],
+    notCode: ['absent_ext'],
+    run: 'assert Block()(torch.ones(1)).item() == 2',
+  },
 ];
