@@ -46,7 +46,7 @@ def triton_held(*loggers):
 def platform_answers():
     """Caches what `platform` answers through a subprocess (the processor), so that no child asks again."""
     try:
-        platform.uname().processor
+        _ = platform.uname().processor
     except Exception:
         pass
 
