@@ -59,6 +59,11 @@ export function emitModule(
   labels: Map<string, SourceLabel>,
   /** Packages whose import loads the submodules blocks read (the runtime, the standard library): no guarded imports. */
   preloaded: (top: string) => boolean = () => false,
+  /**
+   * Packages a source of the corpus provides: their imports are never guarded (lazy-imports.ts), so that an import
+   * of another source's package (resolveAcross: false) still fails where it is, and says so.
+   */
+  corpusPackage: (top: string) => boolean = () => false,
 ): Assembled {
   const diagnostics: Diagnostic[] = [];
   const plan = planNames(
@@ -80,7 +85,8 @@ export function emitModule(
     if (st.headerImport) {
       // Not an import of a corpus module the index lacks (rewriteImport): that gap stays visible at import.
       const lazy = !st.rewriteImport && !readAtImport(st, c, eager);
-      for (const line of importLines(st, c, plan.emitted, readText)) imports.line(line, lazy);
+      for (const line of importLines(st, c, plan.emitted, readText))
+        imports.line(line, lazy && !corpusPackage(line.top));
       imports.submodules(c.submodules.get(st.key));
       continue;
     }
@@ -133,7 +139,7 @@ export function emitModule(
       : '';
     const text = statementText(st, c, plan, readText(st.mod), diagnostics);
     const raw = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
-    const guarded = guardedStatement(st, c, eager, raw, text, preloaded, nameOf);
+    const guarded = guardedStatement(st, c, eager, raw, text, (t) => preloaded(t) || corpusPackage(t), nameOf);
     if (guarded) imports.useAbsent();
     body.push(
       `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}${cut}\n` +

@@ -384,14 +384,18 @@ function assembleBlock(
     // The block's own closure says what the block depends on (definitions, requirements, diagnostics); with
     // builders, the module written and validated also holds them and what they need.
     const closure = note(computeClosure(program, lookup, mod, block.stmt, block.name, [], { readText }));
-    const emitted = emitModule(block.id, closure, readText, labels, isRuntimePackage);
+    const emitted = emitModule(block.id, closure, readText, labels, isRuntimePackage, (t) =>
+      program.providesPackage(t),
+    );
     asm.code = emitted.code;
     asm.className = emitted.className;
     const imports = new Set(closure.externals);
     if (roots.length > 0 || asks.length > 0) {
       const whole = note(computeClosure(program, lookup, mod, block.stmt, block.name, roots, { readText, asks }));
       for (const top of whole.externals) imports.add(top);
-      const withBuilders = emitModule(block.id, whole, readText, labels, isRuntimePackage);
+      const withBuilders = emitModule(block.id, whole, readText, labels, isRuntimePackage, (t) =>
+        program.providesPackage(t),
+      );
       asm.coreCode = asm.code;
       asm.code = withBuilders.code;
       asm.className = withBuilders.className;

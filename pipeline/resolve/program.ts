@@ -96,6 +96,13 @@ export class Program {
   }
 
   /** The source that provides module or package `name` (a file or a namespace-package folder), if any. */
+  /** Whether any source of the corpus provides top-level package `top` (whether or not a source may resolve into it). */
+  providesPackage(top: string): boolean {
+    for (const s of this.bySource.keys())
+      if (this.bySource.get(s)?.has(top) || this.prefixes.get(s)?.has(top)) return true;
+    return false;
+  }
+
   sourceOfModule(name: string, fromSource: string): string | undefined {
     for (const s of this.searchOrder(fromSource)) {
       if (this.bySource.get(s)?.has(name) || this.prefixes.get(s)?.has(name)) return s;

@@ -93,10 +93,13 @@ const TREE = {
         def forward(self, x):
             raise RuntimeError('this block always fails')
   `,
+  // Read at import (its decorator): the import stays as it is and fails there. One only forward read would be
+  // guarded, and the block blocked when forward uses it (docs/resolve.md, "Imports only function bodies read").
   'pkg/blocked.py': py`
     import torch.nn as nn
     import nnb_not_installed_anywhere
 
+    @nnb_not_installed_anywhere.register
     class NeedsIt(nn.Module):
         def __init__(self, dim=8):
             super().__init__()
