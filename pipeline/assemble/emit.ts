@@ -18,7 +18,7 @@ import { pyName } from '../util/identifier.ts';
 import { planNames } from './names.ts';
 import { orderNodes, type OrderNode } from './order.ts';
 import { HeaderImports } from './header-imports.ts';
-import { eagerBindings, guardedStatement, readAtImport } from './lazy-imports.ts';
+import { guardedStatement, readAtImport } from './lazy-imports.ts';
 import { locationAliases, registryLocations } from './registry-locations.ts';
 import { registryScopeEdits } from './registry-scope.ts';
 
@@ -46,7 +46,7 @@ export interface Assembled {
   diagnostics: Diagnostic[];
 }
 
-interface Edit {
+export interface Edit {
   start: number;
   end: number;
   text: string;
@@ -79,12 +79,12 @@ export function emitModule(
   const header = c.stmts.get(c.bindings.get(c.blockKey)!.by)!;
   const imports = new HeaderImports(importedModules(c), preloaded);
   const { futures, stdlib } = imports;
-  const eager = eagerBindings(c);
+  const eager = readAtImport(c);
   const nodes: OrderNode[] = [];
   for (const st of c.stmts.values()) {
     if (st.headerImport) {
       // Not an import of a corpus module the index lacks (rewriteImport): that gap stays visible at import.
-      const lazy = !st.rewriteImport && !readAtImport(st, c, eager);
+      const lazy = !st.rewriteImport && !eager.has(st.key);
       for (const line of importLines(st, c, plan.emitted, readText))
         imports.line(line, lazy && !corpusPackage(line.top));
       imports.submodules(c.submodules.get(st.key));
@@ -137,9 +137,9 @@ export function emitModule(
     const cut = st.keptEntries
       ? ` (only the ${st.keptEntries.size} of ${facts.dict!.entries.length} entries read here)`
       : '';
-    const text = statementText(st, c, plan, readText(st.mod), diagnostics);
-    const raw = readText(st.mod).subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
-    const guarded = guardedStatement(st, c, eager, raw, text, (t) => preloaded(t) || corpusPackage(t), nameOf);
+    const bytes = readText(st.mod);
+    const text = statementText(st, c, plan, bytes, diagnostics);
+    const guarded = guardedStatement(st, c, eager, bytes, text, (t) => preloaded(t) || corpusPackage(t), nameOf);
     if (guarded) imports.useAbsent();
     body.push(
       `# nnblocks: ${st.mod.sourceId} ${st.mod.path}:${facts.span.startLine}-${facts.span.endLine}${label ? ` @ ${label.revision}` : ''}${cut}\n` +

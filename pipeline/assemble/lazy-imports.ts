@@ -1,4 +1,4 @@
-// Imports that only function bodies read (docs/assemble.md, "Imports only function bodies read"). Upstream, a
+// Imports that only function bodies read (docs/resolve.md, "Imports only function bodies read"). Upstream, a
 // package imports an optional library in the one module that needs it, and imports that module from inside a
 // function, when it is called:
 //   def _load_from_flax(...):                                  # transformers/modeling_utils.py
@@ -12,27 +12,24 @@
 import type { BindingKey, Closure, IncludedStmt } from '../resolve/closure-record.ts';
 import { STDLIB } from './stdlib.ts';
 
-/** The bindings some emitted statement reads when the module is imported (not only in a function body). */
-export function eagerBindings(c: Closure): Set<BindingKey> {
-  const out = new Set<BindingKey>();
+/**
+ * The statements something else reads when the module is imported (not only in a function body): their imports
+ * must stay as they are. A statement reading what it binds itself (`parse(keras.__version__)` after `import keras`)
+ * does not count; a namespace statement reads its members when it runs, at import.
+ */
+export function readAtImport(c: Closure): Set<string> {
+  const out = new Set<string>();
+  const read = (key: BindingKey | undefined, by: string) => {
+    const binder = key === undefined ? undefined : c.bindings.get(key)?.by;
+    if (binder !== undefined && binder !== by) out.add(binder);
+  };
   for (const st of c.stmts.values()) {
     if (st.headerImport) continue;
     const facts = st.mod.facts.statements[st.stmt];
-    for (const name of [...facts.eager.map((r) => r.name), ...facts.mutates]) {
-      const key = st.refs.get(name);
-      // A statement reading what it binds itself (`parse(keras.__version__)` after `import keras`) reads its own.
-      if (key && c.bindings.get(key)?.by !== st.key) out.add(key);
-    }
+    for (const name of [...facts.eager.map((r) => r.name), ...facts.mutates]) read(st.refs.get(name), st.key);
   }
-  // A namespace statement reads its members when it runs, at import.
-  for (const ns of c.namespaces.values()) for (const member of ns.members.values()) out.add(member);
+  for (const ns of c.namespaces.values()) for (const member of ns.members.values()) read(member, ns.key);
   return out;
-}
-
-/** Whether a header import statement binds a name read at import time (its import must stay as it is). */
-export function readAtImport(st: IncludedStmt, c: Closure, eager: Set<BindingKey>): boolean {
-  for (const [key, b] of c.bindings) if (b.by === st.key && eager.has(key)) return true;
-  return false;
 }
 
 /** The stand-in a guarded import binds when its module is missing (defined once, before the first guard). */
@@ -117,9 +114,10 @@ export function importedNames(text: string): string[] | null {
 export function guardedStatement(
   st: IncludedStmt,
   c: Closure,
-  eager: Set<BindingKey>,
-  /** The statement's upstream text, and as emitted (renames applied). */
-  raw: string,
+  /** readAtImport's statements. */
+  eager: Set<string>,
+  /** The statement's module's upstream text, and the statement as emitted (renames applied). */
+  bytes: Buffer,
   text: string,
   runtime: (top: string) => boolean,
   /** The emitted name of a binding (a clash may have renamed it). */
@@ -129,6 +127,7 @@ export function guardedStatement(
   if ((facts.kind !== 'try' && facts.kind !== 'if') || !facts.binds.length || /'''|"""/.test(text)) return null;
   // A `try`'s own imports may fail into its handler (`try: import apex` / `except ImportError: apex = None`): only
   // an import in a handler, or after it, can fail out of the statement.
+  const raw = bytes.subarray(facts.span.startByte, facts.span.endByte).toString('utf8');
   const handler =
     facts.kind === 'try' ? facts.span.startLine + raw.split('\n').findIndex((l) => /^except\b/.test(l)) : -1;
   if (facts.kind === 'try' && handler < facts.span.startLine) return null;
@@ -138,7 +137,7 @@ export function guardedStatement(
     const top = (i.kind === 'import' ? (i.names[0]?.name ?? '') : i.module).split('.')[0];
     return top !== '' && !STDLIB.has(top) && !runtime(top);
   });
-  if (!outside || readAtImport(st, c, eager)) return null;
+  if (!outside || eager.has(st.key)) return null;
   const body = text
     .split('\n')
     .map((l) => (l ? `    ${l}` : l))

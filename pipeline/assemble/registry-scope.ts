@@ -8,12 +8,7 @@
 // gets the scope it infers upstream written out as a keyword: the one edit to upstream text that is not a rename,
 // and it gives the call exactly the value it has in its own package.
 import type { Closure, IncludedStmt } from '../resolve/closure-record.ts';
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
+import type { Edit } from './emit.ts';
 
 /** A class that infers its scope from its caller: it defines `infer_scope` (mmengine's `Registry`). */
 function infersScope(c: Closure, whole: Closure, key: string): boolean {

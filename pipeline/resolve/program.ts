@@ -95,19 +95,19 @@ export class Program {
     return this.byQualified.get(qualified);
   }
 
-  /** The source that provides module or package `name` (a file or a namespace-package folder), if any. */
   /** Whether any source of the corpus provides top-level package `top` (whether or not a source may resolve into it). */
   providesPackage(top: string): boolean {
-    for (const s of this.bySource.keys())
-      if (this.bySource.get(s)?.has(top) || this.prefixes.get(s)?.has(top)) return true;
-    return false;
+    return this.order.some((s) => this.provides(s, top));
   }
 
+  /** The source that provides module or package `name` (a file or a namespace-package folder), if any. */
   sourceOfModule(name: string, fromSource: string): string | undefined {
-    for (const s of this.searchOrder(fromSource)) {
-      if (this.bySource.get(s)?.has(name) || this.prefixes.get(s)?.has(name)) return s;
-    }
-    return undefined;
+    return this.searchOrder(fromSource).find((s) => this.provides(s, name));
+  }
+
+  /** Whether source `s` has module or package `name` (a file or a namespace-package folder). */
+  private provides(s: string, name: string): boolean {
+    return !!(this.bySource.get(s)?.has(name) || this.prefixes.get(s)?.has(name));
   }
 
   /**

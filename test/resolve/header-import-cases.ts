@@ -6,6 +6,36 @@
 import { py } from '../helpers/tree.ts';
 import type { ResolverCase } from './cases.ts';
 
+/**
+ * A block that imports `pkg/<loader>.py`'s `load` only when built with weights (`Block(path=...)`), from inside a
+ * method, as transformers imports its flax and TF helpers.
+ */
+const loadsLazily = (loader: string): string => py`
+  import torch
+  import torch.nn as nn
+  class Block(nn.Module):
+      def __init__(self, path=None):
+          super().__init__()
+          if path is not None:
+              self.load_weights(path)
+      def load_weights(self, path):
+          from .${loader} import load
+          return load(self, path)
+      def forward(self, x):
+          return x
+`;
+
+/** The block builds and runs without the library; built with weights, it raises the import's error naming `module`. */
+const raisesOnLoad = (module: string): string =>
+  [
+    'assert Block()(torch.ones(1)).item() == 1',
+    'try:',
+    "    Block(path='weights')",
+    '    raise AssertionError("expected the import error")',
+    'except ModuleNotFoundError as e:',
+    `    assert e.name == '${module}', e`,
+  ].join('\n');
+
 export const headerImportCases: ResolverCase[] = [
   {
     name: 'a name an import lists but nothing reads does not rebind the one another module reads',
@@ -56,32 +86,12 @@ export const headerImportCases: ResolverCase[] = [
         def load(m, path):
             return from_bytes(absent_lib.read(path))
       `,
-      'pkg/m.py': py`
-        import torch
-        import torch.nn as nn
-        class Block(nn.Module):
-            def __init__(self, path=None):
-                super().__init__()
-                if path is not None:
-                    self.load_weights(path)
-            def load_weights(self, path):
-                from .flaxutil import load
-                return load(self, path)
-            def forward(self, x):
-                return x
-      `,
+      'pkg/m.py': loadsLazily('flaxutil'),
     },
     block: 'pkg.m:Block',
     has: ['pkg.flaxutil:load'],
     code: ['    import absent_lib\nexcept ImportError as _nnb_error:', '    from_bytes = _nnb_absent(_nnb_error)'],
-    run: [
-      'assert Block()(torch.ones(1)).item() == 1',
-      'try:',
-      "    Block(path='w.msgpack')",
-      '    raise AssertionError("expected the import error")',
-      'except ModuleNotFoundError as e:',
-      "    assert e.name == 'absent_lib', e",
-    ].join('\n'),
+    run: raisesOnLoad('absent_lib'),
   },
   {
     name: 'a missing library read at import time still fails the import',
@@ -117,20 +127,7 @@ export const headerImportCases: ResolverCase[] = [
         def load(m, path):
             return keras.load(path) if absent_apex is None else None
       `,
-      'pkg/m.py': py`
-        import torch
-        import torch.nn as nn
-        class Block(nn.Module):
-            def __init__(self, path=None):
-                super().__init__()
-                if path is not None:
-                    self.load_weights(path)
-            def load_weights(self, path):
-                from .tfutil import load
-                return load(self, path)
-            def forward(self, x):
-                return x
-      `,
+      'pkg/m.py': loadsLazily('tfutil'),
     },
     block: 'pkg.m:Block',
     has: ['pkg.tfutil:load'],
@@ -139,13 +136,6 @@ export const headerImportCases: ResolverCase[] = [
     ],
     // Its own handler catches the failed import: nothing can fail out of it, so it stays as it is.
     notCode: ['    absent_apex = _nnb_absent'],
-    run: [
-      'assert Block()(torch.ones(1)).item() == 1',
-      'try:',
-      "    Block(path='w.h5')",
-      '    raise AssertionError("expected the import error")',
-      'except ModuleNotFoundError as e:',
-      "    assert e.name == 'absent_keras', e",
-    ].join('\n'),
+    run: raisesOnLoad('absent_keras'),
   },
 ];

@@ -51,29 +51,23 @@ const registry = py`
           return x * 2
 `;
 
+/** A block that builds its part through the root registry: `ROOT.build(dict(type='Thing'))`. */
+const builds =
+  registry +
+  py`
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.thing = ROOT.build(dict(type='Thing'))
+        def forward(self, x):
+            return self.thing(x)
+  `;
+
 const fixtures = {
   // Its package (`scoped`, the fixture's module) has a registry of that scope: built under it, the root finds Thing.
-  scoped:
-    registry +
-    py`
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.thing = ROOT.build(dict(type='Thing'))
-        def forward(self, x):
-            return self.thing(x)
-  `,
+  scoped: builds,
   // No registry has its package's scope (`unscoped`): nothing is set, and the root alone does not find Thing.
-  unscoped:
-    registry +
-    py`
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.thing = ROOT.build(dict(type='Thing'))
-        def forward(self, x):
-            return self.thing(x)
-  `,
+  unscoped: builds,
 };
 
 describe("a block builds under its package's default scope", () => {
