@@ -20,7 +20,7 @@ import { orderNodes, type OrderNode } from './order.ts';
 import { HeaderImports } from './header-imports.ts';
 import { guardedStatement, readAtImport } from './lazy-imports.ts';
 import { locationAliases, registryLocations } from './registry-locations.ts';
-import { registryScopeEdits } from './registry-scope.ts';
+import { registryScopeEdits, type Edit } from './registry-scope.ts';
 
 export interface SourceLabel {
   /** e.g. 'torchvision 0.14.1a0 (https://github.com/pytorch/vision, tag v0.14.1)' or a commit. */
@@ -44,12 +44,6 @@ export interface Assembled {
   /** Internal statements copied, in emitted order (the block's own class included). */
   definitions: EmittedDefinition[];
   diagnostics: Diagnostic[];
-}
-
-export interface Edit {
-  start: number;
-  end: number;
-  text: string;
 }
 
 export function emitModule(

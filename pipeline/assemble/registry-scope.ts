@@ -8,7 +8,13 @@
 // gets the scope it infers upstream written out as a keyword: the one edit to upstream text that is not a rename,
 // and it gives the call exactly the value it has in its own package.
 import type { Closure, IncludedStmt } from '../resolve/closure-record.ts';
-import type { Edit } from './emit.ts';
+
+/** An edit to upstream text at exact byte offsets (emit.ts applies them). */
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
 
 /** A class that infers its scope from its caller: it defines `infer_scope` (mmengine's `Registry`). */
 function infersScope(c: Closure, whole: Closure, key: string): boolean {
