@@ -6,6 +6,7 @@ import type { Diagnostic, Span } from '../contract/diagnostics.ts';
 import type { IndexedModule } from '../index/types.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { Lookup } from '../resolve/lookup.ts';
+import { type Defines, definesOf, namesAbcMeta, unimplemented } from './abc.ts';
 import type { Program } from '../resolve/program.ts';
 import { matchesBlock } from './symbols.ts';
 
@@ -32,6 +33,7 @@ export interface Block {
   baseChain: string[];
   /** Qualified name of the class whose forward the block uses. */
   forwardFrom: string;
+  /** No concrete forward, or abstract methods left unimplemented under ABCMeta (Python refuses to build it). */
   abstract: boolean;
 }
 
@@ -48,6 +50,8 @@ interface MroEntry {
   forward: { from: string; abstract: boolean } | null;
   /** torch.nn.Module: its forward is the placeholder, so the search for a forward stops here. */
   root: boolean;
+  /** The methods and class attributes the class defines itself (abc.ts). */
+  defines: Defines;
 }
 
 interface ClassInfo {
@@ -58,11 +62,22 @@ interface ClassInfo {
   mro: MroEntry[];
   /** The first forward in the MRO before torch.nn.Module. */
   forward: { from: string; abstract: boolean } | null;
+  /** Its metaclass is ABCMeta: named, or inherited from a base (`abc.ABC`). */
+  abc: boolean;
+  /**
+   * Some class of its MRO is outside the index (an external base other than torch's and `abc.ABC`, or a base that
+   * doesn't resolve): it may implement what looks abstract, so the class is never called abstract for it.
+   */
+  opaque: boolean;
 }
 
-const NOT_MODULE: ClassInfo = { isModule: false, chain: [], mro: [], forward: null };
-const ROOT: MroEntry = { name: 'torch.nn.Module', forward: null, root: true };
-const ROOT_INFO: ClassInfo = { isModule: true, chain: ['torch.nn.Module'], mro: [ROOT], forward: null };
+const NOT_MODULE: ClassInfo = { isModule: false, chain: [], mro: [], forward: null, abc: false, opaque: false };
+const OPAQUE: ClassInfo = { ...NOT_MODULE, opaque: true };
+const ABC_BASE: ClassInfo = { ...NOT_MODULE, abc: true };
+const ROOT: MroEntry = { name: 'torch.nn.Module', forward: null, root: true, defines: [] };
+const ROOT_INFO: ClassInfo = { ...NOT_MODULE, isModule: true, chain: ['torch.nn.Module'], mro: [ROOT] };
+/** External bases that add no method a subclass could be missing: ABC only brings the metaclass. */
+const TRANSPARENT = new Set(['abc.ABC', 'typing.Generic', 'typing.Protocol', 'typing_extensions.Protocol']);
 
 /**
  * Python's C3 linearization: the class, then the merge of its bases' MROs and the list of bases. A merge that
@@ -131,19 +146,29 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
     memo.set(key, NOT_MODULE); // a class inheriting from itself (through a cycle) is not a Module
     const own = cls.methods.find((m) => m.name === 'forward');
     const name = `${mod.module}.${cls.qualname}`;
-    const self: MroEntry = { name, forward: own ? { from: name, abstract: own.abstract } : null, root: false };
+    const forward = own ? { from: name, abstract: own.abstract } : null;
+    const self: MroEntry = { name, forward, root: false, defines: definesOf(cls) };
     let chain: string[] | null = null;
     const baseMros: MroEntry[][] = [];
+    let abc = namesAbcMeta(cls);
+    let opaque = false;
     for (const base of cls.bases) {
-      if (!base.dotted || depth > 50) continue;
+      if (!base.dotted || depth > 50) {
+        opaque = true;
+        continue;
+      }
       const sibling = siblingClass(mod, cls, base.dotted);
       const b = sibling ? info(mod, sibling, depth + 1) : baseInfo(mod, base.dotted, depth);
       if (b.mro.length) baseMros.push(b.mro);
+      abc ||= b.abc;
+      opaque ||= b.opaque;
       // The chain shown for a block is the first base's way to Module.
       if (b.isModule && !chain) chain = [name, ...b.chain];
     }
     const mro = linearize(self, baseMros);
-    const result: ClassInfo = chain ? { isModule: true, chain, mro, forward: forwardOf(mro) } : { ...NOT_MODULE, mro };
+    const result: ClassInfo = chain
+      ? { isModule: true, chain, mro, forward: forwardOf(mro), abc, opaque }
+      : { ...NOT_MODULE, mro, abc, opaque };
     memo.set(key, result);
     return result;
   };
@@ -156,25 +181,27 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
       if (known) {
         const forward = known.forward ? { from: t.qualified, abstract: false } : null;
         return {
+          ...NOT_MODULE,
           isModule: true,
           chain: [t.qualified, 'torch.nn.Module'],
-          mro: [{ name: t.qualified, forward, root: false }, ROOT],
+          mro: [{ name: t.qualified, forward, root: false, defines: [] }, ROOT],
           forward,
         };
       }
-      return NOT_MODULE;
+      if (t.qualified === 'abc.ABC') return ABC_BASE;
+      return TRANSPARENT.has(t.qualified) ? NOT_MODULE : OPAQUE;
     }
     if (t.kind === 'def') {
       const cls = classAt(t.mod, t.stmt, t.name);
       if (!cls) {
         const alias = depth < 50 ? aliasOf(t.mod, t.stmt) : null;
-        return alias ? baseInfo(t.mod, alias, depth + 1) : NOT_MODULE;
+        return alias ? baseInfo(t.mod, alias, depth + 1) : OPAQUE;
       }
       // torch itself indexed as a source: its Module class is the root, like the external one.
       if (`${t.mod.module}.${cls.qualname}` === 'torch.nn.modules.module.Module') return ROOT_INFO;
       return info(t.mod, cls, depth + 1);
     }
-    return NOT_MODULE;
+    return t.kind === 'builtin' || t.kind === 'typing' ? NOT_MODULE : OPAQUE;
   };
 
   for (const mod of program.modules) {
@@ -208,7 +235,7 @@ export function discoverBlocks(program: Program, opts: DiscoverOptions = {}): Di
         stmt: cls.statementIndex,
         baseChain: i.chain.slice(1),
         forwardFrom: i.forward.from,
-        abstract: i.forward.abstract,
+        abstract: i.forward.abstract || (i.abc && !i.opaque && unimplemented(i.mro).length > 0),
       });
     }
   }

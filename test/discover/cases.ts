@@ -15,6 +15,8 @@ export interface DiscoverCase {
   blocks: string[];
   /** Blocks flagged abstract (forward raises NotImplementedError or is an abstractmethod); others must not be. */
   abstract?: string[];
+  /** The blocks flagged abstract are exactly those Python refuses to instantiate (`inspect.isabstract`). */
+  abstractAsPython?: boolean;
   /** Where a block's forward comes from, for blocks listed here. */
   forwardFrom?: Record<string, string>;
   /** A block's chain to torch.nn.Module (bases, nearest first), for blocks listed here. */
@@ -336,6 +338,82 @@ export const cases: DiscoverCase[] = [
     }),
     blocks: ['pkg.m.A', 'pkg.m.B', 'pkg.m.Impl'],
     abstract: ['pkg.m.A', 'pkg.m.B'],
+  },
+
+  {
+    name: 'abstract methods under ABCMeta',
+    why: 'a class leaving an @abstractmethod unimplemented under ABCMeta (named or inherited) cannot be built',
+    files: pkg({
+      'pkg/base.py':
+        NN +
+        py`
+        from abc import ABCMeta, abstractmethod
+        class BaseModule(nn.Module, metaclass=ABCMeta):
+            pass
+        class BaseDetector(BaseModule):
+            def forward(self, x):
+                return self.predict(x)
+            @abstractmethod
+            def predict(self, x):
+                pass
+            @abstractmethod
+            def loss(self, x):
+                pass
+      `,
+      'pkg/m.py':
+        NN +
+        py`
+        import abc
+        from .base import BaseDetector
+        class Half(BaseDetector):
+            def predict(self, x):
+                return x
+        class Whole(Half):
+            def loss(self, x):
+                return x.sum()
+        def _loss(self, x):
+            return x.mean()
+        class ByAttribute(Half):
+            loss = _loss
+        class Plain(nn.Module):
+            ${FWD}
+            @abc.abstractmethod
+            def extra(self):
+                pass
+        class FromABC(nn.Module, abc.ABC):
+            ${FWD}
+            @abc.abstractmethod
+            def extra(self):
+                pass
+      `,
+    }),
+    blocks: ['pkg.base.BaseDetector', 'pkg.m.Half', 'pkg.m.Whole', 'pkg.m.ByAttribute', 'pkg.m.Plain', 'pkg.m.FromABC'],
+    abstract: ['pkg.base.BaseDetector', 'pkg.m.Half', 'pkg.m.FromABC'],
+    abstractAsPython: true,
+  },
+  {
+    name: 'abstract methods beside a base outside the index',
+    why: 'an external mixin may implement them: the class is not called abstract',
+    sources: {
+      fx: pkg({
+        'pkg/m.py':
+          NN +
+          py`
+          from abc import ABCMeta, abstractmethod
+          from mixins import LossMixin
+          class Base(nn.Module, metaclass=ABCMeta):
+              ${FWD}
+              @abstractmethod
+              def loss(self, x):
+                  pass
+          class WithMixin(LossMixin, Base):
+              pass
+        `,
+      }),
+    },
+    blocks: ['pkg.m.Base', 'pkg.m.WithMixin'],
+    abstract: ['pkg.m.Base'],
+    notImportable: 'the mixin package is not installed',
   },
 
   // --- cycles ---------------------------------------------------------------------------------------------

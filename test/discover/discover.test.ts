@@ -8,8 +8,14 @@ import { testPython } from '../helpers/python.ts';
 import { writeTree } from '../helpers/tree.ts';
 import { cases, type DiscoverCase } from './cases.ts';
 
-/** Python's view of a case: 'module.Qualname' → where its forward comes from ('module.Qualname'). */
-type PythonBlocks = Record<string, string>;
+/**
+ * Python's view of a case: 'module.Qualname' → where its forward comes from ('module.Qualname'), and the blocks it
+ * refuses to instantiate (`inspect.isabstract`: abstract methods left unimplemented under ABCMeta).
+ */
+interface PythonBlocks {
+  blocks: Record<string, string>;
+  isabstract: string[];
+}
 
 // For each case: put its roots on sys.path, import every module, list the Module subclasses (module-level and
 // nested in classes) whose forward is not Module's, then forget the case's modules before the next one.
@@ -19,7 +25,7 @@ import torch.nn as nn
 warnings.simplefilter('ignore')
 out = {}
 for case in json.load(sys.stdin):
-    found = {}
+    found, isabstract = {}, []
     sys.path[:0] = case['roots']
     try:
         for name in case['modules']:
@@ -31,7 +37,9 @@ for case in json.load(sys.stdin):
                 if issubclass(cls, nn.Module) and cls.forward is not nn.Module.forward:
                     owner = next(k for k in cls.__mro__ if 'forward' in vars(k))
                     found[f'{name}.{cls.__qualname__}'] = f'{owner.__module__}.{owner.__qualname__}'
-        out[case['name']] = found
+                    if inspect.isabstract(cls):
+                        isabstract.append(f'{name}.{cls.__qualname__}')
+        out[case['name']] = {'blocks': found, 'isabstract': sorted(isabstract)}
     except BaseException as e:
         out[case['name']] = {'error': f'{type(e).__name__}: {e}'}
     finally:
@@ -122,11 +130,17 @@ describe('discovery cases', () => {
       const truth = python.get(c.name);
       expect(truth, 'Python ground truth').toBeDefined();
       expect(truth).not.toHaveProperty('error');
+      const { blocks, isabstract } = truth as PythonBlocks;
       const ours = Object.fromEntries(all.blocks.map((b) => [dotted(b), b.forwardFrom]));
       const theirs = Object.fromEntries(
-        Object.entries(truth as PythonBlocks).map(([k, v]) => [k, v.startsWith('torch.') ? ours[k] : v]),
+        Object.entries(blocks).map(([k, v]) => [k, v.startsWith('torch.') ? ours[k] : v]),
       );
       expect(ours, 'blocks and forward owners as Python sees them').toEqual(theirs);
+      // Every class Python refuses to instantiate is flagged abstract (a forward that only raises is flagged too,
+      // though Python builds it); where the case says so, the flagged blocks are exactly Python's.
+      const flagged = all.blocks.filter((b) => b.abstract).map(dotted);
+      expect(flagged, 'abstract as Python sees it').toEqual(expect.arrayContaining(isabstract));
+      if (c.abstractAsPython) expect(flagged.sort(), 'abstract exactly as Python sees it').toEqual(isabstract);
     });
   }
 });

@@ -136,6 +136,25 @@ const fixtures = {
                 inputs_embeds = self.word_embeddings(input_ids)
             return self.norm(inputs_embeds)
   `,
+  // OpenMMLab's data preprocessors: `data: dict` read by key, `data['inputs']` a batch of images and
+  // `data['data_samples']` records (None, or objects with `set_metainfo`), so a tensor under every key read fails
+  // where the one under `inputs` alone passes. Given a tensor, they failed "too many indices for tensor".
+  dataDict: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer('mean', torch.zeros(3, 1, 1))
+            self.scale = nn.Parameter(torch.ones(1))
+        def forward(self, data: dict, training: bool = False) -> dict:
+            inputs = (data['inputs'] - self.mean) * self.scale
+            samples = data.get('data_samples')
+            if samples is not None:
+                for s in samples:
+                    s.set_metainfo({'shape': inputs.shape})
+            return {'inputs': inputs, 'data_samples': data['data_samples'] if 'data_samples' in data else None}
+  `,
 };
 
 let rec: Record<string, ValidationRecord>;
@@ -192,5 +211,12 @@ describe('a forward whose every argument is optional', () => {
   it('gets its first argument once nothing fails: token ids below the vocabulary of its first embedding', () => {
     expect(rec.allOptional.status, rec.allOptional.failureDetail ?? undefined).toBe('passed');
     expect(rec.allOptional.recipe?.inputs).toEqual([{ shape: [2, 16], dtype: 'int64', high: 50 }]);
+  });
+});
+
+describe('a forward reading a dict argument by key', () => {
+  it('gets tensors under the keys it reads, then under the first alone', () => {
+    expect(rec.dataDict.status, rec.dataDict.failureDetail ?? undefined).toBe('passed');
+    expect(rec.dataDict.recipe?.inputs).toEqual([{ shape: [2, 3, 32, 32], dtype: 'float32', keys: ['inputs'] }]);
   });
 });

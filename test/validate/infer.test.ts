@@ -245,6 +245,38 @@ const fixtures = {
                 ALL_ATTENTION_FUNCTIONS[self.config._attn_implementation]
             return self.proj(x)
   `,
+  // A Hugging Face model whose `config` has no annotation: its base declares the config class (`config: BertConfig`
+  // on BertPreTrainedModel, which PreTrainedModel's __init_subclass__ turns into `config_class`; a string under
+  // `from __future__ import annotations`). The config's defaults are the production model's; the probe's are small.
+  hfDeclared: py`
+    from __future__ import annotations
+    import torch.nn as nn
+    class PretrainedConfig:
+        def __init__(self, attn_implementation=None, **kwargs):
+            self._attn_implementation = attn_implementation
+    class BigConfig(PretrainedConfig):
+        def __init__(self, hidden_size=768, num_hidden_layers=12, **kwargs):
+            super().__init__(**kwargs)
+            self.hidden_size = hidden_size
+            self.num_hidden_layers = num_hidden_layers
+    class PreTrainedModel(nn.Module):
+        config_class = None
+        def __init_subclass__(cls, **kwargs):
+            super().__init_subclass__(**kwargs)
+            own = cls.__dict__.get("__annotations__", {}).get("config")
+            if own is not None:
+                cls.config_class = own
+    class BigPreTrainedModel(PreTrainedModel):
+        config: BigConfig
+    class Block(BigPreTrainedModel):
+        def __init__(self, config, add_pooling_layer=True):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(config.hidden_size, config.hidden_size) for _ in range(config.num_hidden_layers))
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+  `,
   // A graph layer applying the network it is given to pairs of features (PyG's EdgeConv: `nn: Callable`).
   featureNetwork: py`
     from typing import Callable
@@ -561,7 +593,19 @@ describe('feature pyramids and padding masks', () => {
   it('builds a Hugging Face config with the eager attention', () => {
     const r = rec.hfConfig;
     expect(r.status, r.failureDetail ?? '').toBe('passed');
-    expect(r.recipe?.kwargs.config).toEqual({ call: '.TinyConfig', kwargs: { attn_implementation: 'eager' } });
+    expect(r.recipe?.kwargs.config).toEqual({
+      call: '.TinyConfig',
+      kwargs: { attn_implementation: 'eager', hidden_size: 32 },
+    });
+  });
+
+  it('builds the config class a Hugging Face model declares for its unannotated `config`, small', () => {
+    const r = rec.hfDeclared;
+    expect(r.status, r.failureDetail ?? '').toBe('passed');
+    expect(r.recipe?.kwargs.config).toEqual({
+      call: '.BigConfig',
+      kwargs: { attn_implementation: 'eager', hidden_size: 32, num_hidden_layers: 2 },
+    });
   });
 
   it("gives a graph layer's `nn` a lazy linear layer, and a probe of a real width", () => {

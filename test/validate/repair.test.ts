@@ -74,6 +74,34 @@ const fixtures = {
         def forward(self, x):
             return F.layer_norm(x, (10,), self.weight, self.bias)
   `,
+  // Asserts on its input and nothing else says the width: no layer reads the channels, and the AssertionError has no
+  // message. The assert itself says it (asserted.py).
+  assertAxis: py`
+    import torch
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.in_channels = 7
+            self.scale = nn.Parameter(torch.ones(7))
+        def forward(self, x):
+            assert x.dim() == 4 and x.shape[1] == self.in_channels
+            return x * self.scale.view(1, -1, 1, 1)
+  `,
+  // A neck as OpenMMLab writes them: a list of feature maps, as many as the levels it was built for (one shared
+  // layer, so no per-level layers say how many).
+  assertLevels: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.num_levels = 3
+            self.conv = nn.Conv2d(4, 2, 1)
+        def forward(self, inputs):
+            assert isinstance(inputs, (list, tuple))
+            assert len(inputs) == self.num_levels
+            return [self.conv(x) for x in inputs]
+  `,
   // Fed by one of its own probes ([2, 16, 16], flattened to 256) after one that fails with a repairable error
   // ([2, 16]): the probe keeps its turn, and the recipe is the probe, as before there was any repair.
   probeFirst: py`
@@ -119,6 +147,17 @@ describe('error-guided input repair', () => {
     expect(r.probeFirst.recipe?.inputs).toEqual([{ shape: [2, 16, 16], dtype: 'float32' }]);
   });
 
+  it('satisfies an assert on the input: its rank and an axis the block holds, a list of as many levels as it has', () => {
+    expect(r.assertAxis.status, r.assertAxis.failureDetail ?? undefined).toBe('passed');
+    const shape = (r.assertAxis.recipe?.inputs?.[0] as { shape: number[] }).shape;
+    expect([shape.length, shape[1]]).toEqual([4, 7]);
+    expect(r.assertLevels.status, r.assertLevels.failureDetail ?? undefined).toBe('passed');
+    expect(r.assertLevels.recipe?.inputs?.[0]).toMatchObject({
+      shape: [2, 4, expect.any(Number), expect.any(Number)],
+      list: 3,
+    });
+  });
+
   it('takes the length a broadcast names', () => {
     expect(r.broadcast.status, r.broadcast.failureDetail ?? undefined).toBe('passed');
     const shape = (r.broadcast.recipe?.inputs?.[0] as { shape: number[] }).shape;
@@ -161,5 +200,99 @@ describe('repair.repaired, the rules alone', () => {
     expect(answers[4]).toBeNull();
     // A 0/1 mask is no index: the floating input beside it still changes.
     expect(answers[5]).toEqual([{ ...image, shape: [2, 8, 32, 32] }, mask]);
+  });
+});
+
+describe('asserted.repaired, the rules alone', () => {
+  // Each case: a forward asserting on its inputs, the specs it first gets, and the specs after each repair until it
+  // runs (or a repair gives up: null).
+  const module = [
+    'import torch',
+    'class Loss(torch.nn.Module):',
+    '    def forward(self, pred, target):',
+    '        assert pred.size() == target.size()',
+    '        return (pred - target).abs().mean()',
+    'class Rank(torch.nn.Module):',
+    '    def forward(self, x):',
+    '        assert x.ndim == 3, "tokens"',
+    '        return x',
+    'class Other(torch.nn.Module):',
+    '    def forward(self, x):',
+    '        assert x.shape[2:] == (5, 5)',
+    '        return x',
+    'class Raised(torch.nn.Module):',
+    '    def forward(self, x):',
+    '        raise AssertionError()',
+  ];
+  const cases: [string, unknown[]][] = [
+    [
+      'Loss',
+      [
+        { shape: [2, 16], dtype: 'float32' },
+        { shape: [2, 8], dtype: 'float32' },
+      ],
+    ],
+    [
+      'Loss',
+      [
+        { shape: [2, 8], dtype: 'float32' },
+        { shape: [2, 16], dtype: 'int64', high: 2 },
+      ],
+    ],
+    ['Rank', [{ shape: [2, 3, 32, 32], dtype: 'float32' }]],
+    ['Other', [{ shape: [2, 3, 32, 32], dtype: 'float32' }]],
+    ['Raised', [{ shape: [2, 3], dtype: 'float32' }]],
+  ];
+  let answers: unknown[][];
+  beforeAll(() => {
+    answers = inRunner<unknown[][]>([
+      'import importlib.util, os, tempfile',
+      'from nnblocks_runner import repair',
+      'from nnblocks_runner.replay import make_inputs',
+      'path = os.path.join(tempfile.mkdtemp(), "blocks.py")',
+      `open(path, "w").write(${JSON.stringify(module.join('\n'))})`,
+      'spec = importlib.util.spec_from_file_location("blocks", path)',
+      'blocks = importlib.util.module_from_spec(spec)',
+      'spec.loader.exec_module(blocks)',
+      `cases = json.loads(${JSON.stringify(JSON.stringify(cases))})`,
+      'out = []',
+      'for name, specs in cases:',
+      '    steps = []',
+      '    for _ in range(3):',
+      '        try:',
+      '            getattr(blocks, name)()(*make_inputs(specs, 0, "cpu"))',
+      '            break',
+      '        except AssertionError as e:',
+      '            specs = repair.repaired(specs, e)',
+      '            steps.append(specs)',
+      '            if specs is None:',
+      '                break',
+      '    out.append(steps)',
+      'print(json.dumps(out))',
+    ]);
+  });
+
+  it("gives the later of two compared inputs the earlier one's shape, its dtype kept", () => {
+    expect(answers[0]).toEqual([
+      [
+        { shape: [2, 16], dtype: 'float32' },
+        { shape: [2, 16], dtype: 'float32' },
+      ],
+    ]);
+    expect(answers[1]).toEqual([
+      [
+        { shape: [2, 8], dtype: 'float32' },
+        { shape: [2, 8], dtype: 'int64', high: 2 },
+      ],
+    ]);
+  });
+
+  it('gives an input the rank asserted, trailing axes dropped', () => {
+    expect(answers[2]).toEqual([[{ shape: [2, 3, 32], dtype: 'float32' }]]);
+  });
+
+  it('gives up on asserts of other forms and on an AssertionError raised by hand', () => {
+    expect(answers[3]).toEqual([null]);
+    expect(answers[4]).toEqual([null]);
   });
 });

@@ -13,6 +13,8 @@
 #   inputs       forward input specs guessed from the forward's signature, the built layers and forward_source
 #   sources      the ast of the block's classes, functions and modules, each file parsed once
 #   forward_source  what the forward's source (ast) says: dict keys it reads, the width each argument needs
+#   repair       error-guided input repair: the width a torch error names
+#   asserted     assertion-guided input repair: the failed `assert` read where it failed, evaluated in its frame
 #   search       the recipe search (candidates x inputs, two rounds, meta-device probes)
 #   shares       time shares of a block's budget, and the alarm that holds an attempt to its share
 #   canonical    canonical figures of builder configurations (parameters, output shapes, MACs)

@@ -62,6 +62,27 @@ def config_class(ann, cls):
     return None
 
 
+def declared_config(name, ann, cls):
+    """The config class a Hugging Face model declares (`config_class`, which PreTrainedModel sets from BertPreTrainedModel's
+    `config: BertConfig`) for its unannotated `config` parameter, when the block's module holds it by that name (a
+    Construct names it there); else None."""
+    if ann or name != "config":
+        return None
+    obj = getattr(cls, "config_class", None)
+    mod = sys.modules.get(cls.__module__)
+    if isinstance(obj, str):  # the annotation's text, under `from __future__ import annotations`
+        obj = getattr(mod, obj, None)
+    if isinstance(obj, type) and not issubclass(obj, torch.nn.Module) and getattr(mod, obj.__name__, None) is obj:
+        return obj
+    return None
+
+
+# A Hugging Face config's sizes, made small: its defaults are the production model's (BertConfig(): 12 layers of
+# 768, 110 M parameters), which a probe need not pay for. Set only where the config's own signature names them.
+SMALL_PRETRAINED = {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64,
+                    "ffn_dim": 64, "word_embed_proj_dim": 32}
+
+
 def construct(cfg, c):
     """A Construct of config class `cfg` with its required parameters guessed like a block's, or None."""
     try:
@@ -81,6 +102,8 @@ def construct(cfg, c):
         # attention layers then look None up among the optimised ones (`ALL_ATTENTION_FUNCTIONS[None]`: KeyError):
         # the plain PyTorch one, which every model has.
         kwargs["attn_implementation"] = "eager"
+        names = {p.name for p in params}
+        kwargs.update({k: v for k, v in SMALL_PRETRAINED.items() if k in names and k not in kwargs})
     return Construct(call="." + cfg.__name__, kwargs=kwargs)
 
 
@@ -242,7 +265,7 @@ def guess(p, cls, c, depth=0):
     given = (c.get("given") or {}).get(p.name) if depth == 0 else None
     if given is not None:
         return given_instance(given, c)
-    cfg = config_class(ann, cls) if depth == 0 else None
+    cfg = (config_class(ann, cls) or declared_config(p.name, ann, cls)) if depth == 0 else None
     if cfg is not None:
         return construct(cfg, c)
     u = (c.get("uses") or {}).get(p.name) if depth == 0 else None

@@ -104,6 +104,7 @@ def probed_for(m, kwargs, positional, n):
         shapes = [spec([2, INT_INPUT ** 2, INT_INPUT ** 2, 8])] + shapes
     args = (positional or [None])[:n]
     keys = {p.name: dict_keys(m, p.name, kwargs, levels) for p in positional if TENSOR_DICT.match(ann_text(p.annotation))}
+    mappings = read_mappings(m, positional)
     plain_tensors = [p for p in positional if ann_text(p.annotation) in ("", "Tensor") and not BOX_NAME.search(p.name)]
     widths = forward_source.arg_widths(m, ints_of(kwargs)) if len(plain_tensors) >= 2 else {}
     # What the forward's source tells of the first argument's rank, and the image size the model is built for, first.
@@ -112,6 +113,12 @@ def probed_for(m, kwargs, positional, n):
     shapes = [s for i, s in enumerate(shapes) if s not in shapes[:i]]
     named = named_value(WIDTH_NAMES, m, kwargs)
     out += spatial_inputs(positional, ([spec([2, TOLD_TOKENS, named[1][0]])] if named and not told else []) + shapes)
+    # A `data: dict` the forward reads by key: tensors under the keys it reads, then under the first one alone (a
+    # data preprocessor's `data['inputs']`; its `data['data_samples']` are records no tensor stands for).
+    for variant in ({n: k for n, k in mappings.items()}, {n: k[:1] for n, k in mappings.items()}) if mappings else ():
+        for s in shapes[:2]:
+            candidate = [arg_spec(p, s, m, levels, {**keys, **variant}) for p in args]
+            out += [candidate] if candidate not in out else []
     # A pyramid of levels of different widths first: one list of same-width levels could never feed it.
     pyramid = pyramid_inputs(args, m, kwargs, keys)
     widths_differ = any(len({level[1] for level in p[0]["levels"]}) > 1 for p in pyramid)
@@ -368,6 +375,20 @@ NAMES = re.compile(LIST + r"str\]")
 SIZES = re.compile(LIST + r"(Tuple|tuple)\[int, ?int\]\]")
 TENSOR_LIST = re.compile(LIST + r"Tensor\]")
 TENSOR_DICT = re.compile(r"(Dict|Mapping|dict)\[str, Tensor\]")
+# A mapping of anything (`data: dict`, `Dict[str, Any]`): what it holds, only the forward's source says.
+LOOSE_MAPPING = re.compile(r"(Dict|Mapping|MutableMapping|dict)(\[str, .*\])?")
+
+
+def read_mappings(m, positional):
+    """Forward arguments annotated as a loose mapping that the forward reads by string key: name -> keys read."""
+    out = {}
+    for p in positional:
+        ann = ann_text(p.annotation)
+        if LOOSE_MAPPING.fullmatch(ann) and not TENSOR_DICT.match(ann):
+            read = forward_source.subscript_keys(type(m), p.name)
+            if read:
+                out[p.name] = read
+    return out
 
 
 def arg_spec(p, s, m, levels, keys):
@@ -392,7 +413,7 @@ def arg_spec(p, s, m, levels, keys):
         return literal([str(i) for i in range(levels)])
     if SIZES.fullmatch(ann):
         return literal([shape[-2:] if len(shape) >= 3 else [32, 32]] * (shape[0] if shape else 1))
-    if TENSOR_DICT.match(ann):
+    if TENSOR_DICT.match(ann) or name in keys:
         return {**s, "keys": keys[name]}
     if image and BOX_NAME.search(name):
         return boxes_spec(s, listed=bool(TENSOR_LIST.fullmatch(ann)))

@@ -6,8 +6,10 @@
 # 12544x1024)": a box head's flattened 256 x 7 x 7), a normalisation layer's statistics or weight, and a broadcast
 # ("The size of tensor a (32) must match the size of tensor b (16) at non-singleton dimension 3": a positional table
 # of fixed length). Only the inputs' shapes change: the block's construction stays the candidate's, and the repaired
-# input still has to pass forward and backward.
+# input still has to pass forward and backward. An `assert` on the inputs is read where it failed (asserted.py).
 import copy, math, re
+
+from . import asserted
 
 # Repairs in a row from one input candidate: each fixes one width, and a block may state several (a channel count,
 # then a sequence length).
@@ -35,6 +37,8 @@ def repaired(specs, exc):
     """`specs` (a list of the replay protocol's input specs) with the width `exc` says the block wanted, or None when
     its message names none, or no floating input has the width it got. Only plain tensor specs change (`shape`,
     `list` of one shape); literals, boxes, integer indices, levels and dicts are left as they are."""
+    if isinstance(exc, AssertionError):
+        return asserted.repaired(specs, exc)
     msg = str(exc)
     if m := _CONV.search(msg):
         ndim, want, got = len(_shape(m[1])), int(m[2]), int(m[3])
