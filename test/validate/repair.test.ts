@@ -179,6 +179,9 @@ describe('repair.repaired, the rules alone', () => {
     [[image], 'mat1 and mat2 shapes cannot be multiplied (192x32 and 12544x32)'],
     [[image], 'Boolean value of Tensor with more than one value is ambiguous'],
     [[image, mask], 'running_mean should contain 3 elements not 8'],
+    [[{ shape: [2, 768], dtype: 'float32' }, mask], 'not enough values to unpack (expected 3, got 2)'],
+    [[image, image], 'too many values to unpack (expected 2)'],
+    [[image], 'not enough values to unpack (expected 4, got 3)'],
   ];
   let answers: unknown[];
   beforeAll(() => {
@@ -200,6 +203,16 @@ describe('repair.repaired, the rules alone', () => {
     expect(answers[4]).toBeNull();
     // A 0/1 mask is no index: the floating input beside it still changes.
     expect(answers[5]).toEqual([{ ...image, shape: [2, 8, 32, 32] }, mask]);
+  });
+
+  it('gives inputs the rank a shape unpacking wants: a row becomes tokens, an image drops trailing axes', () => {
+    expect(answers[6]).toEqual([{ shape: [2, 16, 768], dtype: 'float32' }, mask]);
+    expect(answers[7]).toEqual([
+      { ...image, shape: [2, 3] },
+      { ...image, shape: [2, 3] },
+    ]);
+    // No input has the rank the unpacking got: the shape unpacked is not an input's.
+    expect(answers[8]).toBeNull();
   });
 });
 

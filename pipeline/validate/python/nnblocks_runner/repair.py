@@ -28,6 +28,11 @@ _META_MATMUL = re.compile(r"must have same reduction dim, but got \[(\d+), (\d+)
 _META_BROADCAST = re.compile(r"broadcast a dimension of length (\d+) at -(\d+)! .*broadcastable to \[([\d, ]+)\]")
 _BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton "
                         r"dimension (\d+)")
+# A shape unpacked into more or fewer names than the input has axes (`B, N, C = x.shape` on [2, 16]): no width is
+# named, only the rank the names want. Inputs of the rank got take the rank wanted (repair.ranked); with too many
+# axes (`n, c = score.size()` on an image), every input of more than the rank wanted drops its trailing axes.
+_UNPACK_SHORT = re.compile(r"not enough values to unpack \(expected (\d+), got (\d+)\)")
+_UNPACK_LONG = re.compile(r"too many values to unpack \(expected (\d+)\)")
 # Elements above which a repaired input is not drawn (8 MB of float32): a flattened RoI of 256 x 7 x 7 is 12,544
 # features, fine at a batch of 2; the same width as the last axis of a probe image is not.
 MAX_ELEMENTS = 1 << 21
@@ -60,12 +65,34 @@ def repaired(specs, exc):
     if m := _LAYER.search(msg):
         want, shape = int(m[1]), _shape(m[2])
         return _changed(specs, lambda s: _at(s, len(s) - 1, shape[-1], want) if len(s) == len(shape) else None)
+    if m := _UNPACK_SHORT.search(msg):
+        want, got = int(m[1]), int(m[2])
+        return _changed(specs, lambda s: _capped(ranked(s, want)) if len(s) == got and 2 <= got < want <= 5 else None)
+    if m := _UNPACK_LONG.search(msg):
+        want = int(m[1])
+        return _changed(specs, lambda s: s[:want] if len(s) > want >= 2 else None)
     if m := _META_BROADCAST.search(msg):
         want, back, shape = int(m[1]), int(m[2]), _shape(m[3])
         if not 0 < back <= len(shape):
             return None
         return _changed(specs, lambda s: _at(s, len(s) - back, shape[-back], want))
     return None
+
+
+# Side of an axis a rank repair adds.
+ADDED_SIDE = 16
+
+
+def ranked(shape, rank):
+    """`shape` grown to `rank` axes: a [B, C] row becomes a sequence of ADDED_SIDE tokens of C features ([B, 16, C],
+    as `B, N, C = x.shape` reads it); a longer shape gets axes of ADDED_SIDE at its end ([B, C, L] -> [B, C, L, 16])."""
+    if len(shape) == 2:
+        shape = [shape[0], ADDED_SIDE, shape[1]]
+    return shape + [ADDED_SIDE] * (rank - len(shape))
+
+
+def _capped(shape):
+    return shape if math.prod(shape) <= MAX_ELEMENTS else None
 
 
 def _shape(text):
