@@ -14,6 +14,7 @@ import { defKey, externalKey, stmtKey, type BindingKey, type Closure, type Inclu
 import { decoratorModuleReads } from './decorator-reads.ts';
 import { DictUses, literalKeys } from './dict-use.ts';
 import { fillers, importedFillers } from './fills.ts';
+import { type Patch, patchesOf } from './patches.ts';
 import { leaveOut } from './left-out.ts';
 import { Lookup, type Target } from './lookup.ts';
 import { classesOf, inBody, MethodReach, type Method } from './methods.ts';
@@ -89,6 +90,8 @@ class ClosureBuilder {
   private readonly asked = new Map<string, { by: Set<string>; came: string[] }>();
   /** Statements whose text was read for the registered names it asks for. */
   private readonly scanned = new Set<string>();
+  /** Header import statement key → the statements patching what it binds (fillPatched). */
+  private readonly patches = new Map<string, Patch[]>();
   /**
    * Import-time reads of a name their module binds again later (Lookup.nameAt): each rebinding comes after the
    * reader, as upstream runs them (`orderRebindings`).
@@ -163,7 +166,13 @@ class ClosureBuilder {
    * when neither is left, the fillers of imported registries may bring more (fillImported).
    */
   private drain(): void {
-    while (this.queue.length || this.reached.length || this.fillImported() || this.fillRegistered()) {
+    while (
+      this.queue.length ||
+      this.reached.length ||
+      this.fillImported() ||
+      this.fillRegistered() ||
+      this.fillPatched()
+    ) {
       const next = this.queue.shift();
       if (next) this.visit(next.mod, next.stmt);
       else this.followMethod(this.reached.shift()!);
@@ -290,6 +299,30 @@ class ClosureBuilder {
       for (const s of importedFillers(m, needed)) {
         if (this.c.stmts.has(stmtKey(m, s))) continue;
         this.include(m, s);
+        added = true;
+      }
+    }
+    return added;
+  }
+
+  /**
+   * Includes the statements that patch an attribute of an outside object an included import binds, when the
+   * closure reads that attribute (patches.ts); whether any came. Looked at again once the queue drains: the code
+   * that came may read more.
+   */
+  private fillPatched(): boolean {
+    if (!this.text) return false;
+    let added = false;
+    for (const st of [...this.c.stmts.values()]) {
+      if (!st.headerImport) continue;
+      let patches = this.patches.get(st.key);
+      if (!patches) {
+        const { readText } = this.text;
+        this.patches.set(st.key, (patches = patchesOf(st.mod, st.stmt, () => readText(st.mod))));
+      }
+      for (const p of patches) {
+        if (this.c.stmts.has(stmtKey(st.mod, p.stmt)) || !this.methods.readsAttr(p.attr)) continue;
+        this.include(st.mod, p.stmt);
         added = true;
       }
     }

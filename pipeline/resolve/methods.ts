@@ -207,6 +207,11 @@ export class MethodReach {
     }
   }
 
+  /** Whether reached code reads attribute `name` off something (or may: a dynamic read). */
+  readsAttr(name: string): boolean {
+    return this.everything || this.dispatched.has(name) || this.supers.has(name);
+  }
+
   /** Every method of every live class may run (correctness first: a read we can't attribute). */
   all(): void {
     if (this.everything) return;

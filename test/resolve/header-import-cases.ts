@@ -138,4 +138,38 @@ export const headerImportCases: ResolverCase[] = [
     notCode: ['    absent_apex = _nnb_absent'],
     run: raisesOnLoad('absent_keras'),
   },
+  {
+    name: "a patch of an imported outside class comes with the import when the closure reads what it sets (transformers' warning_once)",
+    why: '`logging.Logger.warning_once = warning_once` binds nothing the block names, but its `logger.warning_once(...)` needs it to have run; a patch of an attribute nothing reads stays out',
+    files: {
+      'pkg/__init__.py': '',
+      'pkg/log.py': py`
+        import logging
+        def warning_once(self, *args, **kwargs):
+            self.warning(*args, **kwargs)
+        def heavy_patch(self):
+            import absent_heavy_lib
+        logging.Logger.warning_once = warning_once
+        logging.Logger.heavy_patch = heavy_patch
+        def get_logger(name):
+            return logging.getLogger(name)
+      `,
+      'pkg/m.py': py`
+        import torch
+        import torch.nn as nn
+        from .log import get_logger
+        logger = get_logger(__name__)
+        class Block(nn.Module):
+            def forward(self, x):
+                logger.warning_once('once')
+                return x
+      `,
+    },
+    block: 'pkg.m:Block',
+    has: ['pkg.log:warning_once', 'pkg.log:get_logger'],
+    hasNot: ['pkg.log:heavy_patch'],
+    code: ['logging.Logger.warning_once = warning_once'],
+    notCode: ['heavy_patch'],
+    run: 'Block()(torch.ones(1))',
+  },
 ];

@@ -23,6 +23,8 @@ from .twins import fresh_copies, meta_twin, refusal
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
 # part.MAX_PARTS models, each with its probes and larger inputs (GROWN).
 ATTEMPTS = {"override": 40, "builder": 12, "usage": 12, "inference": 40, "instance": 24, "part": 24}
+# Repaired inputs (repair.py) one candidate runs, at most.
+MAX_REPAIRED_RUNS = 12
 # Seconds of inference forwards that raised, after which inference stops guessing: a forward that fails deep inside
 # (RAFT's UpdateBlock runs its motion encoder before its parts disagree) would otherwise spend its 40 attempts at
 # a fifth of a second each. Forwards that fail at their first layer take milliseconds and never add up to this.
@@ -148,10 +150,19 @@ def search(cls, job, st, started):
         seen = [x for x, _, _ in queue]
         fed = False
         n = -1
+        repaired_runs = 0
         while queue:
             specs, large, repairs = queue.pop(0)
             n += 1
-            tries[origin] += 1
+            # A repaired input is the candidate's own error read back, not another guess: it spends the candidate's
+            # MAX_REPAIRED_RUNS, never the origin's ATTEMPTS, which the next candidates of the origin need (timm's
+            # Gemma4Attention passes at its second width, after its first's repaired inputs failed).
+            if repairs:
+                repaired_runs += 1
+                if repaired_runs > MAX_REPAIRED_RUNS:
+                    continue
+            else:
+                tries[origin] += 1
             if fatal or over or tries[origin] > ATTEMPTS[origin]:
                 break
             if probe is not None:
@@ -267,11 +278,16 @@ def then_try(queue, seen, specs, large, repairs, exc):
     """Puts `specs` repaired as `exc` says (repair.repaired) at the end of `queue`, unless it was tried or queued
     already, or `specs` is the last of MAX_REPAIRS in a row. At the end, not next: an input the candidate's own list
     feeds keeps its turn, so a block that input fed before keeps its recipe (a repaired input may be one a native op
-    crashes on: PyG's GraphUNet's node features widened to [2, 3, 32, 3] beside edges between 32 nodes)."""
+    crashes on: PyG's GraphUNet's node features widened to [2, 3, 32, 3] beside edges between 32 nodes). A repair of
+    a repaired input goes first: its chain got one step further (a list of one, then of as many levels as the block
+    asserts), and the candidate's MAX_REPAIRED_RUNS would not reach it behind the first repairs of every probe."""
     fixed = repair.repaired(specs, exc) if exc is not None and repairs < repair.MAX_REPAIRS else None
     if fixed is not None and fixed not in seen:
         seen.append(fixed)
-        queue.append((fixed, large, repairs + 1))
+        if repairs:
+            queue.insert(0, (fixed, large, repairs + 1))
+        else:
+            queue.append((fixed, large, repairs + 1))
 
 
 def too_costly(probe, specs):
