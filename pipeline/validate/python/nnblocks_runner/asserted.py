@@ -10,9 +10,11 @@
 # An input is named by what the frame holds: a tensor whose shape and dtype are one plain spec's (every spec of that
 # shape changes: a prediction and a target of one shape stay alike). Nothing read here leaves the child: the
 # assert's text and values only choose the next input, and the repaired input still has to pass forward and backward.
-import ast, copy, linecache
+import ast, copy
 
 import torch
+
+from .sources import file_tree
 
 # Side of an axis a rank repair adds: enough for the 2 x 2 pools and 3 x 3 kernels of small blocks.
 ADDED_SIDE = 16
@@ -49,17 +51,23 @@ def failing_assert(exc):
     while tb.tb_next is not None:
         tb = tb.tb_next
     frame, line = tb.tb_frame, tb.tb_lineno
-    lines = linecache.getlines(frame.f_code.co_filename, frame.f_globals)
-    if not lines:
-        return None
-    try:
-        tree = ast.parse("".join(lines))
-    except (SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assert) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            return frame, node.test
-    return None
+    tree = file_tree(frame.f_code.co_filename)
+    node = _statement_at(tree.body, line) if tree is not None else None
+    return (frame, node.test) if isinstance(node, ast.Assert) else None
+
+
+def _statement_at(body, line):
+    """The innermost statement of `body` holding `line`, descending only into the statements that hold it (a file
+    of a whole emitted package is tens of thousands of nodes; the path to one line is a few dozen)."""
+    found = None
+    while body:
+        node = next((n for n in body if n.lineno <= line <= (n.end_lineno or n.lineno)), None)
+        if node is None:
+            break
+        found = node
+        body = [c for field in ("body", "orelse", "finalbody", "handlers", "cases") for child in getattr(node, field, None) or ()
+                for c in (child.body if isinstance(child, ast.match_case) else [child])]
+    return found
 
 
 def conjuncts(test):

@@ -10,6 +10,7 @@
 import copy, math, re
 
 from . import asserted
+from .asserted import ADDED_SIDE
 
 # Repairs in a row from one input candidate: each fixes one width, and a block may state several (a channel count,
 # then a sequence length).
@@ -77,10 +78,6 @@ def repaired(specs, exc):
             return None
         return _changed(specs, lambda s: _at(s, len(s) - back, shape[-back], want))
     return None
-
-
-# Side of an axis a rank repair adds.
-ADDED_SIDE = 16
 
 
 def ranked(shape, rank):

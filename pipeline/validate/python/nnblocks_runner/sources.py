@@ -37,6 +37,12 @@ def _file(path):
     return read
 
 
+def file_tree(path):
+    """The tree of one source file (parsed once, the block's module as the parse stage left it), or None."""
+    read = _file(path)
+    return None if read is None else read[1]
+
+
 # Statement lists a class can be defined in (expressions hold none): walking only these visits a few thousand nodes
 # of a file where every node is a few hundred thousand.
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
