@@ -11,8 +11,7 @@
 //       def _forward(self, x): return x      # concrete: the first definition in the MRO is not abstract
 // A decorated method is abstract only under ABCMeta: on a plain Module, `@abstractmethod` is not enforced.
 import type { ClassFact } from '../parse/facts.ts';
-
-const ABSTRACT_DECORATOR = /^(?:abc\s*\.\s*)?abstract(?:method|property|classmethod|staticmethod)$/;
+import { ABSTRACT_DECORATOR } from '../parse/walk-defs.ts';
 const ABC_META = /(?:^|\.)ABCMeta$/;
 
 /** What one class of an MRO defines itself: each method or class attribute name, and whether it is abstract. */

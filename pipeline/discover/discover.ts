@@ -76,8 +76,8 @@ const OPAQUE: ClassInfo = { ...NOT_MODULE, opaque: true };
 const ABC_BASE: ClassInfo = { ...NOT_MODULE, abc: true };
 const ROOT: MroEntry = { name: 'torch.nn.Module', forward: null, root: true, defines: [] };
 const ROOT_INFO: ClassInfo = { ...NOT_MODULE, isModule: true, chain: ['torch.nn.Module'], mro: [ROOT] };
-/** External bases that add no method a subclass could be missing: ABC only brings the metaclass. */
-const TRANSPARENT = new Set(['abc.ABC', 'typing.Generic', 'typing.Protocol', 'typing_extensions.Protocol']);
+/** External bases that add no method a subclass could be missing (`abc.ABC` only brings the metaclass: ABC_BASE). */
+const TRANSPARENT = new Set(['typing.Generic', 'typing.Protocol', 'typing_extensions.Protocol']);
 
 /**
  * Python's C3 linearization: the class, then the merge of its bases' MROs and the list of bases. A merge that

@@ -11,7 +11,8 @@ import { literalValue } from './literals.ts';
 import { ExprWalker } from './walk-expr.ts';
 import { EXPR, K, MUTATORS, T, X } from './walk-state.ts';
 
-const ABSTRACT_DECORATOR = /^(?:abc\s*\.\s*)?abstract(?:method|property|classmethod|staticmethod)$/;
+/** `@abstractmethod` and its kin, as written (`abc.abstractmethod` too): Python's ABCMeta enforces them. */
+export const ABSTRACT_DECORATOR = /^(?:abc\s*\.\s*)?abstract(?:method|property|classmethod|staticmethod)$/;
 const RAISES_NOT_IMPLEMENTED = /^raise\s+(?:\(\s*)?NotImplementedError\b/;
 // `nn.Module`, `Generic[T]` → dotted name of the (subscripted) value; anything else has none.
 const DOTTED =

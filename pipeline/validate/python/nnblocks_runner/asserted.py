@@ -10,16 +10,12 @@
 # An input is named by what the frame holds: a tensor whose shape and dtype are one plain spec's (every spec of that
 # shape changes: a prediction and a target of one shape stay alike). Nothing read here leaves the child: the
 # assert's text and values only choose the next input, and the repaired input still has to pass forward and backward.
-import ast, copy
+import ast, copy, math
 
 import torch
 
-from .sources import file_tree
-
-# Side of an axis a rank repair adds: enough for the 2 x 2 pools and 3 x 3 kernels of small blocks.
-ADDED_SIDE = 16
-# Elements above which a repaired input is not drawn (repair.MAX_ELEMENTS's figure).
-MAX_ELEMENTS = 1 << 21
+from .repair import ADDED_SIDE, MAX_ELEMENTS
+from .sources import file_tree, inner_statements
 
 
 def repaired(specs, exc):
@@ -30,12 +26,8 @@ def repaired(specs, exc):
         return None
     frame, test = found
     for cond in conjuncts(test):
-        held = evaluate(cond, frame)
-        try:
-            held = _UNKNOWN if held is _UNKNOWN else bool(held)
-        except Exception:
-            held = _UNKNOWN
-        if held is _UNKNOWN:
+        held = holds(cond, frame)
+        if held is None:
             return None  # a condition that can't be read again: which one failed is not known
         if not held:
             return fix(specs, cond, frame)
@@ -65,8 +57,7 @@ def _statement_at(body, line):
         if node is None:
             break
         found = node
-        body = [c for field in ("body", "orelse", "finalbody", "handlers", "cases") for child in getattr(node, field, None) or ()
-                for c in (child.body if isinstance(child, ast.match_case) else [child])]
+        body = inner_statements(node)
     return found
 
 
@@ -78,6 +69,15 @@ def conjuncts(test):
 
 
 _UNKNOWN = object()
+
+
+def holds(node, frame):
+    """Whether condition `node` holds in `frame`; None when it can't be evaluated or has no truth value."""
+    value = evaluate(node, frame)
+    try:
+        return None if value is _UNKNOWN else bool(value)
+    except Exception:
+        return None
 
 
 def evaluate(node, frame):
@@ -216,10 +216,7 @@ def _changed(specs, tensor, change, later_than=None, listed=False):
         if new is None or new == out[i]:
             continue
         shape = new["shape"]
-        n = 1
-        for d in shape:
-            n *= d
-        if n * new.get("list", 1) > MAX_ELEMENTS or min(shape, default=1) <= 0:
+        if math.prod(shape) * new.get("list", 1) > MAX_ELEMENTS or min(shape, default=1) <= 0:
             continue
         out[i], changed = new, True
     return out if changed else None

@@ -115,7 +115,7 @@ def probed_for(m, kwargs, positional, n):
     out += spatial_inputs(positional, ([spec([2, TOLD_TOKENS, named[1][0]])] if named and not told else []) + shapes)
     # A `data: dict` the forward reads by key: tensors under the keys it reads, then under the first one alone (a
     # data preprocessor's `data['inputs']`; its `data['data_samples']` are records no tensor stands for).
-    for variant in ({n: k for n, k in mappings.items()}, {n: k[:1] for n, k in mappings.items()}) if mappings else ():
+    for variant in (mappings, {n: k[:1] for n, k in mappings.items()}) if mappings else ():
         for s in shapes[:2]:
             candidate = [arg_spec(p, s, m, levels, {**keys, **variant}) for p in args]
             out += [candidate] if candidate not in out else []

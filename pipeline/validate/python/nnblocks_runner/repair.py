@@ -9,9 +9,6 @@
 # input still has to pass forward and backward. An `assert` on the inputs is read where it failed (asserted.py).
 import copy, math, re
 
-from . import asserted
-from .asserted import ADDED_SIDE
-
 # Repairs in a row from one input candidate: each fixes one width, and a block may state several (a channel count,
 # then a sequence length).
 MAX_REPAIRS = 3
@@ -34,6 +31,9 @@ _BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tens
 # axes (`n, c = score.size()` on an image), every input of more than the rank wanted drops its trailing axes.
 _UNPACK_SHORT = re.compile(r"not enough values to unpack \(expected (\d+), got (\d+)\)")
 _UNPACK_LONG = re.compile(r"too many values to unpack \(expected (\d+)\)")
+# Side of an axis a rank repair adds (here and in asserted.py): enough for the 2 x 2 pools and 3 x 3 kernels of small
+# blocks.
+ADDED_SIDE = 16
 # Elements above which a repaired input is not drawn (8 MB of float32): a flattened RoI of 256 x 7 x 7 is 12,544
 # features, fine at a batch of 2; the same width as the last axis of a probe image is not.
 MAX_ELEMENTS = 1 << 21
@@ -44,6 +44,8 @@ def repaired(specs, exc):
     its message names none, or no floating input has the width it got. Only plain tensor specs change (`shape`,
     `list` of one shape); literals, boxes, integer indices, levels and dicts are left as they are."""
     if isinstance(exc, AssertionError):
+        from . import asserted  # here, not at the top: asserted takes this module's figures
+
         return asserted.repaired(specs, exc)
     msg = str(exc)
     if m := _CONV.search(msg):

@@ -48,6 +48,13 @@ def file_tree(path):
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+def inner_statements(node):
+    """The statements (and except handlers) directly in `node`'s statement lists; a `match`'s cases, which have no
+    line of their own, give their bodies' statements."""
+    return [c for field in _BODIES for child in getattr(node, field, None) or ()
+            for c in (child.body if isinstance(child, ast.match_case) else [child])]
+
+
 def _class_index(tree):
     """{qualified name: ClassDef} of every class in `tree`, the first in source order for a name defined twice (as
     inspect's `_ClassFinder`, which stops at the first), `<locals>` for classes defined in functions."""
@@ -62,8 +69,7 @@ def _class_index(tree):
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 visit(node.body, f"{prefix}{node.name}.<locals>.")
             else:
-                for field in _BODIES:
-                    visit(getattr(node, field, None) or (), prefix)
+                visit(inner_statements(node), prefix)
 
     visit(tree.body, "")
     return index
