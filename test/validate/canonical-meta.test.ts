@@ -9,7 +9,7 @@ import { inRunner, torch2 } from './helpers.ts';
 describe('canonical builds on the meta device', () => {
   it('builds a model whose constructor initialises its weights on meta, with the count of a CPU build', (ctx) => {
     if (!torch2()) return ctx.skip(); // torch 1.13's device is no context manager: CPU builds only
-    const out = inRunner<{ devices: string[]; params: number; reference: number }>([
+    const out = inRunner<{ devices: string[]; builtOn: string; params: number; reference: number }>([
       'from nnblocks_runner import canonical',
       'class Block(torch.nn.Module):',
       '    def __init__(self, dim=64):',
@@ -23,12 +23,13 @@ describe('canonical builds on the meta device', () => {
       '        return self.proj(self.attn(x, x, x)[0])',
       'def block_big(): return Block(dim=128)',
       'with canonical.without_init():',
-      '    m = canonical.make(Block, {"kwargs": {}, "refs": [], "builder": "block_big"}, 0)',
-      'print(json.dumps({"devices": sorted({p.device.type for p in m.parameters()}),',
+      '    m, built_on = canonical.make(Block, {"kwargs": {}, "refs": [], "builder": "block_big"}, 0)',
+      'print(json.dumps({"devices": sorted({p.device.type for p in m.parameters()}), "builtOn": built_on,',
       '                  "params": sum(p.numel() for p in m.parameters()),',
       '                  "reference": sum(p.numel() for p in Block(dim=128).parameters())}))',
     ]);
     expect(out.devices).toEqual(['meta']);
+    expect(out.builtOn).toBe('meta');
     expect(out.params).toBe(out.reference);
   });
 
@@ -39,7 +40,7 @@ describe('canonical builds on the meta device', () => {
       'import torchvision.models.vision_transformer as vt',
       'c = {"kwargs": {}, "refs": [], "builder": "vit_b_16"}',
       'with canonical.without_init():',
-      '    m = canonical.make(vt.VisionTransformer, c, 0)',
+      '    m, _ = canonical.make(vt.VisionTransformer, c, 0)',
       'figures = canonical.canonical(vt.VisionTransformer, [c], 0, canonical.monotonic() + 60)',
       'print(json.dumps({"devices": sorted({p.device.type for p in m.parameters()}), "figures": figures}))',
     ]);

@@ -169,6 +169,8 @@ describe('repair.repaired, the rules alone', () => {
   const image = { shape: [2, 3, 32, 32], dtype: 'float32' };
   const edges = { shape: [2, 8], dtype: 'int64', high: 32 };
   const mask = { shape: [2, 8], dtype: 'int64', high: 2 };
+  const PERMUTE = (got: number, want: number) =>
+    `permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = ${got} is not equal to len(dims) = ${want}`;
   const meta =
     'Attempting to broadcast a dimension of length 16 at -1! Mismatching argument at index 1 had torch.Size([1, 11, 16]); but expected shape should be broadcastable to [2, 3, 32, 32]';
   // Every case's answer from one interpreter (each start imports torch): [specs, message] in, repaired specs out.
@@ -182,6 +184,9 @@ describe('repair.repaired, the rules alone', () => {
     [[{ shape: [2, 768], dtype: 'float32' }, mask], 'not enough values to unpack (expected 3, got 2)'],
     [[image, image], 'too many values to unpack (expected 2)'],
     [[image], 'not enough values to unpack (expected 4, got 3)'],
+    [[{ shape: [2, 16], dtype: 'float32' }], PERMUTE(3, 4)],
+    [[image], PERMUTE(4, 3)],
+    [[image], PERMUTE(4, 7)],
   ];
   let answers: unknown[];
   beforeAll(() => {
@@ -213,6 +218,12 @@ describe('repair.repaired, the rules alone', () => {
     ]);
     // No input has the rank the unpacking got: the shape unpacked is not an input's.
     expect(answers[8]).toBeNull();
+  });
+
+  it('gives inputs the axes a permute of them lacked, or takes away those it had too many, up to 5', () => {
+    expect(answers[9]).toEqual([{ shape: [2, 16, 16], dtype: 'float32' }]);
+    expect(answers[10]).toEqual([{ ...image, shape: [2, 3, 32] }]);
+    expect(answers[11]).toBeNull();
   });
 });
 

@@ -278,6 +278,20 @@ const fixtures = {
     `,
     usage: [{ origin: 'usage' as const, kwargs: { width: 5000 } }],
   },
+  // A guessed count the constructor turns into work (16 levels of a recursive tree): the first inferred guess builds
+  // for 4 s, over inference's share of a build (15% of the 20 s budget); the bigger guesses after it are skipped and
+  // the smaller one (8, 2 s) passes. Without the share, 16 would build and pass.
+  slowGuess: py`
+    import time
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, width: int):
+            super().__init__()
+            time.sleep(width * 0.25)
+            self.fc = nn.Linear(width, width)
+        def forward(self, x):
+            return self.fc(x)
+  `,
   // Says which inputs reached a real forward: after the first one fails, the meta-device probe refuses the next
   // wrong shape without a real forward (or a rebuild), and the fitting one runs for real.
   metaProbe: py`
@@ -514,6 +528,11 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(rec.onlyBuilder.status).toBe('passed');
     expect(rec.onlyBuilder.recipe).toMatchObject({ origin: 'builder', builder: 'big' });
     expect(rec.onlyBuilder.gradients).toMatchObject({ withGrad: 2, mode: 'train' });
+  });
+
+  it('holds an inferred build to its share and skips the bigger guesses after one that ran over', () => {
+    expect(rec.slowGuess.status, JSON.stringify(rec.slowGuess.stages)).toBe('passed');
+    expect(rec.slowGuess.recipe).toMatchObject({ origin: 'inference', kwargs: { width: 8 } });
   });
 
   it('checks further inputs on the meta device once a forward failed, and runs for real only those that fit', () => {

@@ -4,7 +4,7 @@
 # Part of the runner package (nnblocks_runner/__init__.py). Everything returned is JSON: layer and class arguments
 # are *references*, dotted names listed in the recipe's `refs` and resolved with importlib at build time (see
 # resolve_refs).
-import ast, importlib, inspect, re, sys
+import ast, functools, importlib, inspect, re, sys
 
 import torch
 
@@ -16,7 +16,7 @@ IN_CHANNELS = {"in_channels", "in_chans", "in_ch", "in_channel", "inplanes", "in
 FIXED = {
     **{n: 10 for n in ("num_classes", "n_classes", "nclass", "num_class", "classes")},
     **{n: 2 for n in ("num_heads", "heads", "n_heads", "nhead", "n_head", "num_attention_heads", "num_groups", "depth",
-                      "num_layers", "n_layers", "num_blocks", "n_blocks", "expand_ratio", "expansion", "mlp_ratio", "expansion_ratio")},
+                      "num_layers", "n_layers", "num_blocks", "n_blocks", "levels", "expand_ratio", "expansion", "mlp_ratio", "expansion_ratio")},
     **{n: 1 for n in ("groups", "stride", "dilation", "num_convs", "num_columns")},
     **{n: 3 for n in ("kernel_size", "kernel", "ksize", "num_anchors")},
     "padding": 1, "reduction": 4, "ratio": 4, "reduction_ratio": 4, "patch_size": 4, "window_size": 4, "shift_size": 2,
@@ -166,7 +166,14 @@ def string_choices(cls):
     """Per name, the string literals it is compared with anywhere in the block's module.
 
     e.g. `if mode not in ["batch", "row"]: raise ValueError(...)` makes `mode` -> ["batch", "row"]."""
-    tree = module_tree(cls.__module__)
+    return _string_choices(cls.__module__)
+
+
+@functools.lru_cache(maxsize=8)
+def _string_choices(module):
+    """string_choices of one module, walked once: inference asks for every candidate list it makes (the block's own,
+    each instance candidate's), and a walk of an assembled module's 100,000 nodes takes tens of milliseconds."""
+    tree = module_tree(module)
     if tree is None:
         return {}
     out = {}

@@ -31,6 +31,11 @@ _BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tens
 # axes (`n, c = score.size()` on an image), every input of more than the rank wanted drops its trailing axes.
 _UNPACK_SHORT = re.compile(r"not enough values to unpack \(expected (\d+), got (\d+)\)")
 _UNPACK_LONG = re.compile(r"too many values to unpack \(expected (\d+)\)")
+# A permute given more or fewer axes than its tensor has: torch names both ranks ("input.dim() = 3 is not equal to
+# len(dims) = 4": a BERT layer's `view(B, N, heads, d).permute(0, 2, 1, 3)` of a [2, 16] row, which made 3 axes of
+# it where 4 were meant). The permuted tensor is the input reshaped, so every input is short (or long) by the same
+# count: it takes as many axes more (repair.ranked), or drops as many trailing ones.
+_PERMUTE = re.compile(r"input\.dim\(\) = (\d+) is not equal to len\(dims\) = (\d+)")
 # Side of an axis a rank repair adds (here and in asserted.py): enough for the 2 x 2 pools and 3 x 3 kernels of small
 # blocks.
 ADDED_SIDE = 16
@@ -74,6 +79,8 @@ def repaired(specs, exc):
     if m := _UNPACK_LONG.search(msg):
         want = int(m[1])
         return _changed(specs, lambda s: s[:want] if len(s) > want >= 2 else None)
+    if m := _PERMUTE.search(msg):
+        return _changed(specs, lambda s: _reranked(s, len(s) + int(m[2]) - int(m[1])))
     if m := _META_BROADCAST.search(msg):
         want, back, shape = int(m[1]), int(m[2]), _shape(m[3])
         if not 0 < back <= len(shape):
@@ -88,6 +95,13 @@ def ranked(shape, rank):
     if len(shape) == 2:
         shape = [shape[0], ADDED_SIDE, shape[1]]
     return shape + [ADDED_SIDE] * (rank - len(shape))
+
+
+def _reranked(shape, rank):
+    """`shape` at `rank` axes (2 to 5), grown as `ranked` grows it or cut at its end; None when that is its rank."""
+    if rank == len(shape) or not 2 <= rank <= 5:
+        return None
+    return _capped(ranked(shape, rank)) if rank > len(shape) else shape[:rank]
 
 
 def _capped(shape):

@@ -16,8 +16,8 @@ from .classify import classify, is_memory
 from .containment import VIOLATIONS, Violation
 from .measure import count
 from .replay import backward, build, forward
-from .shares import (FIRST_ROUND_S, GUIDED_ATTEMPT_S, GUIDED_SHARE, PART_SHARE, PART_SIZING_SHARE, SECOND_ROUND_SHARE,
-                     OverBudget, budgeted, monotonic, perf_counter)
+from .shares import (FIRST_ROUND_S, GUIDED_ATTEMPT_S, GUIDED_SHARE, INFERENCE_BUILD_SHARE, PART_SHARE, PART_SIZING_SHARE,
+                     SECOND_ROUND_SHARE, OverBudget, budgeted, monotonic, perf_counter)
 from .twins import fresh_copies, meta_twin, refusal
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
@@ -120,11 +120,14 @@ def search(cls, job, st, started):
         guided = origin in GUIDED
         cap = FIRST_ROUND_S if first_round else GUIDED_ATTEMPT_S
         share = (lambda: min(cap, (part_until if first_round and origin == "part" else guided_until) - monotonic())) if guided else None
+        # An inferred candidate's build is held to INFERENCE_BUILD_SHARE; its forward and backward are not (the
+        # failing forwards of inference have their own limit, INFERENCE_FAILING_S).
+        build_share = share if guided else (lambda: INFERENCE_BUILD_SHARE * timeout_s) if origin == "inference" else None
         if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
             st.tried = recipe_of(cand, seed, [])
         whole = cand if origin == "part" else None
         make = fresh_copies(lambda: build(cls, cand["kwargs"], seed, device, cand["refs"], cand.get("builder"), cand.get("calls") or (), whole))
-        ok, m = attempt("build", make, share)
+        ok, m = attempt("build", make, build_share)
         if not ok:
             return None
         built_any = True
@@ -171,7 +174,7 @@ def search(cls, job, st, started):
                     then_try(queue, seen, specs, large, repairs, refused)
                     continue
             if n > 0:  # fresh module: a failed forward or backward may have changed it (lazy layers, caches)
-                ok, m = attempt("build", make, share)
+                ok, m = attempt("build", make, build_share)
                 if not ok:
                     break
             if origin == "inference" and failing[0] >= INFERENCE_FAILING_S:
@@ -206,6 +209,7 @@ def search(cls, job, st, started):
         return None
 
     set_aside = []  # (candidate, grow) pairs for the second round
+    too_big = [math.inf]  # the size (int_mass) of the smallest inferred candidate whose build ran over its share
 
     def first_round(cand, grow=None):
         nonlocal over
@@ -214,6 +218,8 @@ def search(cls, job, st, started):
         if guided and set_aside and set_aside[-1][0]["origin"] == origin and not grow:
             set_aside.append((cand, grow))  # bigger than the one that ran over
             return None
+        if origin == "inference" and int_mass(cand["kwargs"]) >= too_big[0]:
+            return None  # no smaller than a guess whose build ran over: it would too
         until = part_until if origin == "part" else guided_until
         if (guided and monotonic() >= until) or tries[origin] >= ATTEMPTS[origin]:
             return None
@@ -221,6 +227,8 @@ def search(cls, job, st, started):
         found = try_candidate(cand, True, grow)
         if found is None and over and guided:
             set_aside.append((cand, grow))
+        elif found is None and over and origin == "inference":
+            too_big[0] = min(too_big[0], int_mass(cand["kwargs"]))
         return found
 
     candidates = infer.build_candidates(cls, overrides, job.get("usage") or [], job.get("moduleSlots") or ())
@@ -288,6 +296,12 @@ def then_try(queue, seen, specs, large, repairs, exc):
             queue.insert(0, (fixed, large, repairs + 1))
         else:
             queue.append((fixed, large, repairs + 1))
+
+
+def int_mass(kwargs):
+    """The sum of a candidate's integer arguments, in lists too: inference's guesses grow with it (the width ladder)."""
+    ints = lambda v: v if type(v) is int else sum(ints(x) for x in v) if isinstance(v, (list, tuple)) else 0
+    return sum(ints(v) for v in kwargs.values())
 
 
 def too_costly(probe, specs):

@@ -12,6 +12,11 @@ _signal, _setitimer, _ITIMER_REAL, _SIGALRM = signal.signal, signal.setitimer, s
 GUIDED_SHARE = 0.45  # of the block's time, for builder and usage candidates together (first round)
 GUIDED_ATTEMPT_S = 15.0  # at most, per build, forward or backward of a builder or usage candidate
 FIRST_ROUND_S = 5.0  # the same, in the first round (see search.search)
+# Of the block's time, at most, per build of an inferred candidate (9 s of the default 60): a guessed count that a
+# constructor turns into work (16 recursion levels of DLA's tree, 16 spherical harmonics that DimeNet derives with
+# sympy) would otherwise build until the block's deadline. The passing inferred builds of the paper corpus take under
+# 5 s, all attempts together.
+INFERENCE_BUILD_SHARE = 0.15
 SECOND_ROUND_SHARE = 0.75  # of the block's time, up to which the second round may run (the rest: fidelity, records)
 # Part candidates come after everything else of the first round and may run up to this share of the block's time
 # (a detector's parts wait for its backbone); sizing their models first takes at most PART_SIZING_SHARE.
