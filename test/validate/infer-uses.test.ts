@@ -134,6 +134,45 @@ const fixtures = {
         def forward(self, x):
             return self.body(self.stem(x))
   `,
+  // The same table keyed by a `depth: int` (mmcv's ResNet and VGG): a depth of the table, not the count 2 that a
+  // `depth` gets elsewhere ("invalid depth 2 for resnet").
+  tableKeyInt: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        arch_settings = {11: (1, 1), 13: (2, 2)}
+        def __init__(self, depth: int):
+            super().__init__()
+            if depth not in self.arch_settings:
+                raise KeyError(f"invalid depth {depth}")
+            self.body = nn.Sequential(*[nn.Conv2d(3, 3, 1) for _ in self.arch_settings[depth]])
+        def forward(self, x):
+            return self.body(x)
+  `,
+  // A layer its callers always pass, with a None default the constructor calls (timm's `DownsampleAvg`, "'NoneType'
+  // object is not callable"): a convolution, once the guesses without it failed.
+  calledDefault: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, in_chs, out_chs, conv_layer=None):
+            super().__init__()
+            self.conv = conv_layer(in_chs, out_chs, 1)
+        def forward(self, x):
+            return self.conv(x)
+  `,
+  // An empty default whose elements are sequences too (YOLO's `Detect(nc=80, anchors=(), ch=())`, which takes
+  // `len(anchors[0])`): a list of lists.
+  nestedDefault: py`
+    import torch, torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self, nc=4, anchors=(), ch=()):
+            super().__init__()
+            self.nl = len(anchors)
+            self.na = len(anchors[0]) // 2
+            self.register_buffer("anchors", torch.tensor(anchors).float().view(self.nl, -1, 2))
+            self.m = nn.ModuleList(nn.Conv2d(x, nc * self.na, 1) for x in ch)
+        def forward(self, x):
+            return self.m[0](x)
+  `,
   // A position in what the block is fed (YOLO's `CBFuse(idx)`): the first, not a width.
   position: py`
     import torch.nn as nn
@@ -271,6 +310,24 @@ describe('parameters read as objects, sequences and counts', () => {
   it("gives a key of the class's table to the parameter that indexes it, and a class to one it calls", () => {
     expect(rec.tableKey.status).toBe('passed');
     expect(rec.tableKey.recipe?.kwargs).toEqual({ depth: 18, blocks: '.BasicBlock', width: 16 });
+    expect(rec.tableKeyInt.status).toBe('passed');
+    expect(rec.tableKeyInt.recipe?.kwargs).toEqual({ depth: 11 });
+  });
+
+  it('fills an empty default with a list of lists when its elements are sequences too', () => {
+    expect(rec.nestedDefault.status).toBe('passed');
+    expect(rec.nestedDefault.recipe?.kwargs).toMatchObject({
+      anchors: [
+        [16, 16],
+        [16, 16],
+      ],
+      ch: [16, 16],
+    });
+  });
+
+  it('gives a layer to a parameter whose None default the constructor calls, after the guesses without one', () => {
+    expect(rec.calledDefault.status).toBe('passed');
+    expect(rec.calledDefault.recipe).toMatchObject({ kwargs: { conv_layer: 'torch.nn.Conv2d' }, refs: ['conv_layer'] });
   });
 
   it('gives a number to a parameter compared with one, not an instance of the class named like it', () => {

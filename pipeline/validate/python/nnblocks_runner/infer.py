@@ -318,13 +318,15 @@ def guess(p, cls, c, depth=0):
         return (c["strings"].get(p.name) or [None])[0]
     if not ann and CFG_PARAM.search(name) and not (u and (u.attrs or u.called)):
         return CFG_NORMS[c["norm"] - 1] if "norm" in name and c["norm"] else NULL
-    if not ann and u is not None and u.keys:
-        return u.keys[0]  # `NORMS[norm]`: a key of the module-level dict it indexes
+    if u is not None and u.keys and (not ann or ann == type(u.keys[0]).__name__):
+        # `NORMS[norm]`: a key of the module-level dict it indexes; `self.arch_settings[depth]` with `depth: int`:
+        # one of the table's depths, never the count FIXED would give (mmcv's ResNet: "invalid depth 2").
+        return u.keys[0]
     if ann in ("", "int") and u is not None and u.count_of is not None:
         return c["n"]  # `if num_branches != len(num_blocks)`: as many as the lists are long
     if not ann and u is not None and u.seq and not u.keyed:
         # Iterated, measured, indexed or unpacked in the class (`for d in dilations`, `H, W = input_resolution`).
-        return [element(name, c)] * c["n"]
+        return listed(name, c, u)
     pair = re.fullmatch(r"Tuple\[int, int(, int)?\]", ann)
     if pair:
         return [scalar(name, "int", c)] * (3 if pair.group(1) else 2)
@@ -368,7 +370,7 @@ def attribute_bag(u, ann, cls, c):
         elif re.search(r"(^|_)(act|activation)(_fn)?$", low):
             value = (c["strings"].get(attr) or ["gelu"])[0]  # a name activation tables know (`ACT2FN["gelu"]`)
         elif au.seq and not au.keyed:
-            value = [element(low, c)] * c["n"]
+            value = listed(low, c, au)
         else:
             value = guess(inspect.Parameter(attr, inspect.Parameter.KEYWORD_ONLY), cls, c, depth=1)
         if value is not None and not isinstance(value, (Ref, Construct, Null)):
@@ -378,6 +380,13 @@ def attribute_bag(u, ann, cls, c):
 
 # Positions in a list the block is fed (`idx` of YOLO's CBFuse, `*_index`): the first.
 INDEX_NAME = re.compile(r"(^|_)(idx|index|indices|indexes)$")
+
+
+def listed(name, c, u=None):
+    """The list an int-list parameter gets, `[element] * n`; a list of such lists when the class takes an element of
+    it as a sequence too (`self.na = len(anchors[0]) // 2` of YOLO's `Detect`: `[[16, 16], [16, 16]]`)."""
+    inner = [element(name, c)] * c["n"]
+    return [list(inner) for _ in range(c["n"])] if u is not None and u.nested else inner
 
 
 def element(name, c):
@@ -535,7 +544,8 @@ def inferred_kwargs(cls, given=None, slots=()):
                and isinstance(p.default, (tuple, list)) and not p.default]
     small = small_image(params)
     if not required and not empties:
-        return ([(small, [])] if small else []) + [({}, [])]
+        defaults = ([(small, [])] if small else []) + [({}, [])]
+        return defaults + called_defaults(cls, params, param_uses(cls, [p.name for p in params]), defaults[-1:])
     strings = string_choices(cls)
     uses = param_uses(cls, [p.name for p in params])
     choices = [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[:2]]
@@ -549,7 +559,7 @@ def inferred_kwargs(cls, given=None, slots=()):
             continue
         kw = {k: None if v is NULL else v for k, v in kw.items()}
         out.append((kw, [k for k, v in kw.items() if isinstance(v, Ref)]))
-    out += [({**kw, **{p.name: [element(p.name.lower(), c)] * c["n"] for p in empties}}, refs)
+    out += [({**kw, **{p.name: listed(p.name.lower(), c, uses.get(p.name)) for p in empties}}, refs)
             for (kw, refs), c in zip(out[:2], choices[:2])] if empties else []
     # An unannotated size may be indexed (`window_size[0]` in Swin's window attention): the first two guesses again
     # with each such int as a pair, after the ints.
@@ -558,9 +568,28 @@ def inferred_kwargs(cls, given=None, slots=()):
             if any(type(kw[n]) is int for n in sized)]
     if any(p.kind == p.VAR_KEYWORD for p in params):  # **kwargs often forwarded to a conv that needs kernel_size
         out += [({**kw, "kernel_size": 3}, refs) for kw, refs in out[:2]]
+    out += called_defaults(cls, params, uses, out[:2])
     if small:  # the first guess at a small image size first (inputs.image_shapes feeds that size)
         out = [({**kw, **small}, refs) for kw, refs in out[:1]] + out
     return out or [({}, [])]
+
+
+def called_defaults(cls, params, uses, firsts):
+    """`firsts` (kwargs, refs) again with a layer for each parameter whose default is None and that the constructor
+    calls (timm's `DownsampleAvg(..., conv_layer=None)`, which only its callers fill in: "'NoneType' object is not
+    callable"): torch's convolution for a `conv` name, else what layer_ref names; [] when there is none. They come
+    after every other guess: a block whose defaults build never reaches them."""
+    fills = {}
+    for p in params:
+        u = uses.get(p.name)
+        if p.default is not None or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or u is None or not u.called or u.number:
+            continue
+        # torch's convolution for a `conv` name: a class of the module sharing the word is a variant that takes more
+        # than an image (timm's `CondConv2d` wants routing weights).
+        ref = Ref("torch.nn.Conv2d") if "conv" in p.name.lower() else layer_ref(p.name.lower(), ann_text(p.annotation), cls, 0)
+        if ref is not None:
+            fills[p.name] = ref
+    return [({**kw, **fills}, [*refs, *fills]) for kw, refs in firsts] if fills else []
 
 
 # Image-size parameters of a ViT-style model (its positional embeddings' grid), and the size tried before a default

@@ -25,6 +25,7 @@ class Uses:
 
     def __init__(self):
         self.seq = False  # iterated, len() taken, indexed by a non-string, unpacked, starred
+        self.nested = False  # and so is an element of it: `len(anchors[0])`, `anchors[i][j]` (a list of lists)
         self.truth = False  # read as a truth value: `if p:`, `not p`, `p and ...`
         self.called = False  # called itself: a module, a class or a function, not data
         self.keyed = False  # indexed by a string, or `.get(...)`: a dict
@@ -36,7 +37,7 @@ class Uses:
 
     def merge(self, other):
         """Adds what another reading says of the same value (a class it is handed to)."""
-        for flag in ("seq", "truth", "called", "keyed", "number"):
+        for flag in ("seq", "nested", "truth", "called", "keyed", "number"):
             setattr(self, flag, getattr(self, flag) or getattr(other, flag))
         self.methods |= other.methods
         self.keys = self.keys or other.keys
@@ -112,6 +113,7 @@ class _Reader:
             u = self.use(spot, local)
             if u is not None:
                 u.seq = True
+            self.element_seq(spot, local)
 
     @staticmethod
     def iterated(node):
@@ -130,6 +132,8 @@ class _Reader:
         """`p[0]`: a sequence; `p["key"]`: a dict; `TABLE[p]`: p is a key of that module-level table."""
         key = node.slice
         u = self.use(node.value, local)
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            self.element_seq(node.value, local)
         if u is not None:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 u.keyed = True
@@ -139,6 +143,14 @@ class _Reader:
         table = self.global_value(node.value)
         if k is not None and isinstance(table, dict) and table and all(type(x) in (str, int) for x in table):
             k.keys = list(table)
+
+    def element_seq(self, node, local):
+        """`node` is used as a sequence: when it is an element of a parameter (`anchors[0]`), the parameter is a
+        sequence of sequences."""
+        if isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            u = self.use(node.value, local)
+            if u is not None:
+                u.seq = u.nested = True
 
     def call(self, node, local):
         """`p(...)`: called; `p.get(...)`: a dict; `p.to_dict()`: a method; `Other(p)`: followed into Other."""
