@@ -100,14 +100,14 @@ const fixtures = {
             return torch.cat([b(x) for b in self.branches], 1)
   `,
   // A detection head whose channels default to an empty tuple that only holds a place (YOLO's `Detect(nc, ch=())`):
-  // its defaults fail "tuple index out of range".
+  // its defaults fail "tuple index out of range". `max(ch[0], ...)` compares `ch[0]`: a list of ints, not of lists.
   emptyDefault: py`
     import torch
     import torch.nn as nn
     class Block(nn.Module):
         def __init__(self, nc=4, ch=()):
             super().__init__()
-            self.stem = nn.Conv2d(ch[0], ch[0], 1)
+            self.stem = nn.Conv2d(ch[0], max(ch[0], min(nc, 100)), 1)
             self.m = nn.ModuleList(nn.Conv2d(c, nc, 1) for c in ch)
         def forward(self, x):
             return self.m[0](self.stem(x))

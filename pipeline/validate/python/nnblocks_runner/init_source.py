@@ -125,6 +125,8 @@ class _Reader:
         if isinstance(node, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
             return [node.value]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SEQUENCE_CALLS:
+            if node.func.id in ("max", "min") and len(node.args) > 1:
+                return []  # `max(ch[0], 16)` compares its arguments: none is iterated
             return node.args if node.func.id == "zip" else node.args[:1]
         return []
 
