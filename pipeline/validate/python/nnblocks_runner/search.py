@@ -120,9 +120,12 @@ def search(cls, job, st, started):
         guided = origin in GUIDED
         cap = FIRST_ROUND_S if first_round else GUIDED_ATTEMPT_S
         share = (lambda: min(cap, (part_until if first_round and origin == "part" else guided_until) - monotonic())) if guided else None
-        # An inferred candidate's build is held to INFERENCE_BUILD_SHARE; its forward and backward are not (the
-        # failing forwards of inference have their own limit, INFERENCE_FAILING_S).
-        build_share = share if guided else (lambda: INFERENCE_BUILD_SHARE * timeout_s) if origin == "inference" else None
+        # An inferred candidate's build is held to INFERENCE_BUILD_SHARE while a smaller guess is left to take the
+        # time (`smaller`); its forward and backward are not (the failing forwards of inference have their own limit,
+        # INFERENCE_FAILING_S). The last guess builds under the block's own deadline: a constructor that never returns
+        # is a timeout, one that hoards memory meets the memory limit, as without the share.
+        shared = origin == "inference" and id(cand) in smaller
+        build_share = share if guided else (lambda: INFERENCE_BUILD_SHARE * timeout_s) if shared else None
         if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
             st.tried = recipe_of(cand, seed, [])
         whole = cand if origin == "part" else None
@@ -232,6 +235,10 @@ def search(cls, job, st, started):
         return found
 
     candidates = infer.build_candidates(cls, overrides, job.get("usage") or [], job.get("moduleSlots") or ())
+    guesses = [c for c in candidates if c["origin"] == "inference"]
+    # The inferred candidates after which a smaller guess is still to come (int_mass): the ones a share holds.
+    masses = [int_mass(c["kwargs"]) for c in guesses]
+    smaller = {id(c) for i, c in enumerate(guesses) if any(m < masses[i] for m in masses[i + 1:])}
     parts = [c for c in candidates if c["origin"] == "part"]
     instances = [c for c in candidates if c["origin"] == "instance"]
     for cand in [c for c in candidates if c["origin"] not in ("part", "instance")]:
