@@ -543,11 +543,11 @@ def inferred_kwargs(cls, given=None, slots=()):
     empties = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
                and isinstance(p.default, (tuple, list)) and not p.default]
     small = small_image(params)
+    uses = param_uses(cls, [p.name for p in params])
     if not required and not empties:
         defaults = ([(small, [])] if small else []) + [({}, [])]
-        return defaults + called_defaults(cls, params, param_uses(cls, [p.name for p in params]), defaults[-1:])
+        return defaults + called_defaults(cls, params, uses, defaults[-1:])
     strings = string_choices(cls)
-    uses = param_uses(cls, [p.name for p in params])
     choices = [dict(in_ch=i, base=b, n=2, norm=0) for i, b in WIDTHS[:2]]
     choices += [dict(in_ch=i, base=b, n=2, norm=k) for k in (1, 2) for i, b in WIDTHS[:2]]
     choices += [dict(in_ch=i, base=b, n=n, norm=0) for n in (4, 3) for i, b in WIDTHS[:2]]

@@ -57,6 +57,11 @@ def _classes(cls):
     return [k for k in cls.__mro__ if k not in (torch.nn.Module, object) and not k.__module__.startswith("torch.nn")]
 
 
+def _string_key(node):
+    """Whether subscript `node` reads a string key (`p["key"]`): a dict, where any other index reads a sequence."""
+    return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+
+
 class _Reader:
     """Walks one class's methods, noting the uses of each parameter of `__init__`, directly (`p`, `p.attr`) or
     through the attribute `__init__` stores it in (`self.cfg = config` makes `self.cfg.x` a read of `config.x`)."""
@@ -134,10 +139,10 @@ class _Reader:
         """`p[0]`: a sequence; `p["key"]`: a dict; `TABLE[p]`: p is a key of that module-level table."""
         key = node.slice
         u = self.use(node.value, local)
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        if not _string_key(node):
             self.element_seq(node.value, local)
         if u is not None:
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            if _string_key(node):
                 u.keyed = True
             else:
                 u.seq = True
@@ -149,7 +154,7 @@ class _Reader:
     def element_seq(self, node, local):
         """`node` is used as a sequence: when it is an element of a parameter (`anchors[0]`), the parameter is a
         sequence of sequences."""
-        if isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+        if isinstance(node, ast.Subscript) and not _string_key(node):
             u = self.use(node.value, local)
             if u is not None:
                 u.seq = u.nested = True

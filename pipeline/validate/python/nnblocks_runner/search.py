@@ -124,8 +124,7 @@ def search(cls, job, st, started):
         # time (`smaller`); its forward and backward are not (the failing forwards of inference have their own limit,
         # INFERENCE_FAILING_S). The last guess builds under the block's own deadline: a constructor that never returns
         # is a timeout, one that hoards memory meets the memory limit, as without the share.
-        shared = origin == "inference" and id(cand) in smaller
-        build_share = share if guided else (lambda: INFERENCE_BUILD_SHARE * timeout_s) if shared else None
+        build_share = share if guided else (lambda: INFERENCE_BUILD_SHARE * timeout_s) if id(cand) in smaller else None
         if st.tried is None:  # the first candidate is the likeliest: published with a failure as the recipe tried
             st.tried = recipe_of(cand, seed, [])
         whole = cand if origin == "part" else None
@@ -221,7 +220,7 @@ def search(cls, job, st, started):
         if guided and set_aside and set_aside[-1][0]["origin"] == origin and not grow:
             set_aside.append((cand, grow))  # bigger than the one that ran over
             return None
-        if origin == "inference" and int_mass(cand["kwargs"]) >= too_big[0]:
+        if origin == "inference" and mass[id(cand)] >= too_big[0]:
             return None  # no smaller than a guess whose build ran over: it would too
         until = part_until if origin == "part" else guided_until
         if (guided and monotonic() >= until) or tries[origin] >= ATTEMPTS[origin]:
@@ -231,14 +230,14 @@ def search(cls, job, st, started):
         if found is None and over and guided:
             set_aside.append((cand, grow))
         elif found is None and over and origin == "inference":
-            too_big[0] = min(too_big[0], int_mass(cand["kwargs"]))
+            too_big[0] = min(too_big[0], mass[id(cand)])
         return found
 
     candidates = infer.build_candidates(cls, overrides, job.get("usage") or [], job.get("moduleSlots") or ())
     guesses = [c for c in candidates if c["origin"] == "inference"]
-    # The inferred candidates after which a smaller guess is still to come (int_mass): the ones a share holds.
-    masses = [int_mass(c["kwargs"]) for c in guesses]
-    smaller = {id(c) for i, c in enumerate(guesses) if any(m < masses[i] for m in masses[i + 1:])}
+    mass = {id(c): int_mass(c["kwargs"]) for c in guesses}
+    # The inferred candidates after which a smaller guess is still to come: the ones a share holds.
+    smaller = {id(c) for i, c in enumerate(guesses) if any(mass[id(d)] < mass[id(c)] for d in guesses[i + 1:])}
     parts = [c for c in candidates if c["origin"] == "part"]
     instances = [c for c in candidates if c["origin"] == "instance"]
     for cand in [c for c in candidates if c["origin"] not in ("part", "instance")]:
