@@ -379,6 +379,7 @@ function droppedEntries(st: IncludedStmt): Edit[] {
  */
 function definitionName(text: string, kind: string, name: string): { at: number; bytes: number } | null {
   const ident = '[\\p{XID_Start}_][\\p{XID_Continue}]*';
+  if (kind === 'for') return forTargetName(text, name);
   const re =
     kind === 'class'
       ? new RegExp(`^\\s*class\\s+(${ident})`, 'gmu')
@@ -392,6 +393,24 @@ function definitionName(text: string, kind: string, name: string): { at: number;
     if (pyName(m[1]) !== name) continue;
     const charIndex = m.index + m[0].length - m[1].length;
     return { at: Buffer.byteLength(text.slice(0, charIndex)), bytes: Buffer.byteLength(m[1]) };
+  }
+  return null;
+}
+
+/**
+ * Where a module-level `for` loop binds `name` in its target (`for model_type, classes in TABLE.items():`), as
+ * definitionName: transformers' image and video processor tables each have a loop binding `model_type`.
+ */
+function forTargetName(text: string, name: string): { at: number; bytes: number } | null {
+  const head = /^\s*(?:async\s+)?for\b/u.exec(text);
+  if (!head) return null;
+  const rest = text.slice(head[0].length);
+  const end = rest.search(/\bin\b/u);
+  if (end < 0) return null;
+  for (const m of rest.slice(0, end).matchAll(/[\p{XID_Start}_][\p{XID_Continue}]*/gu)) {
+    if (pyName(m[0]) !== name) continue;
+    const charIndex = head[0].length + m.index;
+    return { at: Buffer.byteLength(text.slice(0, charIndex)), bytes: Buffer.byteLength(m[0]) };
   }
   return null;
 }

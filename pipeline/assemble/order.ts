@@ -63,6 +63,7 @@ export function orderNodes(nodes: OrderNode[]): OrderResult {
     .sort(cmp);
   const order: string[] = [];
   const cycles: string[] = [];
+  let comps: Map<string, number> | undefined; // strongly connected components, computed when first stuck
   const done = new Set<string>();
   const release = (key: string) => {
     for (const d of dependents.get(key) ?? []) {
@@ -94,7 +95,18 @@ export function orderNodes(nodes: OrderNode[]): OrderResult {
         .map((n) => n.key)
         .filter((k) => !done.has(k))
         .sort(cmp);
-      key = mostWanted(left.filter((k) => hardIn.get(k) === 0));
+      // Of those, one whose unmet soft edges all lead back to it (the same strongly connected component): the cycle
+      // is broken where it is, not by placing a statement ahead of what it reads outside the cycle. transformers'
+      // `class _LazyConfigMapping` sits on a cycle through `auto_docstring`'s reads, and placed after CLIP's
+      // configuration classes (more statements wait on those) it came after the decorators that read it.
+      const free = left.filter((k) => hardIn.get(k) === 0);
+      comps ??= components(nodes, byKey);
+      const onCycle = free.filter((k) => {
+        const c = comps!.get(k);
+        for (const d of byKey.get(k)!.soft ?? []) if (byKey.has(d) && !done.has(d) && comps!.get(d) !== c) return false;
+        return true;
+      });
+      key = mostWanted(onCycle.length ? onCycle : free);
       if (key === undefined) {
         key = left[0];
         cycles.push(key);
@@ -106,6 +118,60 @@ export function orderNodes(nodes: OrderNode[]): OrderResult {
     release(key);
   }
   return { order, cycles };
+}
+
+/**
+ * The strongly connected component of each node over hard and soft edges (Tarjan's algorithm, iterative: a closure
+ * may hold thousands of statements).
+ */
+function components(nodes: OrderNode[], byKey: Map<string, OrderNode>): Map<string, number> {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const comp = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  let next = 0;
+  let count = 0;
+  const edges = (k: string) => {
+    const n = byKey.get(k)!;
+    return [...n.deps, ...(n.soft ?? [])].filter((d) => byKey.has(d));
+  };
+  for (const root of nodes) {
+    if (index.has(root.key)) continue;
+    const work: { key: string; out: string[]; i: number }[] = [];
+    const open = (k: string) => {
+      index.set(k, next);
+      low.set(k, next++);
+      stack.push(k);
+      onStack.add(k);
+      work.push({ key: k, out: edges(k), i: 0 });
+    };
+    open(root.key);
+    while (work.length) {
+      const top = work[work.length - 1];
+      if (top.i < top.out.length) {
+        const d = top.out[top.i++];
+        if (!index.has(d)) open(d);
+        else if (onStack.has(d)) low.set(top.key, Math.min(low.get(top.key)!, index.get(d)!));
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const parent = work[work.length - 1].key;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.key)!));
+      }
+      if (low.get(top.key) === index.get(top.key)) {
+        for (;;) {
+          const k = stack.pop()!;
+          onStack.delete(k);
+          comp.set(k, count);
+          if (k === top.key) break;
+        }
+        count++;
+      }
+    }
+  }
+  return comp;
 }
 
 function insertSorted(list: string[], key: string, cmp: (a: string, b: string) => number): void {

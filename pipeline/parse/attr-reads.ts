@@ -368,3 +368,15 @@ export function literalGetattr(text: string, pos: number, end: number): string |
   const m = GETATTR_AFTER.exec(text);
   return m ? (m[1] ?? m[2]) : undefined;
 }
+
+const GETATTR_TABLE = /[ \t]*,[ \t]*([\p{XID_Start}_][\p{XID_Continue}]*)[ \t]*\[/uy;
+
+/**
+ * The table a read of a name at `pos`..`end` takes its computed attribute name from, as the first argument of
+ * `getattr`/`hasattr`: `getattr(auto_module, PLACEHOLDERS[p][0])` → 'PLACEHOLDERS' (NameOccurrence.via).
+ */
+export function tableGetattr(text: string, pos: number, end: number): string | undefined {
+  if (!GETATTR_BEFORE.test(text.slice(Math.max(0, pos - 24), pos))) return undefined;
+  GETATTR_TABLE.lastIndex = end;
+  return GETATTR_TABLE.exec(text)?.[1];
+}

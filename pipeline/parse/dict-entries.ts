@@ -49,6 +49,7 @@ function dictAssignment(stmt: TsNode, text: string, map: TextMap): DictFact | un
   const comma = (n: TsNode) => {
     if (n.type === ',' && entries.length) entries[entries.length - 1].endByte = map.byte(n.endIndex);
   };
+  const strings = new Set<string>();
   if (value.type === 'dictionary') {
     for (const n of value.children) {
       comma(n);
@@ -56,6 +57,7 @@ function dictAssignment(stmt: TsNode, text: string, map: TextMap): DictFact | un
       const k = n.type === 'pair' ? n.children[0] : null;
       const key = k && k.type === 'string' ? literalValue(text.slice(k.startIndex, k.endIndex)) : undefined;
       entry(n, typeof key === 'string' ? key : null);
+      if (n.type === 'pair') nameStrings(n.children[n.children.length - 1], text, strings);
     }
   } else if (value.type === 'call' && value.children.length === 2) {
     const [fn, args] = value.children;
@@ -66,9 +68,31 @@ function dictAssignment(stmt: TsNode, text: string, map: TextMap): DictFact | un
       if (BETWEEN.has(n.type)) continue;
       const k = n.type === 'keyword_argument' ? n.children[0] : null;
       entry(n, k && k.type === 'identifier' ? pyName(text.slice(k.startIndex, k.endIndex)) : null);
+      if (k) nameStrings(n.children[n.children.length - 1], text, strings);
     }
   } else return undefined;
-  return entries.length > 1 ? { name, entries } : undefined;
+  if (entries.length < 2) return undefined;
+  return strings.size ? { name, entries, strings: [...strings] } : { name, entries };
+}
+
+/** At most this many strings of a dict's values are kept (DictFact.strings): a table of names is short. */
+const MAX_STRINGS = 64;
+/** A string that could name an attribute. */
+const ATTR_NAME = /^[\p{XID_Start}_][\p{XID_Continue}]*$/u;
+
+/**
+ * The plain string literals under `node` (a dict entry's value) that could name an attribute, into `out`, up to
+ * MAX_STRINGS: `{'processor_class': ('processing_auto', 'PROCESSOR_MAPPING_NAMES')}` → both strings.
+ */
+function nameStrings(node: TsNode, text: string, out: Set<string>): void {
+  if (out.size >= MAX_STRINGS) return;
+  if (node.type === 'string') {
+    const v = literalValue(text.slice(node.startIndex, node.endIndex));
+    if (typeof v === 'string' && ATTR_NAME.test(v)) out.add(v);
+    return;
+  }
+  if (node.type !== 'tuple' && node.type !== 'list' && node.type !== 'parenthesized_expression') return;
+  for (const c of node.children) nameStrings(c, text, out);
 }
 
 /**

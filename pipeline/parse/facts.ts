@@ -22,8 +22,9 @@ export type { LiteralValue, ParamKind };
  * 7: `usage` keeps `dict(...)` / `{...}` bound to a local or nested in a kept call (`**dict(model_args, **kwargs)`).
  * 8: `uses` of the names a function-local import binds; `getattr(m, 'f')` reads `m` with attrs ['f'].
  * 9: an `if TYPE_CHECKING:` whose `else:` installs a lazy module (`sys.modules[__name__] = ...`) binds at run time.
+ * 10: a dict literal's name-like `strings`; `via`, the table a computed `getattr(m, TABLE[k])` takes its name from.
  */
-export const PARSER_VERSION = 9;
+export const PARSER_VERSION = 10;
 
 export interface ModuleFacts {
   parserVersion: number;
@@ -167,6 +168,11 @@ export interface DictFact {
    * literal string key (`'relu': ...`, `relu=...`), or null for anything else (`**base`, a computed key).
    */
   entries: { key: string | null; startByte: number; endByte: number }[];
+  /**
+   * The string literals of the values that could name an attribute, plain or in a tuple or list (at most 64): what a
+   * computed `getattr(module, TABLE[k][0])` may read off a module object (NameOccurrence.via).
+   */
+  strings?: string[];
 }
 
 /** A free name read by a statement, with every occurrence so that the assembler can rename it at exact bytes. */
@@ -186,6 +192,11 @@ export interface NameOccurrence {
   attrs: string[];
   /** The literal key the name is read with here: `ACTS['relu']`, `ACTS.get('relu')` → 'relu'. */
   key?: string;
+  /**
+   * The table a computed attribute name is taken from: `getattr(auto_module, PLACEHOLDERS[p][0])` → 'PLACEHOLDERS'.
+   * The attribute read is one of the table's strings (DictFact.strings), not any member of the module.
+   */
+  via?: string;
   /**
    * The name is used here only as a type, which makes no instance of it: in an annotation, as a class's base, as
    * `isinstance`/`issubclass`'s second argument, in an `except` clause. `isinstance(cfg, Config)` alone never

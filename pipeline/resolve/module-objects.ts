@@ -3,6 +3,8 @@
 // public member, since which ones are read is decided when the code runs:
 //   aggrs = [a for a in vars(aggr).values() if issubclass(a, Aggregation)]   # PyG's aggregation_resolver
 //   backbone = getattr(torchvision.models, name)(...)                         # detr's Backbone
+// A computed name taken from a table of strings reads one of those, not any member:
+//   getattr(getattr(auto_module, PLACEHOLDERS[p][0]), PLACEHOLDERS[p][1])    # transformers' auto_docstring
 import type { IndexedModule } from '../index/types.ts';
 import type { NameOccurrence } from '../parse/facts.ts';
 import { moduleNamespaceComplete, moduleNamespaceTooLarge } from './closure-diagnostics.ts';
@@ -57,7 +59,7 @@ export class ModuleObjects {
    */
   use(t: ModuleTarget, from: IndexedModule, alias: string, occurrences: NameOccurrence[]): BindingKey {
     const nsKey = this.namespaceFor(t.sourceId, t.module, alias);
-    for (const occ of occurrences) this.addMembers(nsKey, t, occ.attrs, from);
+    for (const occ of occurrences) this.addMembers(nsKey, t, occ.attrs, from, occ.via);
     return nsKey;
   }
 
@@ -66,7 +68,7 @@ export class ModuleObjects {
    * chain that ends at a module object (`vars(alias)`, `getattr(alias.sub, name)`, `f(alias)`) or reads its
    * `__dict__` uses the module as an object: its namespace gets every public member.
    */
-  private addMembers(nsKey: BindingKey, t: ModuleTarget, attrs: string[], from: IndexedModule): void {
+  private addMembers(nsKey: BindingKey, t: ModuleTarget, attrs: string[], from: IndexedModule, via?: string): void {
     let curKey = nsKey;
     let cur = t;
     for (const [i, a] of attrs.entries()) {
@@ -90,7 +92,30 @@ export class ModuleObjects {
       return;
     }
     // A chain read at its longest may go on past what was recorded (`a.b.c.d.e`): not known to end at the module.
-    if (attrs.length < MAX_ATTRS) this.complete(curKey, cur, from);
+    if (attrs.length >= MAX_ATTRS) return;
+    const strings = via === undefined ? undefined : tableStrings(this.lookup, from, via);
+    if (strings) this.tableMembers(curKey, cur, from, strings);
+    else this.complete(curKey, cur, from);
+  }
+
+  /**
+   * `getattr(alias, TABLE[k][0])`: the namespace holds the members the table's strings name. A submodule among them
+   * holds those too, for `getattr(getattr(alias, TABLE[k][0]), TABLE[k][1])` (transformers' `auto_docstring` reads
+   * `processing_auto.PROCESSOR_MAPPING_NAMES` so); a string that names nothing there is no member.
+   */
+  private tableMembers(nsKey: BindingKey, t: ModuleTarget, from: IndexedModule, strings: string[], top = true): void {
+    const ns = this.c.namespaces.get(nsKey)!;
+    for (const a of strings) {
+      const m = this.lookup.attrs(t, [a], from.sourceId);
+      if (m.kind === 'module') {
+        const sub = this.namespaceFor(m.sourceId, m.module, a);
+        ns.members.set(a, sub);
+        if (top) this.tableMembers(sub, m, from, strings, false);
+      } else if (!ns.members.has(a) && m.kind !== 'unresolved' && m.kind !== 'typing' && m.kind !== 'builtin') {
+        const member = this.sink.provide(m, from, a);
+        if (member) ns.members.set(a, member);
+      }
+    }
   }
 
   /**
@@ -118,6 +143,15 @@ export class ModuleObjects {
       if (key) ns.members.set(a, key);
     }
   }
+}
+
+/**
+ * The name-like strings of table `name` as module `from` binds it (a module-level dict literal: DictFact.strings), or
+ * undefined when it binds no such table there.
+ */
+function tableStrings(lookup: Lookup, from: IndexedModule, name: string): string[] | undefined {
+  const t = lookup.name(from, name);
+  return t.kind === 'def' ? t.mod.facts.statements[t.stmt]?.dict?.strings : undefined;
 }
 
 /**

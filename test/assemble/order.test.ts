@@ -42,6 +42,23 @@ describe('orderNodes', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('on a cycle of soft edges, a statement on the cycle goes first, not one more statements wait on (transformers: CONFIG_MAPPING)', () => {
+    // a_config and its subclasses are decorated with a_docstring, whose body reads the namespace z_ns; z_ns holds
+    // y_mapping = m_lazy(...), and m_lazy's methods reach z_ns again. More statements wait on a_config than on
+    // m_lazy, but a_config is no part of the cycle: placed first, it would run its decorator before z_ns existed.
+    const { order, cycles } = orderNodes([
+      node('a_config', [], ['z_ns']),
+      node('b_sub', ['a_config'], ['z_ns']),
+      node('c_sub', ['a_config'], ['z_ns']),
+      node('m_lazy', [], ['z_ns']),
+      node('y_mapping', ['m_lazy'], ['z_ns']),
+      node('z_ns', ['y_mapping']),
+    ]);
+    expect(order.indexOf('z_ns')).toBeLessThan(order.indexOf('a_config'));
+    expect(order.slice(0, 3)).toEqual(['m_lazy', 'y_mapping', 'z_ns']);
+    expect(cycles).toEqual([]);
+  });
+
   it('a cycle of hard edges is placed in sort order and reported', () => {
     const { order, cycles } = orderNodes([node('p', ['q']), node('q', ['p'])]);
     expect(order).toEqual(['p', 'q']);

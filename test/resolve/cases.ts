@@ -1403,6 +1403,36 @@ export const cases: ResolverCase[] = [
     run: 'assert Block()(torch.ones(1)).item() == 1',
   },
   {
+    name: 'on a name clash between two module-level for loops, one loop target is renamed with its body',
+    why:
+      "transformers' image and video processor tables are each filled by a module-level `for model_type, ... in`: " +
+      'renaming the reads in the body but not the target left the renamed name unbound (NameError at import)',
+    files: pkg({
+      'pkg/a.py': py`
+      A = {'x': 1}
+      for key, value in list(A.items()):
+          A[key] = value + 1
+    `,
+      'pkg/b.py': py`
+      B = {'y': 2}
+      for key, value in list(B.items()):
+          B[key] = value + 1
+    `,
+      'pkg/m.py':
+        NN +
+        py`
+      from .a import A
+      from .b import B
+      class Block(nn.Module):
+          def forward(self, x):
+              return x * A['x'] * B['y']
+    `,
+    }),
+    block: 'pkg.m:Block',
+    notCode: ['could not rename'],
+    run: 'assert Block()(torch.ones(1)).item() == 6',
+  },
+  {
     name: 'a submodule read through a plain import of an outside package is imported, guarded',
     why:
       '`import PIL` loads no PIL.ImageOps: upstream another import of the module (left out) loaded it; the ' +

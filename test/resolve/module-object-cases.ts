@@ -141,6 +141,43 @@ export const moduleObjectCases: ResolverCase[] = [
     run: 'assert Block()(torch.ones(2, 2)).shape == (2, 2) and type(Block("vgg11").body).__name__ == "ReLU"',
   },
   {
+    name: "getattr with a name taken from a table of strings: the members the table names (transformers' auto_docstring)",
+    why:
+      "`getattr(getattr(auto, TABLE[k][0]), TABLE[k][1])` reads one of the table's strings, at import time through " +
+      'a decorator: the submodules it names and their members it names are in the namespace, nothing else of the package',
+    files: pkg({
+      'pkg/auto/__init__.py': '',
+      'pkg/auto/proc.py': "PROC_NAMES = {'block': 'BlockProcessor'}\n\ndef other():\n    return None\n",
+      'pkg/auto/conf.py': "CONF_NAMES = {'block': 'BlockConfig'}\n",
+      'pkg/auto/unused.py': 'X = 1\n',
+      'pkg/doc.py': py`
+        TABLE = {
+            'processor_class': ('proc', 'PROC_NAMES'),
+            'config_class': ('conf', 'CONF_NAMES'),
+        }
+        def described(cls):
+            from pkg import auto as auto_module
+            found = [getattr(getattr(auto_module, TABLE[k][0]), TABLE[k][1]).get('block') for k in sorted(TABLE)]
+            cls.__doc__ = ' '.join(found)
+            return cls
+      `,
+      'pkg/m.py':
+        NN +
+        py`
+        from .doc import described
+        @described
+        class Block(nn.Module):
+            def forward(self, x):
+                return x
+      `,
+    }),
+    block: 'pkg.m:Block',
+    has: ['pkg.auto.proc:PROC_NAMES', 'pkg.auto.conf:CONF_NAMES'],
+    hasNot: ['pkg.auto.proc:other', 'pkg.auto.unused:X'],
+    notCode: ['every public member'],
+    run: 'assert Block.__doc__ == "BlockConfig BlockProcessor"',
+  },
+  {
     name: 'getattr with a literal name off a module is a static read of that member',
     why: "`getattr(helpers, 'f')` reads f as `helpers.f` does; g stays out, and the namespace is not complete",
     files: pkg({

@@ -305,6 +305,22 @@ const fixtures = {
                 print("real", tuple(x.shape))
             return self.fc(x)
   `,
+  // A forward that shrinks its window to a smaller input, then fails (Hugging Face's SwinLayer): the meta twin made
+  // after the first failure, and each check on it, must not keep the shrunk window, or the fitting input is refused.
+  shrinkingWindow: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.window = 224
+            self.conv = nn.Conv2d(3, 4, 3)
+        def forward(self, x):
+            if x.shape[-1] < self.window:
+                self.window = x.shape[-1]
+            if x.shape[-1] != 224 or self.window != 224:
+                raise ValueError(f"window {self.window} does not fit width {x.shape[-1]}")
+            return self.conv(x)
+  `,
   // The same slow builder as the only way to build the block: the second round comes back to it and it passes.
   onlyBuilder: {
     code: py`
@@ -541,6 +557,12 @@ describe('validateBlocks on ordinary blocks', () => {
     expect(r.recipe?.inputs).toEqual([{ shape: [2, 12], dtype: 'float32' }]);
     expect(r.stdoutTail).toContain('real (2, 5)');
     expect(r.stdoutTail).not.toContain('real (2, 7)');
+  });
+
+  it('checks inputs on a meta twin whose plain attributes a failed forward or check changed put back', () => {
+    const r = rec.shrinkingWindow;
+    expect(r.status, JSON.stringify(r.stages)).toBe('passed');
+    expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 224, 224], dtype: 'float32' }]);
   });
 
   it("preloads an installed distribution's original once, refuses it to the block, and replays on it", () => {

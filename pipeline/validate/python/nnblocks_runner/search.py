@@ -18,7 +18,7 @@ from .measure import count
 from .replay import backward, build, forward
 from .shares import (FIRST_ROUND_S, GUIDED_ATTEMPT_S, GUIDED_SHARE, INFERENCE_BUILD_SHARE, PART_SHARE, PART_SIZING_SHARE,
                      SECOND_ROUND_SHARE, OverBudget, budgeted, monotonic, perf_counter)
-from .twins import fresh_copies, meta_twin, refusal
+from .twins import fresh_copies, meta_twin, plain_state, refusal, restore_plain
 
 # Forward attempts per candidate origin (overrides and inference keep the historical budget of 40); parts: up to
 # part.MAX_PARTS models, each with its probes and larger inputs (GROWN).
@@ -182,11 +182,13 @@ def search(cls, job, st, started):
             if origin == "inference" and failing[0] >= INFERENCE_FAILING_S:
                 break
             t0 = monotonic()
+            before = plain_state(m) if probe is None else None
             ok, out = attempt("forward", lambda: forward(m, specs, seed, device), share)
             if not ok:
                 failing[0] += monotonic() - t0 if origin == "inference" else 0
                 then_try(queue, seen, specs, large, repairs, failed_with[0])
                 if probe is None:
+                    restore_plain(before)
                     probe = meta_twin(m)
                 continue
             fed = True

@@ -51,6 +51,32 @@ def fresh_copies(make):
     return get
 
 
+_PLAIN = (int, float, bool, str, tuple, type(None))
+
+
+def plain_state(m):
+    """The plain attributes (numbers, strings, tuples, None) of every submodule of `m`, taken before a forward: a
+    forward, real or on the meta device, may reset some on its way, failing or not. Hugging Face's `SwinLayer`
+    shrinks its `window_size` to an input smaller than the window: checked at 32 pixels, its meta twin then refused
+    the 224 pixels the model is built for, which a fresh module passes. None when the modules can't be walked."""
+    try:
+        return [(sub, {k: v for k, v in vars(sub).items() if isinstance(v, _PLAIN)}) for sub in m.modules()]
+    except Exception:
+        return None
+
+
+def restore_plain(state):
+    """Puts back what plain_state took, where a forward changed it, before the module becomes a meta twin."""
+    for sub, attrs in state or ():
+        now = vars(sub)
+        for k, v in attrs.items():
+            if now.get(k, v) is not v or k not in now:
+                try:
+                    object.__setattr__(sub, k, v)
+                except Exception:
+                    pass
+
+
 def meta_twin(m):
     """`m` moved to torch's meta device, or None when it won't move. Only for a module whose forward failed: it is
     dropped anyway (the next input gets a fresh module), so it becomes the probe the next inputs are checked on."""
@@ -66,7 +92,9 @@ def refusal(probe, specs, seed):
     where a real forward of a production-size model takes seconds, and the rebuild before it more (MViT's builders
     at eight video shapes). An error that only says the meta device can't tell (no meta kernel, `.item()` of a meta
     tensor) is no refusal: the real forward runs. A refused escape is left to the real forward, which treats it as
-    fatal."""
+    fatal. The probe's plain attributes are put back after each check (plain_state): a check it refused may have
+    reset them, as a real forward may."""
+    before = plain_state(probe)
     try:
         with no_grad():
             probe(*meta_inputs(specs, seed))
@@ -76,6 +104,8 @@ def refusal(probe, specs, seed):
         return None
     except Exception as exc:
         return None if "meta" in str(exc).lower() else exc
+    finally:
+        restore_plain(before)
     return None
 
 
