@@ -130,8 +130,31 @@ function isDocstring(c: Parser.TreeCursor): boolean {
   return bare;
 }
 
-export function extractFeatures(code: string, opts: FeatureOptions): BlockFeatures {
-  const tree = getParser().parse(code, null, { bufferSize: 2 * code.length + 64 });
+/** `code` parsed as extractFeatures parses it (a buffer that holds a large module's text at once). */
+export function parseCode(code: string): Parser.Tree {
+  return getParser().parse(code, null, { bufferSize: 2 * code.length + 64 });
+}
+
+/**
+ * The features of `code`. `tree`: its parse, when the caller has one; `skipTop`: types of the module's own statements
+ * to leave out, as if they were not in the text (own-code.ts cuts imports so, and the parse that found them serves
+ * here too: the walk of what is left is the walk of the cut text's parse).
+ */
+/**
+ * Whether the node under the cursor is left out of the features: layout, a docstring, or (at `depth` 1, a module's
+ * own statement) a type of `skipTop`.
+ */
+function skipped(c: Parser.TreeCursor, info: TypeInfo, depth: number, skipTop?: ReadonlySet<string>): boolean {
+  if (info.kind === Kind.Skip || (info.kind === Kind.ExprStatement && isDocstring(c))) return true;
+  return depth === 1 && skipTop !== undefined && skipTop.has(info.name);
+}
+
+export function extractFeatures(
+  code: string,
+  opts: FeatureOptions,
+  tree: Parser.Tree = parseCode(code),
+  skipTop?: ReadonlySet<string>,
+): BlockFeatures {
   const c = tree.walk();
   const D = Math.max(...opts.subtreeDepths);
   const inBag = new Uint8Array(D + 1);
@@ -202,7 +225,7 @@ export function extractFeatures(code: string, opts: FeatureOptions): BlockFeatur
         lex.push(info.token);
         if (info.kind === Kind.Token) pushLeafLabel(info.label);
       }
-    } else if (info.kind !== Kind.Skip && !(info.kind === Kind.ExprStatement && isDocstring(c))) {
+    } else if (!skipped(c, info, frames.length, skipTop)) {
       nodes++;
       if (info.kind === Kind.Inner || info.kind === Kind.ExprStatement) {
         if (info.name === 'ERROR') syntaxErrors++;

@@ -1,12 +1,12 @@
 // Worker-thread entry for dedup's per-code work: loads the TypeScript through tsx (workers don't inherit the
 // parent's loader, neither under the CLI nor under vitest), then answers { task, start, codes } with the
-// fingerprints or the own-code spans of the codes.
+// fingerprints, the own-code spans, or both from one parse ('own-code') of the codes.
 import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register();
 const { fingerprint, fingerprintContext } = await import('./fingerprint.ts');
-const { ownCodeSpans } = await import('./own-code.ts');
+const { ownCodeAndFingerprint, ownCodeSpans } = await import('./own-code.ts');
 const { releaseTrees } = await import('../util/tree-sitter.ts');
 const ctx = fingerprintContext(workerData.params);
 
@@ -16,6 +16,15 @@ parentPort.on('message', async (msg) => {
   try {
     if (msg.task === 'own-spans') {
       reply = { start: msg.start, results: msg.codes.map((code) => ownCodeSpans(code)) };
+    } else if (msg.task === 'own-code') {
+      const results = msg.codes.map((code) => ownCodeAndFingerprint(code, ctx));
+      transfer = results.flatMap(({ fingerprint: f }) => [
+        f.shingles.buffer,
+        f.shingleSig.buffer,
+        f.bag.buffer,
+        f.bagSig.buffer,
+      ]);
+      reply = { start: msg.start, results };
     } else {
       const fingerprints = msg.codes.map((code) => fingerprint(code, ctx));
       // Typed arrays move to the parent instead of being copied.

@@ -1,6 +1,7 @@
 // Per-code fingerprints: everything dedup needs from one block's text, computed by a pure function of
 // (code, params), so it can run in worker threads and be cached by text.
 import { createHash } from 'node:crypto';
+import type Parser from 'tree-sitter';
 import { extractFeatures } from './features.ts';
 import { combine, fmix32, hex32 } from './hash32.ts';
 import type { Permutations } from './minhash.ts';
@@ -88,8 +89,14 @@ function signatureFunction(p: DedupParams): (set: Int32Array) => Int32Array {
   return (set) => oneHashSignature(set, p.permutations, p.seed);
 }
 
-export function fingerprint(code: string, ctx: FingerprintContext): Fingerprint {
-  const f = extractFeatures(code, ctx.features);
+/** The fingerprint of `code`; `tree` and `skipTop` as extractFeatures takes them (a parse already made). */
+export function fingerprint(
+  code: string,
+  ctx: FingerprintContext,
+  tree?: Parser.Tree,
+  skipTop?: ReadonlySet<string>,
+): Fingerprint {
+  const f = extractFeatures(code, ctx.features, tree, skipTop);
   const shingles = shingleSet(f.lexical, ctx.shingleSize);
   const bag = bagSet(f.subtrees);
   const bagKey = setKey(bag.set);

@@ -19,7 +19,7 @@ import {
 } from './cache.ts';
 import { dedupFingerprinted, sortItems } from './dedup.ts';
 import { fingerprint, fingerprintContext, type Fingerprint } from './fingerprint.ts';
-import { ownCodeOf, ownCodeSpans } from './own-code.ts';
+import { ownCodeAndFingerprint, ownCodeOf, ownCodeSpans } from './own-code.ts';
 import { resolveParams } from './params.ts';
 import type { DedupItem, DedupParams, DedupResult } from './types.ts';
 
@@ -40,7 +40,10 @@ const MIN_PARALLEL = 200;
  */
 const BATCH_CHARS = 4_000_000;
 
-type Task = 'fingerprint' | 'own-spans';
+type Task = 'fingerprint' | 'own-spans' | 'own-code';
+
+/** The own code's spans and fingerprint from one parse (own-code.ts). */
+type OwnCode = { spans: number[]; fingerprint: Fingerprint };
 
 export async function dedupParallel(
   input: DedupItem[],
@@ -75,17 +78,34 @@ export async function dedupParallel(
   return result;
 }
 
-/** Each assembled module's own code (own-code.ts), the spans kept in `cache` by the module's content. */
+/**
+ * Each assembled module's own code (own-code.ts), the spans kept in `cache` by the module's content. With
+ * `fingerprints`, a module whose spans are not cached gets its own code's fingerprint from the same parse, kept in
+ * that cache under the key dedupParallel looks up with the same params: de-duplication then parses nothing again.
+ */
 export async function ownCodes(
   assembled: string[],
-  opts: { workers?: number; cache?: KeyValueStore } = {},
+  opts: {
+    workers?: number;
+    cache?: KeyValueStore;
+    fingerprints?: { cache: KeyValueStore; params?: Partial<DedupParams> };
+  } = {},
 ): Promise<string[]> {
+  const fp = opts.fingerprints;
+  const p = resolveParams(fp?.params);
   const spans = await cachedMap<number[]>(
     assembled,
     ownSpansKey,
     opts.cache,
     { encode: (s) => JSON.stringify(s), decode: (t) => JSON.parse(t) as number[] },
-    (misses) => mapCodes<number[]>('own-spans', misses, resolveParams(), { workers: opts.workers }),
+    async (misses) => {
+      if (!fp) return mapCodes<number[]>('own-spans', misses, p, { workers: opts.workers });
+      const made = await mapCodes<OwnCode>('own-code', misses, p, { workers: opts.workers });
+      return made.map((m, i) => {
+        fp.cache.put(fingerprintKey(ownCodeOf(misses[i], m.spans), p), encodeFingerprint(m.fingerprint));
+        return m.spans;
+      });
+    },
   );
   return assembled.map((code, i) => ownCodeOf(code, spans[i]));
 }
@@ -126,11 +146,16 @@ async function mapCodes<T>(task: Task, codes: string[], p: DedupParams, opts: Pa
 
 /** The task in this thread, releasing parse trees every BATCH_CHARS of source. */
 async function mapHere<T>(task: Task, codes: string[], p: DedupParams): Promise<T[]> {
-  const ctx = task === 'fingerprint' ? fingerprintContext(p) : null;
+  const ctx = task === 'own-spans' ? null : fingerprintContext(p);
   const out: T[] = [];
   let chars = 0;
   for (const code of codes) {
-    out.push((ctx ? fingerprint(code, ctx) : ownCodeSpans(code)) as T);
+    const one = !ctx
+      ? ownCodeSpans(code)
+      : task === 'own-code'
+        ? ownCodeAndFingerprint(code, ctx)
+        : fingerprint(code, ctx);
+    out.push(one as T);
     chars += code.length;
     if (chars >= BATCH_CHARS) {
       chars = 0;

@@ -53,7 +53,7 @@ export async function buildPartial(
   await collectGarbage();
   const t = performance.now();
   const stores = dedupStores(ctx.store);
-  partial.dedupItems = await dedupItemsOf(subjects, stores.caches.ownSpans);
+  partial.dedupItems = await dedupItemsOf(subjects, { ...stores.caches, params: ctx.config.dedup ?? {} });
   stores.flush();
   // Cut for de-duplication, the own code counts with the specs, where it was always cut.
   partial.timings.spec += performance.now() - t;

@@ -21,7 +21,7 @@ export async function dedupCorpus(ctx: RunContext, opts: { validated?: boolean }
     const snapshots = new Map(p.snapshots.map((s) => [s.id, s]));
     const extracted = runExtraction(ctx, p, blocks, { outDir: '', write: false });
     const subjects = blocks.flatMap((b, i) => dedupSubjectOf(b, snapshots.get(b.sourceId)!, extracted[i], null) ?? []);
-    items = await dedupItemsOf(subjects, stores.caches.ownSpans);
+    items = await dedupItemsOf(subjects, { ...stores.caches, params: ctx.config.dedup ?? {} });
   }
   const result = await dedupParallel(items, ctx.config.dedup ?? {}, { caches: stores.caches });
   stores.flush();

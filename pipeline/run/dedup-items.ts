@@ -5,7 +5,7 @@
 import type { ExtractedBlock } from '../assemble/extract.ts';
 import type { KeyValueStore } from '../dedup/cache.ts';
 import { ownCodes } from '../dedup/parallel.ts';
-import type { ModuleTreeNode, DedupItem } from '../dedup/types.ts';
+import type { DedupItem, DedupParams, ModuleTreeNode } from '../dedup/types.ts';
 import type { Block } from '../discover/discover.ts';
 import type { SourceSnapshot } from '../sources/types.ts';
 
@@ -31,11 +31,18 @@ export function dedupSubjectOf(
   };
 }
 
-/** The items of the subjects, in their order. */
-export async function dedupItemsOf(subjects: DedupSubject[], cache?: KeyValueStore): Promise<DedupItem[]> {
+/**
+ * The items of the subjects, in their order. `caches`: the own-code spans, and, with the dedup params, the
+ * fingerprints that the same parse gives (parallel.ts `ownCodes`).
+ */
+export async function dedupItemsOf(
+  subjects: DedupSubject[],
+  caches: { ownSpans?: KeyValueStore; fingerprints?: KeyValueStore; params?: Partial<DedupParams> } = {},
+): Promise<DedupItem[]> {
+  const { ownSpans, fingerprints, params } = caches;
   const codes = await ownCodes(
     subjects.map((s) => s.assembled),
-    { cache },
+    { cache: ownSpans, ...(fingerprints ? { fingerprints: { cache: fingerprints, params } } : {}) },
   );
   return subjects.map((s, i) => ({
     id: s.id,

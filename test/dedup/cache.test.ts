@@ -97,6 +97,30 @@ describe('dedup caches', () => {
     expect(cache.hits).toBe(modules.length);
   }, 60_000);
 
+  it("keep the own code's fingerprint from the parse that cut it, as computed from the own code, in worker threads too", async () => {
+    // A module comment, imports (one over two lines) and a module docstring: cut or skipped alike.
+    const corpus = syntheticCorpus(240, 5);
+    const modules = corpus.map(
+      (b, i) => `# module ${i}\nimport torch\nfrom torch import (nn,\n    Tensor)\n'''Doc.'''\n\n${b.item.code}`,
+    );
+    const p = resolveParams();
+    const ctx = fingerprintContext(p);
+    for (const workers of [1, 2]) {
+      const caches = stores();
+      const fingerprints = { cache: caches.fingerprints };
+      const codes = await ownCodes(modules, { workers, cache: caches.ownSpans, fingerprints });
+      expect(codes).toEqual(modules.map(ownCode));
+      for (const code of new Set(codes))
+        expect(decodeFingerprint(caches.fingerprints.map.get(fingerprintKey(code, p))!)).toEqual(
+          fingerprint(code, ctx),
+        );
+      // De-duplication finds every fingerprint it needs and computes none.
+      const items = corpus.map((b, i) => ({ ...b.item, code: codes[i] }));
+      expect(JSON.stringify(await dedupParallel(items, {}, { workers, caches }))).toBe(JSON.stringify(dedup(items)));
+      expect(caches.fingerprints.hits).toBe(new Set(codes).size);
+    }
+  }, 60_000);
+
   it('match dedup with fingerprints from worker threads, cold and warm', async () => {
     const corpus = syntheticCorpus(400, 3).map((b) => b.item);
     const expected = JSON.stringify(dedup(corpus));

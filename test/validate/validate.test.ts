@@ -321,6 +321,17 @@ const fixtures = {
                 raise ValueError(f"window {self.window} does not fit width {x.shape[-1]}")
             return self.conv(x)
   `,
+  // A lazy layer: a failed forward materialises its parameters and sets `num_features` to match; put back, the
+  // number would contradict them and the twin would refuse the input that fits (torch's LazyInstanceNorm3d).
+  lazyNorm: py`
+    import torch.nn as nn
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LazyInstanceNorm3d()
+        def forward(self, x):
+            return self.norm(x)
+  `,
   // The same slow builder as the only way to build the block: the second round comes back to it and it passes.
   onlyBuilder: {
     code: py`
@@ -563,6 +574,8 @@ describe('validateBlocks on ordinary blocks', () => {
     const r = rec.shrinkingWindow;
     expect(r.status, JSON.stringify(r.stages)).toBe('passed');
     expect(r.recipe?.inputs).toEqual([{ shape: [2, 3, 224, 224], dtype: 'float32' }]);
+    // A lazy layer's attributes stay as its forward left them, in step with the parameters it materialised.
+    expect(rec.lazyNorm.status, JSON.stringify(rec.lazyNorm.stages)).toBe('passed');
   });
 
   it("preloads an installed distribution's original once, refuses it to the block, and replays on it", () => {

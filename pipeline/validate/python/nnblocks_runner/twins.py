@@ -52,6 +52,7 @@ def fresh_copies(make):
 
 
 _PLAIN = (int, float, bool, str, tuple, type(None))
+_Lazy = torch.nn.modules.lazy.LazyModuleMixin
 
 
 def plain_state(m):
@@ -60,7 +61,12 @@ def plain_state(m):
     shrinks its `window_size` to an input smaller than the window: checked at 32 pixels, its meta twin then refused
     the 224 pixels the model is built for, which a fresh module passes. None when the modules can't be walked."""
     try:
-        return [(sub, {k: v for k, v in vars(sub).items() if isinstance(v, _PLAIN)}) for sub in m.modules()]
+        subs = list(m.modules())
+        # A lazy module's forward materialises its parameters and sets what they imply (`num_features`), and may
+        # change its class: put back, the numbers would contradict the parameters. Such a module is left as it is.
+        if any(isinstance(sub, _Lazy) for sub in subs):
+            return None
+        return [(sub, {k: v for k, v in vars(sub).items() if isinstance(v, _PLAIN)}) for sub in subs]
     except Exception:
         return None
 
