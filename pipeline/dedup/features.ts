@@ -136,11 +136,6 @@ export function parseCode(code: string): Parser.Tree {
 }
 
 /**
- * The features of `code`. `tree`: its parse, when the caller has one; `skipTop`: types of the module's own statements
- * to leave out, as if they were not in the text (own-code.ts cuts imports so, and the parse that found them serves
- * here too: the walk of what is left is the walk of the cut text's parse).
- */
-/**
  * Whether the node under the cursor is left out of the features: layout, a docstring, or (at `depth` 1, a module's
  * own statement) a type of `skipTop`.
  */
@@ -149,6 +144,11 @@ function skipped(c: Parser.TreeCursor, info: TypeInfo, depth: number, skipTop?: 
   return depth === 1 && skipTop !== undefined && skipTop.has(info.name);
 }
 
+/**
+ * The features of `code`. `tree`: its parse, when the caller has one; `skipTop`: types of the module's own statements
+ * to leave out, as if they were not in the text (own-code.ts cuts imports so, and the parse that found them serves
+ * here too: the walk of what is left is the walk of the cut text's parse).
+ */
 export function extractFeatures(
   code: string,
   opts: FeatureOptions,

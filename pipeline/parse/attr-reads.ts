@@ -358,25 +358,20 @@ const GETATTR_BEFORE = /(?<![\p{XID_Continue}.])(?:getattr|hasattr)[ \t]*\([ \t]
 const GETATTR_AFTER =
   /[ \t]*,[ \t]*(?:'([\p{XID_Start}_][\p{XID_Continue}]*)'|"([\p{XID_Start}_][\p{XID_Continue}]*)")[ \t]*[,)]/uy;
 
-/**
- * The literal attribute name a read of a name at `pos`..`end` is the first argument of `getattr`/`hasattr` with:
- * `getattr(helpers, 'f')` reads f as `helpers.f` does (NameOccurrence.attrs). Only a plain string on the same line.
- */
-export function literalGetattr(text: string, pos: number, end: number): string | undefined {
-  if (!GETATTR_BEFORE.test(text.slice(Math.max(0, pos - 24), pos))) return undefined;
-  GETATTR_AFTER.lastIndex = end;
-  const m = GETATTR_AFTER.exec(text);
-  return m ? (m[1] ?? m[2]) : undefined;
-}
-
 const GETATTR_TABLE = /[ \t]*,[ \t]*([\p{XID_Start}_][\p{XID_Continue}]*)[ \t]*\[/uy;
 
 /**
- * The table a read of a name at `pos`..`end` takes its computed attribute name from, as the first argument of
- * `getattr`/`hasattr`: `getattr(auto_module, PLACEHOLDERS[p][0])` → 'PLACEHOLDERS' (NameOccurrence.via).
+ * What a read of a name at `pos`..`end` as the first argument of `getattr`/`hasattr` reads off it: `attr`, the
+ * literal name (`getattr(helpers, 'f')` reads f as `helpers.f` does: NameOccurrence.attrs; only a plain string on the
+ * same line), or `via`, the table a computed name is taken from (`getattr(auto_module, PLACEHOLDERS[p][0])` →
+ * 'PLACEHOLDERS': NameOccurrence.via). Undefined for anything else.
  */
-export function tableGetattr(text: string, pos: number, end: number): string | undefined {
+export function getattrName(text: string, pos: number, end: number): { attr: string } | { via: string } | undefined {
   if (!GETATTR_BEFORE.test(text.slice(Math.max(0, pos - 24), pos))) return undefined;
+  GETATTR_AFTER.lastIndex = end;
+  const m = GETATTR_AFTER.exec(text);
+  if (m) return { attr: m[1] ?? m[2] };
   GETATTR_TABLE.lastIndex = end;
-  return GETATTR_TABLE.exec(text)?.[1];
+  const t = GETATTR_TABLE.exec(text);
+  return t ? { via: t[1] } : undefined;
 }

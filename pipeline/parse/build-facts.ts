@@ -1,7 +1,7 @@
 // Turns the walker's raw records into ModuleFacts: resolves every recorded read against the finished scope
 // table, keeps the free ones (module-level or builtin) per top-level statement, split eager/deferred.
 import type { Diagnostic } from '../contract/diagnostics.ts';
-import { attrReads, literalGetattr, tableGetattr } from './attr-reads.ts';
+import { attrReads, getattrName } from './attr-reads.ts';
 import { pyName } from '../util/identifier.ts';
 import { literalKey } from './dict-entries.ts';
 import {
@@ -169,10 +169,9 @@ export function buildFacts(
     const key = literalKey(map.text, r.end, occ.attrs);
     if (key !== undefined) occ.key = key;
     else if (occ.attrs.length === 0) {
-      const attr = literalGetattr(map.text, r.pos, r.end);
-      const via = attr === undefined ? tableGetattr(map.text, r.pos, r.end) : undefined;
-      if (attr !== undefined) occ.attrs = [attr];
-      else if (via !== undefined) occ.via = pyName(via);
+      const read = getattrName(map.text, r.pos, r.end);
+      if (read && 'attr' in read) occ.attrs = [read.attr];
+      else if (read) occ.via = pyName(read.via);
     }
     if (isTypeTest(r.pos)) occ.typeOnly = true;
     return occ;

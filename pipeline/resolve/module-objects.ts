@@ -107,15 +107,20 @@ export class ModuleObjects {
     const ns = this.c.namespaces.get(nsKey)!;
     for (const a of strings) {
       const m = this.lookup.attrs(t, [a], from.sourceId);
-      if (m.kind === 'module') {
-        const sub = this.namespaceFor(m.sourceId, m.module, a);
-        ns.members.set(a, sub);
-        if (top) this.tableMembers(sub, m, from, strings, false);
-      } else if (!ns.members.has(a) && m.kind !== 'unresolved' && m.kind !== 'typing' && m.kind !== 'builtin') {
-        const member = this.sink.provide(m, from, a);
-        if (member) ns.members.set(a, member);
-      }
+      const key = ns.members.get(a) ?? this.member(m, from, a);
+      if (!key) continue;
+      ns.members.set(a, key);
+      if (top && m.kind === 'module') this.tableMembers(key, m, from, strings, false);
     }
+  }
+
+  /**
+   * The binding of member `a` that lookup found as `m`: a namespace for a submodule, else the definition provided as
+   * a read of `alias.a`; null for a name nothing binds at run time (unresolved, typing-only, a builtin).
+   */
+  private member(m: Target, from: IndexedModule, a: string): BindingKey | null {
+    if (m.kind === 'unresolved' || m.kind === 'typing' || m.kind === 'builtin') return null;
+    return m.kind === 'module' ? this.namespaceFor(m.sourceId, m.module, a) : this.sink.provide(m, from, a);
   }
 
   /**
@@ -136,10 +141,8 @@ export class ModuleObjects {
     this.c.diagnostics.push(moduleNamespaceComplete(from, t.module, names.length));
     for (const a of names) {
       if (ns.members.has(a)) continue;
-      const m = this.lookup.attrs(t, [a], from.sourceId);
       // A name `__all__` lists that nothing binds is an AttributeError upstream too (`from m import *` as well).
-      if (m.kind === 'unresolved' || m.kind === 'typing' || m.kind === 'builtin') continue;
-      const key = m.kind === 'module' ? this.namespaceFor(m.sourceId, m.module, a) : this.sink.provide(m, from, a);
+      const key = this.member(this.lookup.attrs(t, [a], from.sourceId), from, a);
       if (key) ns.members.set(a, key);
     }
   }
