@@ -39,9 +39,20 @@ const COMPANIONS: { package: string; module: string }[] = [
 /**
  * Libraries whose import costs a block's child a noticeable share of its time (seaborn 1.2 s, scipy.stats 0.45 s,
  * pandas 0.2 s, matplotlib.pyplot, cv2 0.25 s with torch already imported), preloaded for the workers of a source
- * that imports them at module level.
+ * that imports them at module level. transformers too: PyG's `torch_geometric.llm` imports its tokenizer base, half
+ * a second of every PyG block's fidelity import (838 ms, 336 ms with it preloaded), and a transformers model's
+ * original imports `modeling_utils` and the utilities under it, most of its 0.9 s.
  */
-const LIBRARIES = new Set(['seaborn', 'pandas', 'scipy', 'matplotlib', 'sklearn', 'cv2', 'huggingface_hub']);
+const LIBRARIES = new Set([
+  'seaborn',
+  'pandas',
+  'scipy',
+  'matplotlib',
+  'sklearn',
+  'cv2',
+  'huggingface_hub',
+  'transformers',
+]);
 
 /** Whether dotted module `name` belongs to one of the heavy libraries (LIBRARIES). */
 export function isLibrary(name: string): boolean {
@@ -51,11 +62,14 @@ export function isLibrary(name: string): boolean {
 /**
  * What a worker of `roots` imports before any block besides its originals: the companions the environment's `sites`
  * hold, then the library modules `imports` lists for those roots (deduplicated), each from the site holding its
- * package. A module the sites don't hold is left out (a library the environment did not install).
+ * package. A module the sites don't hold is left out (a library the environment did not install), and so is one
+ * whose package the worker's own import root `shadow` holds when that root is no site: the worker's originals import
+ * that root's copy (a checkout of transformers), which an installed one preloaded would stand in for.
  */
-export function companionsFor(sites: readonly string[], imports: readonly string[]): Preloaded[] {
-  const siteOf = (pkg: string) =>
-    sites.find((r) => existsSync(join(r, pkg, '__init__.py')) || existsSync(join(r, `${pkg}.py`)));
+export function companionsFor(sites: readonly string[], imports: readonly string[], shadow = ''): Preloaded[] {
+  const holds = (r: string, pkg: string) => existsSync(join(r, pkg, '__init__.py')) || existsSync(join(r, `${pkg}.py`));
+  const shadowed = (pkg: string) => shadow !== '' && !sites.includes(shadow) && holds(shadow, pkg);
+  const siteOf = (pkg: string) => (shadowed(pkg) ? undefined : sites.find((r) => holds(r, pkg)));
   const out: Preloaded[] = [];
   for (const c of COMPANIONS) {
     const root = siteOf(c.package);

@@ -300,7 +300,7 @@ export class WorkerPool {
       const imports = [...(opts.libraryImports ?? [])]
         .filter(([r]) => (root === '' ? inRuntime(r, runtime) : r === root))
         .flatMap(([, modules]) => modules);
-      companions = companionsFor([...(opts.runtimeRoots ?? []), ...(opts.sites ?? [])], imports);
+      companions = companionsFor([...(opts.runtimeRoots ?? []), ...(opts.sites ?? [])], imports, root);
       this.companions.set(root, companions);
     }
     if (root !== '') return companions;
