@@ -115,7 +115,8 @@ export interface ExtractOptions {
   asks?: (block: Block) => string[];
   /** Where assembled modules are kept between runs (cache.ts); none: every block is assembled. */
   cache?: AssemblyCacheStore;
-  onDone?: () => void;
+  /** Called with each block as it is extracted (extract-package.ts calls it without one). */
+  onDone?: (block?: ExtractedBlock) => void;
 }
 
 /** Longest emitted module name kept as it is (torchvision's longest is 86 characters). */
@@ -307,8 +308,9 @@ export function extractBlocks(program: Program, blocks: Block[], opts: ExtractOp
       ...(reused ? { reused } : {}),
       ms: performance.now() - t0,
     };
-    out.push(withTexts(base, hasCode, { code: codeSha, core: coreSha }, held, cache));
-    opts.onDone?.();
+    const done = withTexts(base, hasCode, { code: codeSha, core: coreSha }, held, cache);
+    out.push(done);
+    opts.onDone?.(done);
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { codeVersion } from '../util/code-version.ts';
 import { grammarVersions } from '../util/tree-sitter.ts';
 import type { Fingerprint } from './fingerprint.ts';
+import { ownCodeOf } from './own-code.ts';
 import type { DedupItem, DedupParams, DedupResult } from './types.ts';
 
 /** A keyed store of strings; `put` may be buffered and written at the end of the step. */
@@ -101,4 +102,30 @@ export function decodeFingerprint(text: string): Fingerprint {
     return out;
   });
   return { ...rest, shingles, shingleSig, bag, bagSig };
+}
+
+/** One module's own-code spans and its own code's fingerprint as the caches keep them: keys and encoded values. */
+export interface KeptOwnCode {
+  spansKey: string;
+  spans: string;
+  fingerprintKey: string;
+  fingerprint: string;
+}
+
+/**
+ * What the caches keep of module `assembled` given its own-code spans and fingerprint (own-code.ts
+ * `ownCodeAndFingerprint`): the spans by the module's content, the fingerprint by its own code and the params, the
+ * key dedupParallel looks up.
+ */
+export function keptOwnCode(
+  assembled: string,
+  made: { spans: number[]; fingerprint: Fingerprint },
+  p: DedupParams,
+): KeptOwnCode {
+  return {
+    spansKey: ownSpansKey(assembled),
+    spans: JSON.stringify(made.spans),
+    fingerprintKey: fingerprintKey(ownCodeOf(assembled, made.spans), p),
+    fingerprint: encodeFingerprint(made.fingerprint),
+  };
 }

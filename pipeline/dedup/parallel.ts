@@ -11,6 +11,7 @@ import {
   encodeFingerprint,
   encodeResult,
   fingerprintKey,
+  keptOwnCode,
   LAST_RESULT,
   ownSpansKey,
   resultKey,
@@ -38,7 +39,7 @@ const MIN_PARALLEL = 200;
  * Most source text per message (and between two releases of parse trees in this thread): a worker frees the trees
  * of a batch before the next, so each holds at most about 40 times this in trees.
  */
-const BATCH_CHARS = 4_000_000;
+export const BATCH_CHARS = 4_000_000;
 
 type Task = 'fingerprint' | 'own-spans' | 'own-code';
 
@@ -102,7 +103,8 @@ export async function ownCodes(
       if (!fp) return mapCodes<number[]>('own-spans', misses, p, { workers: opts.workers });
       const made = await mapCodes<OwnCode>('own-code', misses, p, { workers: opts.workers });
       return made.map((m, i) => {
-        fp.cache.put(fingerprintKey(ownCodeOf(misses[i], m.spans), p), encodeFingerprint(m.fingerprint));
+        const kept = keptOwnCode(misses[i], m, p);
+        fp.cache.put(kept.fingerprintKey, kept.fingerprint);
         return m.spans;
       });
     },

@@ -27,6 +27,7 @@ import { siteAddress } from './site-address.ts';
 import { runValidation } from './validate-step.ts';
 import { startBytecode } from './bytecode-step.ts';
 import { dedupStores, kvStore } from './kv-store.ts';
+import { OwnCodePrefetch } from '../dedup/prefetch.ts';
 import { SpecMemo } from '../catalog/spec-memo.ts';
 import { collectGarbage } from '../util/memory.ts';
 
@@ -80,11 +81,20 @@ async function specsOf(
   const env = opts.noValidate ? null : await p.environment();
   // The originals' bytecode compiles in a child process while the blocks are assembled; validation awaits it.
   startBytecode(ctx, p, env);
+  // And a worker thread cuts each new module's own code and fingerprints it for de-duplication, on the core that
+  // assembly leaves idle (dedup/prefetch.ts); what it has not done by the end, the spec stage does.
+  const stores = dedupStores(ctx.store);
+  const prefetch = new OwnCodePrefetch(stores.caches, ctx.config.dedup ?? {});
   const extracted = runExtraction(ctx, p, blocks, {
     outDir: join(ctx.config.cacheDir, 'extracted'),
     versionsFrom: env?.ok ? env.environment.host : null,
     environmentKey: env?.ok ? env.environment.key : undefined,
+    onExtracted: (e) => {
+      if (e.hasCode && !e.reused) prefetch.add(e.coreCode ?? e.code);
+    },
   });
+  await prefetch.settle();
+  stores.flush();
   const byId = new Map(extracted.map((e) => [e.entry.id, e]));
   timings.extract = performance.now() - t;
 

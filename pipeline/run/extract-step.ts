@@ -34,6 +34,8 @@ export interface ExtractStepOptions {
   versionsFrom?: HostPython | null;
   /** Identifies `versionsFrom`'s installed set (the environment's key): its answers are kept between runs. */
   environmentKey?: string;
+  /** Called with each block as it is extracted (build.ts hands new modules to de-duplication's prefetch). */
+  onExtracted?: (block: ExtractedBlock) => void;
 }
 
 export function runExtraction(
@@ -51,7 +53,10 @@ export function runExtraction(
     outDir: opts.outDir,
     write: opts.write,
     cache,
-    onDone: () => progress.tick(),
+    onDone: (block) => {
+      progress.tick();
+      if (block) opts.onExtracted?.(block);
+    },
   });
   cache.flush();
   if (opts.versionsFrom !== undefined)

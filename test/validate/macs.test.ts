@@ -179,8 +179,8 @@ const model = (imports: string[], forward: string, top: string[] = []) =>
 const PARAMS = 8 * 3 * 3 * 3 + 8 + 8 * 10 + 10;
 const HONEST = 8 * 3 * 3 * 3 * 222 * 222 + 8 * 10;
 const COUNTING = 'from torch.utils._python_dispatch import _get_current_dispatch_mode';
-/** True while the forward runs under torch's counter (`_FlopCounterMode` in torch 2.4+, `FlopCounterMode` before). */
-const counting = '"FlopCounterMode" in type(_get_current_dispatch_mode()).__name__';
+/** True while the forward runs under the runner's counter (flops.py `_Counting`). */
+const counting = 'type(_get_current_dispatch_mode()).__name__ == "_Counting"';
 
 const HOSTILE = {
   honest: model([], 'pass'),
@@ -190,7 +190,7 @@ const HOSTILE = {
     'fc.FlopCounterMode.get_total_flops = lambda self: 2',
   ]),
   // Reaches the mode it runs under and adds 1000 MACs to its own count: a lie about itself, believed.
-  liar: model([COUNTING], `if ${counting}: _get_current_dispatch_mode().counter.flop_counts["Global"]["lie"] += 2000`),
+  liar: model([COUNTING], `if ${counting}: _get_current_dispatch_mode().flops += 2000`),
   // A matrix product of 2^90 multiply-adds on the meta device (free there): past any plausible count.
   huge: model([], 'if x.is_meta: torch.empty(2**30, 2**30, device="meta") @ torch.empty(2**30, 2**30, device="meta")'),
   // Sleeps while counted: the count's time cap (1 s) stops it.
@@ -278,9 +278,19 @@ describe('configurations built on the meta device, or on the CPU when the constr
       '        self.conv = nn.Conv2d(3, 8, 3)',
       '        self.conv = nn.Conv2d(3, int(torch.linspace(0, 16, 3)[1].item()), 3)',
     );
+    // A forward that hands a view of a parameter to a submodule (timm's CaiT, its class token expanded to the
+    // batch): torch's FlopCounterMode refused it ("Expected gradient function to be set", from its module tracker's
+    // hooks under no_grad), and the figure had no `macs`.
+    const token = model([], 't = self.proj(self.token.expand(1, -1))')
+      .replace(
+        '        self.fc = nn.Linear(8, 10)',
+        '        self.fc = nn.Linear(8, 10)\n        self.token = nn.Parameter(torch.zeros(1, 8))\n        self.proj = nn.Linear(8, 8)',
+      )
+      .replace('return self.fc(self.conv(x).mean((2, 3)))', 'return self.fc(self.conv(x).mean((2, 3)) + t)');
     const { items } = fixtureItems({
       reads: { code: reads, usage: [{ origin: 'builder', builder: 'make' }] },
       honest: { code: model([], 'pass'), usage: [{ origin: 'builder', builder: 'make' }] },
+      handed: { code: token, usage: [{ origin: 'builder', builder: 'make' }] },
     });
     rec = byName(await validateBlocks(items, baseOptions({ python: TORCH2, workers: 1, timeoutMs: 60_000 })));
   }, 300_000);
@@ -291,6 +301,18 @@ describe('configurations built on the meta device, or on the CPU when the constr
     expect(rec.reads.canonical?.[0]).toEqual(expected);
     expect(rec.honest.canonical?.[0]).toEqual(expected);
     expect(rec.reads.status).toBe('passed');
+  });
+
+  it('counts a forward that hands a view of a parameter to a submodule', (ctx) => {
+    if (!TORCH2) return skipBecause(ctx, NO_TORCH2);
+    expect(rec.handed.canonical?.[0]).toEqual({
+      builder: 'make',
+      params: PARAMS + 8 + 8 * 8 + 8,
+      input: [1, 3, 224, 224],
+      outputs: [[1, 10]],
+      macs: HONEST + 8 * 8,
+    });
+    expect(rec.handed.status).toBe('passed');
   });
 });
 
