@@ -4,8 +4,20 @@
 // them) of the codes. With `workerData.control` (two
 // shared ints, prefetch.ts): a batch met once the first is set is answered `skipped`, and each batch done adds one to
 // the second, which the parent reads while its own thread is busy and can't take replies.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
+
+// `workerData.nice` (prefetch.ts): this thread alone runs at that priority, so that it takes only the CPU that the
+// rest of the build leaves idle. Linux keeps a nice value per thread, and setpriority(2) takes a thread's id.
+if (workerData.nice !== undefined) {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), workerData.nice);
+  } catch {
+    // no /proc/thread-self (not Linux): the thread runs at the process's priority, only the timing differs
+  }
+}
 
 register();
 const { fingerprint, fingerprintContext } = await import('./fingerprint.ts');

@@ -18,6 +18,11 @@ import type { DedupParams } from './types.ts';
 
 /** Batches sent and not yet done above which a new module waits for the spec stage instead. */
 const MAX_BACKLOG = 4;
+/**
+ * The worker thread's priority, the lowest: it is to take the core assembly leaves idle, never time from assembly or
+ * from the originals' bytecode compile, which run beside it and which validation waits for.
+ */
+const NICE = 19;
 
 export interface OwnCodeCaches {
   ownSpans: KeyValueStore;
@@ -51,7 +56,7 @@ export class OwnCodePrefetch {
 
   private start(): Worker {
     const worker = new Worker(new URL('./fingerprint-worker.mjs', import.meta.url), {
-      workerData: { params: this.params, control: this.control.buffer },
+      workerData: { params: this.params, control: this.control.buffer, nice: NICE },
     });
     worker.on('message', (msg: { start?: number; results?: KeptOwnCode[] }) => {
       const batch = msg.start === undefined ? undefined : this.pending.get(msg.start);

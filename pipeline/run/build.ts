@@ -13,7 +13,9 @@ import { usedByOf } from '../catalog/used-by.ts';
 import type { BlockSpec } from '../contract/block.ts';
 import type { SourceBuildCounts } from '../catalog/figures.ts';
 import type { Diagnostic } from '../contract/diagnostics.ts';
-import { classAt } from '../discover/discover.ts';
+import { classAt, type Block } from '../discover/discover.ts';
+import type { EnvironmentResult } from '../environment/types.ts';
+import type { ExtractedBlock } from '../assemble/extract.ts';
 import { sha256 } from '../index/hash.ts';
 import type { ClassFact } from '../parse/facts.ts';
 import { dedupItemsOf, dedupSubjectOf, type DedupSubject } from './dedup-items.ts';
@@ -21,7 +23,7 @@ import type { Device } from './device.ts';
 import { runExtraction } from './extract-step.ts';
 import { finishCatalog, PARTIAL_FILE, type BuildSummary } from './merge.ts';
 import type { PartialBuild } from './partial.ts';
-import { prepare, type RunContext } from './prepare.ts';
+import { prepare, type Prepared, type RunContext } from './prepare.ts';
 import { selectBlocks } from './select.ts';
 import { siteAddress } from './site-address.ts';
 import { runValidation } from './validate-step.ts';
@@ -61,6 +63,34 @@ export async function buildPartial(
   return { partial, diagnostics };
 }
 
+/**
+ * The blocks extracted (extract-step.ts), while a worker thread cuts each new module's own code and fingerprints it
+ * for de-duplication on the core assembly leaves idle (dedup/prefetch.ts): what it has not done by the end, the spec
+ * stage does.
+ */
+async function extractPrefetching(
+  ctx: RunContext,
+  p: Prepared,
+  blocks: Block[],
+  env: EnvironmentResult | null,
+): Promise<ExtractedBlock[]> {
+  const stores = dedupStores(ctx.store);
+  const prefetch = new OwnCodePrefetch(stores.caches, ctx.config.dedup ?? {});
+  try {
+    return runExtraction(ctx, p, blocks, {
+      outDir: join(ctx.config.cacheDir, 'extracted'),
+      versionsFrom: env?.ok ? env.environment.host : null,
+      environmentKey: env?.ok ? env.environment.key : undefined,
+      onExtracted: (e) => {
+        if (e.hasCode && !e.reused) prefetch.add(e.coreCode ?? e.code);
+      },
+    });
+  } finally {
+    await prefetch.settle(); // its worker ended, whatever assembly did: a live thread would keep the process up
+    stores.flush();
+  }
+}
+
 /** The kv namespace of what the spec stage reads from upstream text (catalog/spec-memo.ts). */
 const SPEC_MEMO = 'spec-memo';
 
@@ -81,20 +111,7 @@ async function specsOf(
   const env = opts.noValidate ? null : await p.environment();
   // The originals' bytecode compiles in a child process while the blocks are assembled; validation awaits it.
   startBytecode(ctx, p, env);
-  // And a worker thread cuts each new module's own code and fingerprints it for de-duplication, on the core that
-  // assembly leaves idle (dedup/prefetch.ts); what it has not done by the end, the spec stage does.
-  const stores = dedupStores(ctx.store);
-  const prefetch = new OwnCodePrefetch(stores.caches, ctx.config.dedup ?? {});
-  const extracted = runExtraction(ctx, p, blocks, {
-    outDir: join(ctx.config.cacheDir, 'extracted'),
-    versionsFrom: env?.ok ? env.environment.host : null,
-    environmentKey: env?.ok ? env.environment.key : undefined,
-    onExtracted: (e) => {
-      if (e.hasCode && !e.reused) prefetch.add(e.coreCode ?? e.code);
-    },
-  });
-  await prefetch.settle();
-  stores.flush();
+  const extracted = await extractPrefetching(ctx, p, blocks, env);
   const byId = new Map(extracted.map((e) => [e.entry.id, e]));
   timings.extract = performance.now() - t;
 
