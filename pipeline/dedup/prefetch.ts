@@ -45,18 +45,31 @@ export class OwnCodePrefetch {
   /** Modules kept in the caches, and modules left to the spec stage (backlog, or a batch begun too late). */
   private readonly counts = { kept: 0, left: 0 };
 
-  /** `batchChars`: module text per batch (tests make it small; a batch is what the worker skips or does whole). */
+  private readonly batchChars: number;
+  private readonly nice: number;
+
+  /**
+   * `batchChars`: module text per batch (a batch is what the worker skips or does whole); `nice`: the worker thread's
+   * priority. Tests make the first small and the second the process's own.
+   */
   constructor(
     private readonly caches: OwnCodeCaches,
     params?: Partial<DedupParams>,
-    private readonly batchChars = BATCH_CHARS,
+    opts: { batchChars?: number; nice?: number } = {},
   ) {
     this.params = resolveParams(params);
+    this.batchChars = opts.batchChars ?? BATCH_CHARS;
+    this.nice = opts.nice ?? NICE;
+  }
+
+  /** Batches the worker has finished (or skipped), read while this thread is busy. */
+  get finished(): number {
+    return Atomics.load(this.control, 1);
   }
 
   private start(): Worker {
     const worker = new Worker(new URL('./fingerprint-worker.mjs', import.meta.url), {
-      workerData: { params: this.params, control: this.control.buffer, nice: NICE },
+      workerData: { params: this.params, control: this.control.buffer, nice: this.nice },
     });
     worker.on('message', (msg: { start?: number; results?: KeptOwnCode[] }) => {
       const batch = msg.start === undefined ? undefined : this.pending.get(msg.start);
@@ -112,7 +125,7 @@ export class OwnCodePrefetch {
     const codes = this.batch;
     this.batch = [];
     this.chars = 0;
-    if (this.posted - Atomics.load(this.control, 1) >= MAX_BACKLOG || Atomics.load(this.control, 0) !== 0) {
+    if (this.posted - this.finished >= MAX_BACKLOG || Atomics.load(this.control, 0) !== 0) {
       this.counts.left += codes.length;
       return;
     }

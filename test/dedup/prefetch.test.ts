@@ -1,6 +1,7 @@
 // De-duplication's prefetch (pipeline/dedup/prefetch.ts): modules handed to a worker thread while the blocks are
 // assembled leave in the caches exactly what the spec stage's own-code cut would keep, so that stage computes only
 // the modules the worker did not get to; a synchronous loop handing them over, as assembly is, is no obstacle.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { KeyValueStore } from '../../pipeline/dedup/cache.ts';
 import { ownCode } from '../../pipeline/dedup/own-code.ts';
@@ -32,18 +33,19 @@ async function expected() {
   return caches;
 }
 
-/** Busy-waits `ms` in this thread, as assembly keeps it busy. */
-function busy(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
+/** Keeps this thread busy, as assembly does, until `done` holds (or 60 s have passed). */
+function busyUntil(done: () => boolean): void {
+  const end = performance.now() + 60_000;
+  while (!done() && performance.now() < end);
 }
 
 describe('own-code prefetch', () => {
   it('keeps what the spec stage would, while this thread is busy, and the spec stage then computes nothing', async () => {
     const caches = { ownSpans: memoryStore(), fingerprints: memoryStore() };
-    const prefetch = new OwnCodePrefetch(caches, {}, 2_000);
+    // At the process's priority: at its own, the lowest, a loaded machine may leave the worker no time at all here.
+    const prefetch = new OwnCodePrefetch(caches, {}, { batchChars: 2_000, nice: 0 });
     for (const code of modules) prefetch.add(code);
-    busy(3_000); // the worker starts and works through its backlog meanwhile
+    busyUntil(() => prefetch.finished >= 2); // the worker starts and works through its backlog meanwhile
     const counts = await prefetch.settle();
     const want = await expected();
     expect(counts.kept + counts.left).toBe(modules.length);
@@ -74,9 +76,25 @@ describe('own-code prefetch', () => {
     expect(await prefetch.settle()).toEqual({ kept: 0, left: 1 });
     const want = await expected();
     const warm = { ownSpans: want.ownSpans, fingerprints: memoryStore() };
-    const again = new OwnCodePrefetch(warm, {}, 1);
+    const again = new OwnCodePrefetch(warm, {}, { batchChars: 1 });
     for (const code of modules) again.add(code);
     expect(await again.settle()).toEqual({ kept: 0, left: 0 });
     expect(warm.fingerprints.map.size).toBe(0);
   }, 60_000);
+
+  it('runs its worker thread at the lowest priority, not the rest of the process', async () => {
+    const caches = { ownSpans: memoryStore(), fingerprints: memoryStore() };
+    const prefetch = new OwnCodePrefetch(caches, {}, { batchChars: 1 });
+    prefetch.add(modules[0]);
+    const niceOf = () =>
+      readdirSync(`/proc/${process.pid}/task`).map((tid) => {
+        const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      });
+    const deadline = Date.now() + 60_000;
+    while (!niceOf().includes(19) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(niceOf()).toContain(19);
+    expect(niceOf()).toContain(0); // this thread, and the process's others
+    await prefetch.settle();
+  }, 90_000);
 });
