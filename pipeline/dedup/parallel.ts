@@ -39,7 +39,7 @@ const MIN_PARALLEL = 200;
  * Most source text per message (and between two releases of parse trees in this thread): a worker frees the trees
  * of a batch before the next, so each holds at most about 40 times this in trees.
  */
-export const BATCH_CHARS = 4_000_000;
+const BATCH_CHARS = 4_000_000;
 
 type Task = 'fingerprint' | 'own-spans' | 'own-code';
 
