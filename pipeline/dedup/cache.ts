@@ -125,6 +125,17 @@ export function keptOwnCode(
   return {
     spansKey: ownSpansKey(assembled),
     spans: JSON.stringify(made.spans),
+    ...keptFingerprint(assembled, made, p),
+  };
+}
+
+/** The own code's fingerprint of module `assembled` as `dedup-fingerprints` keeps it (keptOwnCode's second half). */
+export function keptFingerprint(
+  assembled: string,
+  made: { spans: number[]; fingerprint: Fingerprint },
+  p: DedupParams,
+): Pick<KeptOwnCode, 'fingerprintKey' | 'fingerprint'> {
+  return {
     fingerprintKey: fingerprintKey(ownCodeOf(assembled, made.spans), p),
     fingerprint: encodeFingerprint(made.fingerprint),
   };

@@ -1,9 +1,9 @@
 // Worker-thread entry for dedup's per-code work: loads the TypeScript through tsx (workers don't inherit the
 // parent's loader, neither under the CLI nor under vitest), then answers { task, start, codes } with the
 // fingerprints, the own-code spans, or both from one parse ('own-code', and 'own-code-kept' as the caches keep
-// them) of the codes. With `workerData.control` (two
-// shared ints, prefetch.ts): a batch met once the first is set is answered `skipped`, and each batch done adds one to
-// the second, which the parent reads while its own thread is busy and can't take replies.
+// them) of the codes. With `workerData.control` (two shared ints, prefetch.ts): a batch met once the first is set is
+// answered `skipped`, and each batch done adds one to the second, which the parent reads while its own thread is busy
+// and can't take replies.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';

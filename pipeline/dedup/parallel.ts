@@ -11,7 +11,7 @@ import {
   encodeFingerprint,
   encodeResult,
   fingerprintKey,
-  keptOwnCode,
+  keptFingerprint,
   LAST_RESULT,
   ownSpansKey,
   resultKey,
@@ -103,7 +103,7 @@ export async function ownCodes(
       if (!fp) return mapCodes<number[]>('own-spans', misses, p, { workers: opts.workers });
       const made = await mapCodes<OwnCode>('own-code', misses, p, { workers: opts.workers });
       return made.map((m, i) => {
-        const kept = keptOwnCode(misses[i], m, p);
+        const kept = keptFingerprint(misses[i], m, p); // the spans go in through cachedMap, by their own key
         fp.cache.put(kept.fingerprintKey, kept.fingerprint);
         return m.spans;
       });

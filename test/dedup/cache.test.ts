@@ -1,36 +1,15 @@
 // De-duplication's caches (pipeline/dedup/cache.ts) must never change a result: what a warm run takes from them is
 // exactly what a cold run computes, and a key moves with everything its value depends on.
 import { describe, expect, it } from 'vitest';
-import {
-  decodeFingerprint,
-  encodeFingerprint,
-  fingerprintKey,
-  LAST_RESULT,
-  type KeyValueStore,
-} from '../../pipeline/dedup/cache.ts';
+import { decodeFingerprint, encodeFingerprint, fingerprintKey, LAST_RESULT } from '../../pipeline/dedup/cache.ts';
 import { dedup } from '../../pipeline/dedup/dedup.ts';
 import { fingerprint, fingerprintContext } from '../../pipeline/dedup/fingerprint.ts';
 import { ownCode } from '../../pipeline/dedup/own-code.ts';
 import { dedupParallel, ownCodes } from '../../pipeline/dedup/parallel.ts';
 import { resolveParams } from '../../pipeline/dedup/params.ts';
 import { FIXTURE } from './fixture.ts';
+import { memoryStore } from './memory-store.ts';
 import { syntheticCorpus } from './synthetic.ts';
-
-/** A store in memory that counts its reads that found something. */
-function memoryStore(): KeyValueStore & { map: Map<string, string>; hits: number } {
-  const map = new Map<string, string>();
-  const store = {
-    map,
-    hits: 0,
-    get: (key: string) => {
-      const v = map.get(key);
-      if (v !== undefined) store.hits++;
-      return v;
-    },
-    put: (key: string, value: string) => void map.set(key, value),
-  };
-  return store;
-}
 
 const stores = () => ({ ownSpans: memoryStore(), fingerprints: memoryStore(), results: memoryStore() });
 const items = FIXTURE.map((f) => f.item);

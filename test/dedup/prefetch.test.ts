@@ -3,26 +3,11 @@
 // the modules the worker did not get to; a synchronous loop handing them over, as assembly is, is no obstacle.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { KeyValueStore } from '../../pipeline/dedup/cache.ts';
 import { ownCode } from '../../pipeline/dedup/own-code.ts';
 import { ownCodes } from '../../pipeline/dedup/parallel.ts';
 import { OwnCodePrefetch } from '../../pipeline/dedup/prefetch.ts';
+import { memoryStore } from './memory-store.ts';
 import { syntheticCorpus } from './synthetic.ts';
-
-function memoryStore(): KeyValueStore & { map: Map<string, string>; hits: number } {
-  const map = new Map<string, string>();
-  const store = {
-    map,
-    hits: 0,
-    get: (key: string) => {
-      const v = map.get(key);
-      if (v !== undefined) store.hits++;
-      return v;
-    },
-    put: (key: string, value: string) => void map.set(key, value),
-  };
-  return store;
-}
 
 const modules = syntheticCorpus(60, 7).map((b, i) => `# module ${i}\nimport torch\n\n${b.item.code}`);
 

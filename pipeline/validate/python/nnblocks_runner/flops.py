@@ -60,8 +60,8 @@ if AVAILABLE:
         17% of a counted forward on the meta device (resnet50: 47 ms counted, 39 ms here, 29 ms uncounted), and on
         935 builder configurations of the paper corpus the counted forwards were 134 of canonical's 234 s. The
         tracker also refused models that hand a view of a parameter to a submodule (timm's CaiT, its class token:
-        "Expected gradient function to be set"), which got their shapes from a second, uncounted forward and no MACs. A higher-order operator
-        (`torch.cond`) raises: no figure rather than a guess."""
+        "Expected gradient function to be set"), which got their shapes from a second, uncounted forward and no
+        MACs. A higher-order operator (`torch.cond`) raises: no figure rather than a guess."""
 
         def __init__(self):
             super().__init__()
@@ -85,6 +85,8 @@ if AVAILABLE:
             if formula is not None:
                 self.flops += formula(*args, **kwargs, out_val=out)
             return out
+
+
 # The user dispatch-mode stack (torch >= 2.1); without them the stack is not cut back, and counting still works.
 _stack_len = getattr(torch._C, "_len_torch_dispatch_stack", None)
 _pop_mode = getattr(torch._C, "_pop_torch_dispatch_stack", None)
