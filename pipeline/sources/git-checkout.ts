@@ -13,8 +13,9 @@
 //   regular files; ref names checked, so `ref: ../../x` leads nowhere). No refs are copied: nor `refs/replace`.
 // - `objects/info/alternates`: one line naming the checkout's objects folder. Git reads objects from there and
 //   writes none (nothing we run writes).
-// - `index` (and a split index's `sharedindex.*`): copied, so `status` compares stat data as the checkout's own
-//   git would, without re-hashing every file; `info/exclude`: copied (ignore patterns, nothing runs).
+// - `index` (and a split index's `sharedindex.*`): copied with its mtime, so `status` compares stat data as the
+//   checkout's own git would, without re-hashing every file (and re-reading the racily clean ones); `info/exclude`:
+//   copied (ignore patterns, nothing runs).
 // - `config`: ours. From the checkout's config, parsed with `git config --file <copy> --no-includes` (reading a
 //   file runs nothing), only values that cannot name a program or a path are carried over, checked against a fixed
 //   list: `extensions.objectFormat` (a sha256 repository), and `core.filemode`/`symlinks`/`ignorecase`/`autocrlf`/
@@ -29,6 +30,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  futimesSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -279,6 +281,10 @@ function copyRegular(from: string, to: string): void {
       if (n === 0 || (total += n) > INDEX_BYTES) break;
       writeSync(out, buf, 0, n);
     }
+    // The copy keeps the index's mtime: git re-reads a file whose mtime is not older than its index (racy git). A
+    // copy dated now would vouch for a same-size file changed in the second it was committed. A Date (ms) rounds
+    // down, never past the second git compares.
+    futimesSync(out, st.atime, st.mtime);
   } catch {
     // An index that cannot be copied: status then reports the files as changed, which is the honest answer.
   } finally {

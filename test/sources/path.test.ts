@@ -1,7 +1,7 @@
 // path sources and hostile trees: symlinks never lead out of the root, special and oversized files are skipped and
 // recorded, src/ layouts are detected, and a git checkout's commit and dirtiness are recorded.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { quietContext } from '../../pipeline/contract/context.ts';
@@ -121,6 +121,21 @@ describe('path sources', () => {
       commit: repo.commit,
       dirty: true,
     });
+  });
+
+  it('a same-size change in the second of the commit is dirty: the copied index keeps its mtime (racy git)', async () => {
+    const repo = gitRepo({ 'pkg/__init__.py': '', 'pkg/m.py': 'A = 1\n' });
+    const file = join(repo.dir, 'pkg', 'm.py');
+    // The commit, the edit and the index all in one second long past, as a fast script makes them: git's stat data
+    // match (the index is refreshed to the old mtime first), and only the index's own mtime tells git to compare
+    // the contents. A copy of the index dated now would vouch for the edit.
+    const past = new Date('2020-01-01T00:00:00Z');
+    utimesSync(file, past, past);
+    execFileSync('git', ['-C', repo.dir, 'update-index', '--refresh'], { stdio: 'ignore' });
+    writeFileSync(file, 'A = 2\n');
+    utimesSync(file, past, past);
+    utimesSync(join(repo.dir, '.git', 'index'), past, past);
+    expect(await snapshotOf({ path: repo.dir }, {}, tempDir('nnb-cache-'))).toMatchObject({ dirty: true });
   });
 
   it('a folder that vanished after loading the config is a failed source, not a crash', async () => {
