@@ -10,6 +10,7 @@
 // Static and over-approximate (a class named where a callable goes counts as built there); the runner keeps a
 // builder only when the model it makes holds a submodule of exactly the block's class.
 import type { IndexedModule } from '../index/types.ts';
+import { staticSize } from './choose-builders.ts';
 import { scopeOf, type UsageCorpus } from './corpus.ts';
 import type { Flow } from './flow.ts';
 import type { BlockUsage, BuilderFn, PartBuilder } from './types.ts';
@@ -32,7 +33,7 @@ export class PartBuilders {
 
   /**
    * Zero-argument builders of the block's own source whose model may hold it, nearest first (fewest levels up,
-   * then source order), each with the model class it builds (`blockId`) and how many levels up it was found.
+   * then the smallest static configuration, then source order), each with the model class it builds (`blockId`) and how many levels up it was found.
    * A builder of the block itself is not one: that is a plain builder recipe.
    */
   of(blockId: string, sourceId: string): PartBuilder[] {
@@ -53,7 +54,9 @@ export class PartBuilders {
       }
       level = next;
     }
-    return out.sort((a, b) => a.depth - b.depth || byPlace(a, b));
+    // Smallest first among the builders of one level: only the first few are offered (a model zoo's file lists its
+    // giants first: timm's eva.py starts with eva_giant, 1 G parameters, whose build alone meets the memory limit).
+    return out.sort((a, b) => a.depth - b.depth || staticSize(a.args) - staticSize(b.args) || byPlace(a, b));
   }
 
   /**

@@ -182,6 +182,39 @@ describe('part builders', () => {
     expect(parts('net.Encoder')).toEqual([['net50', 'net.Net', 1]]);
   });
 
+  it('orders the builders of one level by their static configuration: a zoo that lists its giant first', async () => {
+    // Only the first few part builders are offered to the runner: the tiny model must be among them.
+    const zoo = await indexTree({
+      'pkg/__init__.py': '',
+      'pkg/zoo.py': [
+        'import torch.nn as nn',
+        'class Attn(nn.Module):',
+        '    def __init__(self, dim): super().__init__(); self.q = nn.Linear(dim, dim)',
+        '    def forward(self, x): return self.q(x)',
+        'class Vit(nn.Module):',
+        '    def __init__(self, embed_dim=768, depth=12):',
+        '        super().__init__()',
+        '        self.blocks = nn.ModuleList([Attn(embed_dim) for _ in range(depth)])',
+        '    def forward(self, x): return self.blocks[0](x)',
+        'def _create(variant, pretrained=False, **kwargs):',
+        '    model = Vit(**kwargs)',
+        '    return model',
+        ...[
+          ['giant', 1408, 40],
+          ['base', 768, 12],
+          ['tiny', 192, 12],
+        ].flatMap(([size, dim, depth]) => [
+          `def vit_${size}(pretrained=False, **kwargs):`,
+          `    model_args = dict(embed_dim=${dim}, depth=${depth})`,
+          `    return _create('vit_${size}', pretrained=pretrained, **dict(model_args, **kwargs))`,
+        ]),
+        '',
+      ].join('\n'),
+    });
+    const found = buildUsageIndex(zoo.program, zoo.discovered.blocks).partBuilders('fx:pkg.zoo.Attn');
+    expect(found.map((b) => b.name)).toEqual(['vit_tiny', 'vit_base', 'vit_giant']);
+  });
+
   it("leaves out a block's own builders (build_basic makes a Basic: a plain builder recipe)", () => {
     expect(parts('blocks.Basic').map(([name]) => name)).not.toContain('build_basic');
     expect(parts('net.Net')).toEqual([]);

@@ -48,8 +48,17 @@ const MODELS = py`
       def forward(self, x):
           return self.head(self.backbone(x), scale=1.0)
 
+  class Holder(nn.Module):
+      def __init__(self):
+          super().__init__()
+          self.backbone = Backbone()
+          self.head = Head(self.backbone, 2)
+
   def net(weights=None):
       return Net()
+
+  def holder(weights=None):
+      return Holder()
 
   def wrapped():
       return Wrapped()
@@ -75,6 +84,8 @@ describe('composite recipes', () => {
         usage: [part('net')],
         original: { importRoot: upstream, module: 'upstream_parts.models', className: 'Head' },
       },
+      // The only model offered holds a Head but has no forward to reach it through (nn.Module's, which raises).
+      noForward: { code: MODELS, className: 'Head', usage: [part('holder')] },
       // The only model offered holds a subclass: not a Head, so no part recipe.
       onlySubclass: { code: MODELS, className: 'Head', usage: [{ ...part('wrapped'), kwargs: {} }] },
       // A builder's model that no probe feeds (a final pooling over 16 frames of 100 pixels, as S3D's): tried again
@@ -144,6 +155,14 @@ describe('composite recipes', () => {
   it("tries a builder no probe fed at a larger input its model takes, after inference's guesses", () => {
     expect(r.video.status).toBe('passed');
     expect(r.video.recipe).toMatchObject({ origin: 'builder', inputs: [{ shape: [1, 3, 16, 112, 112] }] });
+  });
+
+  it('passes over a model without a forward of its own: nothing builds the block then', () => {
+    expect(r.noForward.status).toBe('failed');
+    expect(r.noForward.recipe).toBeNull();
+    // Without the check the Holder built, and its forward (nn.Module's) failed: a `forward-error` of no use.
+    expect(r.noForward.stages.map((s) => s.stage)).not.toContain('forward');
+    expect(r.noForward.failureClass).toBe('needs-arguments');
   });
 
   it('takes only a submodule of exactly the block class, the first one', () => {

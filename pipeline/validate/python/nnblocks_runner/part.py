@@ -7,11 +7,16 @@
 # inputs until it calls the submodule, call the submodule on what it was given.
 import copy, re
 
+import torch
+
 from .measure import count, grad_enabled, is_floating, is_leaf, make_differentiable, no_grad, tensors
 
 from .shares import monotonic
 
 _deepcopy = copy.deepcopy  # taken before any block is imported (see measure.py)
+# nn.Module's own `forward`, which only raises: a model whose class keeps it (ultralytics' SAMModel, whose
+# predictors call its parts one by one) can't be run to reach a part, however big it is to build.
+_NO_FORWARD = torch.nn.Module.forward
 
 # An attribute path as `named_modules()` writes it: identifiers and ModuleList/Sequential indices
 # (`backbone.body.layer1.0`). The catalog holds a path to the same rule (contract.ts PART_PATH_PATTERN); a part
@@ -106,6 +111,8 @@ def part_of(model, cls, path, builder):
     """The Part of `model` (what `builder()` built) that is a `cls`: the one at `path`, or, with no path yet, the
     first submodule in `named_modules()` order whose class is exactly `cls` (a subclass is another block) and
     whose path follows PATH."""
+    if getattr(type(model), "forward", _NO_FORWARD) is _NO_FORWARD:
+        raise TypeError(f"{builder}() built a {type(model).__name__}, which has no forward to reach a part through")
     if path is None:
         path = next((name for name, mod in model.named_modules()
                      if type(mod) is cls and len(name) <= PATH_CHARS and PATH.fullmatch(name)), None)
