@@ -93,6 +93,28 @@ const ROWS: Row[] = [
     detail: 'cv2_q_absent',
     why: 'a lazy import in forward: the top-level module is what has to be installed',
   },
+  {
+    cls: 'missing-dependency',
+    stage: 'forward',
+    code: "raise ImportError(\"'radius_graph' requires 'pyg-lib-q>=0.6.0'\")",
+    detail: 'pyg_lib_q',
+    why: "PyG's own ImportError names the distribution it needs, not installed: blocked, as a missing import would be",
+  },
+  {
+    cls: 'missing-module',
+    stage: 'build',
+    code: 'raise ImportError(\'TIMMBackbone requires timmq, please install it by `pip install "timmq"`\')',
+    detail: 'timmq',
+    corpus: ['timmq'],
+    why: 'mmpretrain asks for timm, which the corpus provides (a git source): our failure, never blocked',
+  },
+  {
+    cls: 'missing-module',
+    stage: 'build',
+    code: 'raise ImportError("Please install InplaceABN: \'pip install git+https://github.com/x/inplace_abn.git\'")',
+    detail: null,
+    why: 'a `pip install git+` URL names no distribution: nothing to be blocked by',
+  },
   // unresolved-name
   {
     cls: 'unresolved-name',
@@ -179,6 +201,19 @@ const ROWS: Row[] = [
     detail: 'MultiScaleDeformableAttention',
     native: ['MultiScaleDeformableAttention'],
     why: "a top-level extension a corpus setup.py declares (CUDAExtension): was missing-module; pip can't bring it",
+  },
+  {
+    cls: 'native-extension',
+    stage: 'import',
+    code: [
+      'try:',
+      '    import MultiScaleDeformableAttention',
+      'except ModuleNotFoundError:',
+      '    raise ModuleNotFoundError("Please compile the CUDA op with the following commands: `sh make.sh`")',
+    ].join('\n'),
+    detail: 'MultiScaleDeformableAttention',
+    native: ['MultiScaleDeformableAttention'],
+    why: "mask2former re-raises the declared extension's error with instructions and no `name`: the chain names it",
   },
   {
     cls: 'native-extension',

@@ -87,6 +87,45 @@ def top(name):
     return (name or "").split(".")[0]
 
 
+# A library's own ImportError about a distribution it needs, named in quotes or after `pip install`:
+#   "'radius_graph' requires 'pyg-lib>=0.6.0'" (PyG), "TIMMBackbone requires timm, please install it by
+#   `pip install "timm"`" (mmpretrain). A `pip install git+https://...` names a URL, not a distribution.
+NEEDED_DIST = re.compile(r"""requires ['"`]([A-Za-z][\w.-]{0,99})|pip install ['"`]?([A-Za-z][\w.-]{0,99})(?![\w+:/])""")
+# Nameless ImportErrors followed down their chain (`raise ImportError("compile it") ` in an `except ImportError`).
+MAX_CHAIN = 4
+
+
+def unchained(exc):
+    """The ImportError a nameless one was raised while handling: mask2former re-raises the missing
+    `MultiScaleDeformableAttention` as ModuleNotFoundError("Please compile ... `sh make.sh`"), whose `name` is None;
+    the one it handled names the module."""
+    for _ in range(MAX_CHAIN):
+        inner = exc.__cause__ or exc.__context__
+        if not (isinstance(exc, ImportError) and import_target(exc) is None and isinstance(inner, ImportError)):
+            break
+        exc = inner
+    return exc
+
+
+def needs(exc, test):
+    """Whether a nameless ImportError asks for a distribution whose module passes `test`."""
+    found = needed_distribution(exc)
+    return found is not None and bool(MODULE_NAME.fullmatch(found[1])) and test(found[1])
+
+
+def needed_distribution(exc):
+    """(distribution, its module) that a nameless ImportError's message asks for, or None: the module is the name
+    lower-cased with `-` and `.` as `_` (`pyg-lib` -> `pyg_lib`), as most distributions name theirs. The record
+    names the module, as for any missing dependency (the catalog maps modules to distributions)."""
+    if not isinstance(exc, ImportError) or import_target(exc) is not None:
+        return None
+    m = NEEDED_DIST.search(str(exc))
+    if not m:
+        return None
+    dist = m.group(1) or m.group(2)
+    return dist, re.sub(r"[-.]", "_", dist.lower())
+
+
 def is_declared_native(exc, corpus):
     """`import MultiScaleDeformableAttention`: a module a corpus setup.py builds as an extension, or a submodule."""
     target = import_target(exc) or ""
@@ -178,6 +217,13 @@ RULES = (
     ("memory", lambda e, s, c: is_memory(e), lambda e: ("memory", None)),
     ("import:native", lambda e, s, c: isinstance(e, ImportError) and (is_native_import(e) or is_declared_native(e, c)),
      lambda e: ("native-extension", import_target(e))),
+    # A library's message naming the distribution it needs: the corpus's own (mmpretrain's TIMMBackbone asking for
+    # timm) is missing-module, one not installed here missing-dependency; an installed one (a version too old) is
+    # left to the rules below.
+    ("import:needs-corpus", lambda e, s, c: needs(e, lambda m: m in c.packages),
+     lambda e: ("missing-module", needed_distribution(e)[1])),
+    ("import:needs-absent", lambda e, s, c: needs(e, lambda m: not installed(m)),
+     lambda e: ("missing-dependency", needed_distribution(e)[1])),
     ("import:corpus", lambda e, s, c: isinstance(e, ModuleNotFoundError) and top(e.name) in c.packages,
      lambda e: ("missing-module", e.name)),
     ("import:absent", lambda e, s, c: is_absent_dependency(e, c), lambda e: ("missing-dependency", top(e.name))),
@@ -201,6 +247,7 @@ def classify(exc, stage, violations=(), corpus=NO_CORPUS):
     if violations or isinstance(exc, Violation):
         kind, detail = violations[0] if violations else ("sandbox", str(exc))
         return "sandbox-violation", f"{kind}: {detail}"
+    exc = unchained(exc)
     for _, applies, result in RULES:
         if applies(exc, stage, corpus):
             return result(exc)
