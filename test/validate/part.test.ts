@@ -57,8 +57,16 @@ const MODELS = py`
   def net(weights=None):
       return Net()
 
+  class Raiser(Holder):
+      def forward(self, x):
+          """Use the predictor."""
+          raise NotImplementedError("use the predictor's methods")
+
   def holder(weights=None):
       return Holder()
+
+  def raiser(weights=None):
+      return Raiser()
 
   def wrapped():
       return Wrapped()
@@ -86,6 +94,8 @@ describe('composite recipes', () => {
       },
       // The only model offered holds a Head but has no forward to reach it through (nn.Module's, which raises).
       noForward: { code: MODELS, className: 'Head', usage: [part('holder')] },
+      // ... nor one whose forward only raises (ultralytics' SAM2Model points to its predictor).
+      raisingForward: { code: MODELS, className: 'Head', usage: [part('raiser')] },
       // The only model offered holds a subclass: not a Head, so no part recipe.
       onlySubclass: { code: MODELS, className: 'Head', usage: [{ ...part('wrapped'), kwargs: {} }] },
       // A builder's model that no probe feeds (a final pooling over 16 frames of 100 pixels, as S3D's): tried again
@@ -157,12 +167,14 @@ describe('composite recipes', () => {
     expect(r.video.recipe).toMatchObject({ origin: 'builder', inputs: [{ shape: [1, 3, 16, 112, 112] }] });
   });
 
-  it('passes over a model without a forward of its own: nothing builds the block then', () => {
+  it('passes over a model without a forward of its own, or whose forward only raises: nothing builds the block then', () => {
     expect(r.noForward.status).toBe('failed');
     expect(r.noForward.recipe).toBeNull();
     // Without the check the Holder built, and its forward (nn.Module's) failed: a `forward-error` of no use.
     expect(r.noForward.stages.map((s) => s.stage)).not.toContain('forward');
     expect(r.noForward.failureClass).toBe('needs-arguments');
+    expect(r.raisingForward.stages.map((s) => s.stage)).not.toContain('forward');
+    expect(r.raisingForward.failureClass).toBe('needs-arguments');
   });
 
   it('takes only a submodule of exactly the block class, the first one', () => {

@@ -5,10 +5,11 @@
 # passes it, taken with a forward pre-hook while the model runs on its own input. The recipe is replayable from
 # the record alone: build the model with the builder, take the submodule at `path`, run the model on the recorded
 # inputs until it calls the submodule, call the submodule on what it was given.
-import copy, re
+import ast, copy, re
 
 import torch
 
+from .forward_source import forward_def
 from .measure import count, grad_enabled, is_floating, is_leaf, make_differentiable, no_grad, tensors
 
 from .shares import monotonic
@@ -107,11 +108,23 @@ def attach(sub, hook):
     return lambda: sub.__dict__.pop("forward", None)
 
 
+def runs_nothing(cls):
+    """Whether `cls`'s forward can reach no part: nn.Module's own, or one whose body (past its docstring) is a
+    single `raise` (ultralytics' SAM2Model: "Please use the corresponding methods in SAM2VideoPredictor")."""
+    if getattr(cls, "forward", _NO_FORWARD) is _NO_FORWARD:
+        return True
+    fn = forward_def(cls)
+    body = fn.body if fn else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
+
+
 def part_of(model, cls, path, builder):
     """The Part of `model` (what `builder()` built) that is a `cls`: the one at `path`, or, with no path yet, the
     first submodule in `named_modules()` order whose class is exactly `cls` (a subclass is another block) and
     whose path follows PATH."""
-    if getattr(type(model), "forward", _NO_FORWARD) is _NO_FORWARD:
+    if runs_nothing(type(model)):
         raise TypeError(f"{builder}() built a {type(model).__name__}, which has no forward to reach a part through")
     if path is None:
         path = next((name for name, mod in model.named_modules()
