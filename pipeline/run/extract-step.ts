@@ -236,6 +236,15 @@ export function siblingBuilders(p: Prepared, block: Block): BuilderFn[] {
     .slice(0, MAX_BUILDERS);
 }
 
+const abstractOf = new WeakMap<Prepared, Set<string>>();
+
+/** The ids of the run's abstract blocks (no concrete forward, or abstract methods under ABCMeta). */
+function abstractBlocks(p: Prepared): Set<string> {
+  let ids = abstractOf.get(p);
+  if (!ids) abstractOf.set(p, (ids = new Set(p.discovered.blocks.filter((b) => b.abstract).map((b) => b.id))));
+  return ids;
+}
+
 /** Builders of other models assembled with a block for a composite recipe: each a full model, so few. */
 const MAX_PART_BUILDERS = 3;
 
@@ -248,7 +257,13 @@ const MAX_PART_BUILDERS = 3;
  */
 export function partBuilders(p: Prepared, block: Block): PartBuilder[] {
   if (zeroArgBuilders(p, block).length) return [];
-  const all = p.usage().partBuilders(block.id);
+  // A model that is an abstract block (a forward that only raises: ultralytics' SAM2Model points to its video
+  // predictor) reaches no part: its build alone was 4 GB for each of six SAM 2 parts. The runner checks again.
+  const abstract = abstractBlocks(p);
+  const all = p
+    .usage()
+    .partBuilders(block.id)
+    .filter((b) => !abstract.has(b.blockId));
   const models = new Set<string>();
   const first = all.filter((b) => !models.has(b.blockId) && models.add(b.blockId));
   return [...first, ...all.filter((b) => !first.includes(b))].slice(0, MAX_PART_BUILDERS);

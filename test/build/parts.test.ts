@@ -57,6 +57,24 @@ const TREE = {
     def net(weights=None, progress=True):
         return Net()
   `,
+  // A model whose forward only raises (a predictor calls its parts one by one, as ultralytics' SAM2Model): an
+  // abstract block, nearer to the head than Net, and no part's parent.
+  'pkg/predictors.py': py`
+    import torch.nn as nn
+    from .heads import Head
+    from .nets import Backbone
+
+    class Tracker(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = Backbone()
+            self.head = Head(self.backbone, 2)
+        def forward(self, x):
+            raise NotImplementedError("use the predictor")
+
+    def tracker():
+        return Tracker()
+  `,
 };
 
 describe('composite recipes in a build', () => {
@@ -77,7 +95,9 @@ describe('composite recipes in a build', () => {
     const { ctx, p } = await prepareRun(config);
     ctx.store.close();
     const block = (name: string) => p.discovered.blocks.find((b) => b.name === name)!;
-    // Head <- make_head (a function) <- Net.__init__ (a class) <- net (a zero-argument builder of Net).
+    // Head <- make_head (a function) <- Net.__init__ (a class) <- net (a zero-argument builder of Net). Tracker is
+    // nearer (Head is built in its __init__) but abstract: its forward only raises.
+    expect(block('Tracker').abstract).toBe(true);
     expect(partBuilders(p, block('Head')).map((b) => [b.name, b.module, b.depth])).toEqual([['net', 'pkg.nets', 3]]);
     // Net has a builder of its own: it is a model, built by it, not a part.
     expect(partBuilders(p, block('Net'))).toEqual([]);
@@ -87,7 +107,12 @@ describe('composite recipes in a build', () => {
     run.ctx.store.close();
     const head = run.p.discovered.blocks.find((b) => b.name === 'Head')!;
     expect(run.p.discovered.blocks.map((b) => b.name)).toEqual(['Head']);
-    expect(partBuilders(run.p, head).map((b) => [b.name, b.blockId])).toEqual([['net', 'fx:pkg.nets.Net']]);
+    // Tracker is no discovered block then, so nothing says it is abstract: it is offered, and the runner passes it
+    // over when its build shows the forward (test/validate/part.test.ts).
+    expect(partBuilders(run.p, head).map((b) => [b.name, b.blockId])).toEqual([
+      ['tracker', 'fx:pkg.predictors.Tracker'],
+      ['net', 'fx:pkg.nets.Net'],
+    ]);
   });
 
   it('validates the head as the part of that model, with a schema-valid recipe', () => {
