@@ -91,7 +91,7 @@ def top(name):
 #   "'radius_graph' requires 'pyg-lib>=0.6.0'" (PyG), "TIMMBackbone requires timm, please install it by
 #   `pip install "timm"`" (mmpretrain). A `pip install git+https://...` names a URL, not a distribution.
 NEEDED_DIST = re.compile(r"""requires ['"`]([A-Za-z][\w.-]{0,99})|pip install ['"`]?([A-Za-z][\w.-]{0,99})(?![\w+:/])""")
-# Nameless ImportErrors followed down their chain (`raise ImportError("compile it") ` in an `except ImportError`).
+# Nameless ImportErrors followed down their chain (`raise ImportError("compile it")` in an `except ImportError`).
 MAX_CHAIN = 4
 
 

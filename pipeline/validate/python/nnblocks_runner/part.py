@@ -125,7 +125,7 @@ def part_of(model, cls, path, builder):
     first submodule in `named_modules()` order whose class is exactly `cls` (a subclass is another block) and
     whose path follows PATH."""
     if runs_nothing(type(model)):
-        raise TypeError(f"{builder}() built a {type(model).__name__}, which has no forward to reach a part through")
+        raise TypeError(f"{builder}() built a {type(model).__name__}, whose forward reaches no part (it only raises)")
     if path is None:
         path = next((name for name, mod in model.named_modules()
                      if type(mod) is cls and len(name) <= PATH_CHARS and PATH.fullmatch(name)), None)
