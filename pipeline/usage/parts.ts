@@ -33,8 +33,8 @@ export class PartBuilders {
 
   /**
    * Zero-argument builders of the block's own source whose model may hold it, nearest first (fewest levels up,
-   * then the smallest static configuration, then source order), each with the model class it builds (`blockId`) and how many levels up it was found.
-   * A builder of the block itself is not one: that is a plain builder recipe.
+   * then the smallest static configuration, then source order), each with the model class it builds (`blockId`)
+   * and how many levels up it was found. A builder of the block itself is not one: that is a plain builder recipe.
    */
   of(blockId: string, sourceId: string): PartBuilder[] {
     const start: Node = `c:${blockId}`;
